@@ -1,0 +1,166 @@
+//! NAND timing parameters and the unit timeline that turns operations into simulated time.
+//!
+//! Time is a number of nanoseconds; nothing sleeps. Each die and each channel keeps the time until
+//! which it is busy. An operation issued at time `t` starts when its units are free, occupies its
+//! die for the array latency and its channel for the data transfer (page size x serial time per
+//! byte), and returns its completion time. Operations on different dies and channels overlap.
+//!
+//! Model, per operation (`x` = transfer of one page over the channel):
+//! - read: die busy `tR` (cell array to register), then `x` per page out over the channel; the die
+//!   stays busy until its register has been drained.
+//! - program: `x` per page in over the channel (the die must be free to accept data), then `tPROG`.
+//! - erase: die busy `tBERS`; no transfer.
+//! - copyback: read then program inside the die (`tR + tPROG`), no channel transfer.
+//! - multi-plane variants: one array latency for up to `planes_per_die` pages on distinct planes of
+//!   one die; the transfers stay serial on the channel.
+
+use serde::Serialize;
+
+use crate::error::{FlashError, Result};
+
+/// Simulated nanoseconds.
+pub type Nanos = u64;
+
+/// Latencies of one NAND chip and its bus.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Timing {
+    pub read_ns: Nanos,
+    pub program_ns: Nanos,
+    pub erase_ns: Nanos,
+    /// Serial access time on the channel, in picoseconds per byte (10 ns/byte = 10_000).
+    pub transfer_ps_per_byte: u64,
+}
+
+impl Timing {
+    pub fn validate(&self) -> Result<()> {
+        if self.read_ns == 0 || self.program_ns == 0 || self.erase_ns == 0 {
+            return Err(FlashError::InvalidConfig {
+                field: "timing",
+                reason: "read, program and erase latencies must be positive".into(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Channel time to move one page of `page_size` bytes.
+    pub fn page_transfer_ns(&self, page_size: u32) -> Nanos {
+        (page_size as u64 * self.transfer_ps_per_byte).div_ceil(1000)
+    }
+}
+
+/// Busy-until times of every die and channel.
+#[derive(Clone, Debug)]
+pub struct Timeline {
+    die_free: Vec<Nanos>,
+    channel_free: Vec<Nanos>,
+    read_ns: Nanos,
+    program_ns: Nanos,
+    erase_ns: Nanos,
+    xfer_ns: Nanos,
+}
+
+impl Timeline {
+    pub fn new(timing: &Timing, dies: u32, channels: u32, page_size: u32) -> Self {
+        Timeline {
+            die_free: vec![0; dies as usize],
+            channel_free: vec![0; channels as usize],
+            read_ns: timing.read_ns,
+            program_ns: timing.program_ns,
+            erase_ns: timing.erase_ns,
+            xfer_ns: timing.page_transfer_ns(page_size),
+        }
+    }
+
+    /// Reads `pages` pages (1, or up to planes-per-die for a multi-plane read) on `die`.
+    pub fn read(&mut self, at: Nanos, die: u32, channel: u32, pages: u32) -> Nanos {
+        let d = die as usize;
+        let start = at.max(self.die_free[d]);
+        let sensed = start + self.read_ns;
+        let done = self.transfer(sensed, channel, pages);
+        self.die_free[d] = done;
+        done
+    }
+
+    /// Programs `pages` pages (1, or up to planes-per-die for a multi-plane program) on `die`.
+    pub fn program(&mut self, at: Nanos, die: u32, channel: u32, pages: u32) -> Nanos {
+        let d = die as usize;
+        let loaded = self.transfer(at.max(self.die_free[d]), channel, pages);
+        let done = loaded + self.program_ns;
+        self.die_free[d] = done;
+        done
+    }
+
+    /// Erases one block (or one block per plane, multi-plane) on `die`.
+    pub fn erase(&mut self, at: Nanos, die: u32) -> Nanos {
+        let d = die as usize;
+        let done = at.max(self.die_free[d]) + self.erase_ns;
+        self.die_free[d] = done;
+        done
+    }
+
+    /// Copyback: read into the page register and program from it, without the channel.
+    pub fn copyback(&mut self, at: Nanos, die: u32) -> Nanos {
+        let d = die as usize;
+        let done = at.max(self.die_free[d]) + self.read_ns + self.program_ns;
+        self.die_free[d] = done;
+        done
+    }
+
+    /// The time at which every unit is idle.
+    pub fn all_idle_at(&self) -> Nanos {
+        let d = self.die_free.iter().copied().max().unwrap_or(0);
+        let c = self.channel_free.iter().copied().max().unwrap_or(0);
+        d.max(c)
+    }
+
+    fn transfer(&mut self, ready: Nanos, channel: u32, pages: u32) -> Nanos {
+        if self.xfer_ns == 0 {
+            return ready;
+        }
+        let c = channel as usize;
+        let start = ready.max(self.channel_free[c]);
+        let done = start + self.xfer_ns * pages as u64;
+        self.channel_free[c] = done;
+        done
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t() -> Timing {
+        Timing { read_ns: 40_000, program_ns: 200_000, erase_ns: 2_000_000, transfer_ps_per_byte: 10_000 }
+    }
+
+    #[test]
+    fn transfer_time_is_page_size_times_serial_time() {
+        assert_eq!(t().page_transfer_ns(16384), 163_840);
+    }
+
+    #[test]
+    fn same_die_serialises_and_other_dies_overlap() {
+        let mut tl = Timeline::new(&t(), 4, 4, 4096);
+        let x = t().page_transfer_ns(4096);
+        let a = tl.read(0, 0, 0, 1);
+        let b = tl.read(0, 0, 0, 1);
+        assert_eq!(a, 40_000 + x);
+        assert_eq!(b, 2 * (40_000 + x));
+        // A different die on a different channel starts at once.
+        assert_eq!(tl.read(0, 1, 1, 1), 40_000 + x);
+        // A different die on a busy channel overlaps the array time but waits for the bus.
+        let mut tl = Timeline::new(&t(), 2, 1, 4096);
+        let first = tl.read(0, 0, 0, 1);
+        let second = tl.read(0, 1, 0, 1);
+        assert_eq!(second, first + x);
+    }
+
+    #[test]
+    fn multi_plane_program_pays_one_array_latency() {
+        let mut tl = Timeline::new(&t(), 1, 1, 4096);
+        let x = t().page_transfer_ns(4096);
+        assert_eq!(tl.program(0, 0, 0, 2), 2 * x + 200_000);
+        assert_eq!(tl.erase(0, 0), 2 * x + 200_000 + 2_000_000);
+        assert_eq!(tl.copyback(0, 0), 2 * x + 200_000 + 2_000_000 + 240_000);
+    }
+}
