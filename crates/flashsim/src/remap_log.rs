@@ -49,7 +49,10 @@ impl RemapLog {
         RemapLog {
             segments: vec![Vec::new(); blocks as usize],
             segment_entries: segment_entries as u64,
-            usage: NvramUsage { entry_bytes, ..Default::default() },
+            usage: NvramUsage {
+                entry_bytes,
+                ..Default::default()
+            },
         }
     }
 
@@ -70,7 +73,9 @@ impl RemapLog {
     /// Removes the entry of `lpn` from `block`'s segment; returns whether there was one.
     pub fn remove(&mut self, block: u32, lpn: u32) -> bool {
         let seg = &mut self.segments[block as usize];
-        let Some(i) = seg.iter().position(|e| e.lpn == lpn) else { return false };
+        let Some(i) = seg.iter().position(|e| e.lpn == lpn) else {
+            return false;
+        };
         seg.swap_remove(i);
         if seg.len() as u64 % self.segment_entries == 0 {
             self.usage.segments -= 1;

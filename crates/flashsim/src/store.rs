@@ -26,7 +26,12 @@ pub enum DataMode {
 
 pub(crate) enum PageStore {
     Memory(Vec<Option<Arc<[u8]>>>),
-    File { file: File, path: PathBuf, page_size: u64, present: BitSet },
+    File {
+        file: File,
+        path: PathBuf,
+        page_size: u64,
+        present: BitSet,
+    },
     None,
 }
 
@@ -43,7 +48,8 @@ impl PageStore {
                     .truncate(true)
                     .open(path)
                     .map_err(|e| backing(path, "create", e))?;
-                file.set_len(pages * page_size as u64).map_err(|e| backing(path, "set_len", e))?;
+                file.set_len(pages * page_size as u64)
+                    .map_err(|e| backing(path, "set_len", e))?;
                 PageStore::File {
                     file,
                     path: path.clone(),
@@ -58,9 +64,15 @@ impl PageStore {
     pub fn put(&mut self, ppn: u32, data: Option<&[u8]>) -> Result<()> {
         match self {
             PageStore::Memory(pages) => pages[ppn as usize] = data.map(Arc::from),
-            PageStore::File { file, path, page_size, present } => match data {
+            PageStore::File {
+                file,
+                path,
+                page_size,
+                present,
+            } => match data {
                 Some(d) => {
-                    file.write_all_at(d, ppn as u64 * *page_size).map_err(|e| backing(path, "write", e))?;
+                    file.write_all_at(d, ppn as u64 * *page_size)
+                        .map_err(|e| backing(path, "write", e))?;
                     present.set(ppn, true);
                 }
                 None => present.set(ppn, false),
@@ -80,11 +92,17 @@ impl PageStore {
                 }
                 None => Ok(false),
             },
-            PageStore::File { file, path, page_size, present } => {
+            PageStore::File {
+                file,
+                path,
+                page_size,
+                present,
+            } => {
                 if !present.get(ppn) {
                     return Ok(false);
                 }
-                file.read_exact_at(buf, ppn as u64 * *page_size).map_err(|e| backing(path, "read", e))?;
+                file.read_exact_at(buf, ppn as u64 * *page_size)
+                    .map_err(|e| backing(path, "read", e))?;
                 Ok(true)
             }
             PageStore::None => Ok(false),
@@ -116,5 +134,9 @@ impl PageStore {
 }
 
 fn backing(path: &Path, op: &'static str, source: std::io::Error) -> FlashError {
-    FlashError::Backing { path: path.to_path_buf(), op, source }
+    FlashError::Backing {
+        path: path.to_path_buf(),
+        op,
+        source,
+    }
 }
