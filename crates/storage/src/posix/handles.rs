@@ -1,0 +1,189 @@
+//! The handles of [`super::PosixFs`]: a buffered append-only writer, a `pread` reader, and an `flock` guard.
+
+use std::fmt;
+use std::fs::{File, OpenOptions};
+use std::os::unix::fs::FileExt;
+use std::sync::Arc;
+
+use super::{file_len, open_file, Shared};
+use crate::clone::{check_alignment, check_ranges, copy_range, CloneOutcome};
+use crate::error::{FsError, Result};
+use crate::fs::{FileLock, RandomAccessFile, WritableFile};
+use crate::path;
+
+/// Appends smaller than this are gathered before they reach the kernel.
+pub(super) const WRITE_BUFFER: usize = 64 * 1024;
+
+pub(super) struct PosixWriter {
+    pub(super) shared: Arc<Shared>,
+    pub(super) file: File,
+    pub(super) path: String,
+    pub(super) buf: Vec<u8>,
+    /// Bytes already handed to the kernel; the next write goes there.
+    pub(super) flushed: u64,
+}
+
+impl PosixWriter {
+    fn write_through(&mut self, op: &'static str, data: &[u8]) -> Result<()> {
+        self.file
+            .write_all_at(data, self.flushed)
+            .map_err(|e| FsError::from_io(op, &self.path, e))?;
+        self.flushed += data.len() as u64;
+        Ok(())
+    }
+
+    fn flush_buffer(&mut self, op: &'static str) -> Result<()> {
+        if self.buf.is_empty() {
+            return Ok(());
+        }
+        // On error the buffer is kept: how much of it reached the file is unknown, and the caller sees the error.
+        self.file
+            .write_all_at(&self.buf, self.flushed)
+            .map_err(|e| FsError::from_io(op, &self.path, e))?;
+        self.flushed += self.buf.len() as u64;
+        self.buf.clear();
+        Ok(())
+    }
+}
+
+impl WritableFile for PosixWriter {
+    fn path(&self) -> &str {
+        &self.path
+    }
+
+    fn len(&self) -> u64 {
+        self.flushed + self.buf.len() as u64
+    }
+
+    fn append(&mut self, data: &[u8]) -> Result<()> {
+        if self.buf.len() + data.len() > WRITE_BUFFER {
+            self.flush_buffer("append")?;
+            if data.len() >= WRITE_BUFFER {
+                return self.write_through("append", data);
+            }
+        }
+        self.buf.extend_from_slice(data);
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        self.flush_buffer("flush")
+    }
+
+    fn sync(&mut self) -> Result<()> {
+        self.flush_buffer("sync")?;
+        self.file
+            .sync_data()
+            .map_err(|e| FsError::from_io("sync", &self.path, e))
+    }
+
+    fn append_cloned(&mut self, src: &str, src_offset: u64, len: u64) -> Result<CloneOutcome> {
+        const OP: &str = "append_cloned";
+        self.flush_buffer(OP)?;
+        path::validate(src)?;
+        let host_src = self.shared.root.join(src);
+        check_alignment(
+            OP,
+            self.shared.block_size,
+            src,
+            src_offset,
+            &self.path,
+            self.flushed,
+            len,
+        )?;
+        let src_file = open_file(OP, src, &host_src, OpenOptions::new().read(true))?;
+        let src_size = file_len(OP, src, &src_file)?;
+        check_ranges(
+            OP,
+            src,
+            src_offset,
+            src_size,
+            &self.path,
+            self.flushed,
+            self.flushed,
+            len,
+        )?;
+        if len == 0 {
+            return Ok(CloneOutcome::default());
+        }
+        let cloned = self.shared.clone_files(
+            OP,
+            &self.path,
+            (&src_file, src_offset),
+            (&self.file, self.flushed),
+            len,
+        );
+        match cloned {
+            Ok(()) => {
+                self.flushed += len;
+                Ok(CloneOutcome::cloned(len))
+            }
+            Err(err) if err.is_unsupported() => {
+                let reader = PosixReader {
+                    file: src_file,
+                    path: src.to_string(),
+                };
+                copy_range(&reader, src_offset, len, &mut |chunk| {
+                    self.write_through(OP, chunk)
+                })?;
+                Ok(CloneOutcome::copied(len))
+            }
+            Err(err) => Err(err),
+        }
+    }
+}
+
+impl Drop for PosixWriter {
+    fn drop(&mut self) {
+        // Best effort: callers that care about errors flush or sync before dropping.
+        let _ = self.flush_buffer("drop");
+    }
+}
+
+pub(super) struct PosixReader {
+    pub(super) file: File,
+    pub(super) path: String,
+}
+
+impl RandomAccessFile for PosixReader {
+    fn path(&self) -> &str {
+        &self.path
+    }
+
+    fn size(&self) -> Result<u64> {
+        file_len("size", &self.path, &self.file)
+    }
+
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<usize> {
+        let mut done = 0;
+        while done < buf.len() {
+            match self.file.read_at(&mut buf[done..], offset + done as u64) {
+                Ok(0) => break,
+                Ok(n) => done += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(FsError::from_io("read_at", &self.path, e)),
+            }
+        }
+        Ok(done)
+    }
+}
+
+pub(super) struct PosixLock {
+    /// Closing the descriptor releases the flock.
+    pub(super) _file: File,
+    pub(super) path: String,
+}
+
+impl fmt::Debug for PosixLock {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PosixLock")
+            .field("path", &self.path)
+            .finish()
+    }
+}
+
+impl FileLock for PosixLock {
+    fn path(&self) -> &str {
+        &self.path
+    }
+}

@@ -1,0 +1,199 @@
+//! Workload names: one parser for every generator in the crate, and a builder that turns a name into an op stream.
+//!
+//! Contract: [`Workload::from_str`] accepts exactly the names in [`Workload::ACCEPTED`] (case-insensitive, with the
+//! aliases each family documents) and otherwise returns [`WorkloadError::UnknownName`] listing them all.
+//! [`Workload::build`] maps the common parameters ([`WorkloadSpec`]) onto each family's own configuration, with that
+//! family's defaults for everything else; callers who need more control build the family's generator directly.
+
+use crate::db_bench::{DbBench, DbBenchConfig, DbBenchKind};
+use crate::error::WorkloadError;
+use crate::mixgraph::{Mixgraph, MixgraphConfig, MixgraphKind};
+use crate::op::Op;
+use crate::value_size::ValueSize;
+use crate::ycsb::{FieldLengthDistribution, Ycsb, YcsbConfig, YcsbWorkload};
+use std::fmt;
+use std::str::FromStr;
+
+/// Any workload this crate generates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Workload {
+    /// A YCSB core workload or the load phase.
+    Ycsb(YcsbWorkload),
+    /// A db_bench benchmark.
+    DbBench(DbBenchKind),
+    /// A FAST'20 Mixgraph workload.
+    Mixgraph(MixgraphKind),
+}
+
+/// The parameters every family understands.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct WorkloadSpec {
+    /// Records loaded / key-space size (YCSB `recordcount`, db_bench and Mixgraph `--num`).
+    pub records: u64,
+    /// Operations of a run phase (YCSB `operationcount`, db_bench `--reads`, Mixgraph operations). db_bench writes
+    /// always write `records` keys, as db_bench's `--num` does.
+    pub operations: u64,
+    /// Value size. YCSB: one field of this size (a range becomes a uniform field length); db_bench: the value size;
+    /// Mixgraph: ignored (its value sizes are generalized Pareto).
+    pub value_size: ValueSize,
+}
+
+impl Workload {
+    /// Every accepted name.
+    pub const ACCEPTED: &'static str = "load, a, b, c, d, e, f (YCSB); fillseq, fillrandom, overwrite, readrandom, \
+         readseq, seekrandom, fillzipfian (db_bench); all_random, all_dist, prefix_random, prefix_dist (Mixgraph)";
+
+    /// Every workload, in the order of [`Workload::ACCEPTED`].
+    pub fn all() -> Vec<Workload> {
+        YcsbWorkload::ALL
+            .into_iter()
+            .map(Workload::Ycsb)
+            .chain(DbBenchKind::ALL.into_iter().map(Workload::DbBench))
+            .chain(MixgraphKind::ALL.into_iter().map(Workload::Mixgraph))
+            .collect()
+    }
+
+    /// The canonical name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Workload::Ycsb(w) => w.name(),
+            Workload::DbBench(k) => k.name(),
+            Workload::Mixgraph(k) => k.name(),
+        }
+    }
+
+    /// The op stream for `spec`, every random choice from `seed`.
+    pub fn build(
+        self,
+        spec: &WorkloadSpec,
+        seed: u64,
+    ) -> Result<Box<dyn Iterator<Item = Op> + Send>, WorkloadError> {
+        Ok(match self {
+            Workload::Ycsb(w) => {
+                let mut c = YcsbConfig::core(w, spec.records, spec.operations)
+                    .with_record_size(spec.value_size.max());
+                if let ValueSize::Uniform { min, .. } = spec.value_size {
+                    c.min_field_length = min;
+                    c.field_length_distribution = FieldLengthDistribution::Uniform;
+                }
+                Box::new(Ycsb::new(c, seed)?)
+            }
+            Workload::DbBench(k) => {
+                let mut c = DbBenchConfig::new(k, spec.records);
+                c.reads = Some(spec.operations);
+                c.value_size = spec.value_size;
+                Box::new(DbBench::new(c, seed)?)
+            }
+            Workload::Mixgraph(k) => Box::new(Mixgraph::new(
+                MixgraphConfig::fast20(k, spec.records, spec.operations),
+                seed,
+            )?),
+        })
+    }
+}
+
+impl fmt::Display for Workload {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Workload {
+    type Err = WorkloadError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        if let Ok(w) = s.parse::<YcsbWorkload>() {
+            return Ok(Workload::Ycsb(w));
+        }
+        if let Ok(k) = s.parse::<DbBenchKind>() {
+            return Ok(Workload::DbBench(k));
+        }
+        if let Ok(k) = s.parse::<MixgraphKind>() {
+            return Ok(Workload::Mixgraph(k));
+        }
+        Err(WorkloadError::UnknownName {
+            kind: "workload",
+            name: s.to_string(),
+            accepted: Workload::ACCEPTED.to_string(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_name_round_trips() {
+        for w in Workload::all() {
+            assert_eq!(w.name().parse::<Workload>().unwrap(), w);
+            assert!(Workload::ACCEPTED.contains(w.name()));
+        }
+        assert_eq!(
+            "A".parse::<Workload>().unwrap(),
+            Workload::Ycsb(YcsbWorkload::A)
+        );
+        assert_eq!(
+            "workloadc".parse::<Workload>().unwrap(),
+            Workload::Ycsb(YcsbWorkload::C)
+        );
+        assert_eq!(
+            "all-random".parse::<Workload>().unwrap(),
+            Workload::Mixgraph(MixgraphKind::AllRandom)
+        );
+    }
+
+    #[test]
+    fn unknown_name_lists_accepted() {
+        let e = "g".parse::<Workload>().unwrap_err();
+        let msg = e.to_string();
+        assert!(
+            msg.contains("`g`") && msg.contains("fillrandom") && msg.contains("prefix_dist"),
+            "{msg}"
+        );
+        assert!(matches!(
+            e,
+            WorkloadError::UnknownName {
+                kind: "workload",
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn build_every_workload() {
+        let spec = WorkloadSpec {
+            records: 1000,
+            operations: 50,
+            value_size: ValueSize::Fixed(256),
+        };
+        for w in Workload::all() {
+            let ops: Vec<Op> = w.build(&spec, 1).unwrap().collect();
+            assert!(!ops.is_empty(), "{w}");
+            if let Workload::Ycsb(_) | Workload::DbBench(_) = w {
+                for op in &ops {
+                    if let Some(v) = op.value() {
+                        assert_eq!(v.len(), 256, "{w}");
+                    }
+                }
+            }
+        }
+        let spec = WorkloadSpec {
+            value_size: ValueSize::Uniform {
+                min: 100,
+                max: 1024,
+            },
+            ..spec
+        };
+        let ops: Vec<Op> = "load"
+            .parse::<Workload>()
+            .unwrap()
+            .build(&spec, 2)
+            .unwrap()
+            .collect();
+        assert_eq!(ops.len(), 1000);
+        assert!(ops
+            .iter()
+            .all(|o| (100..=1024).contains(&o.value().map_or(0, <[u8]>::len))));
+    }
+}
