@@ -1,0 +1,393 @@
+//! A SimFs file: its pages on the device, its length, its in-memory last page, and the durable
+//! snapshot of its last `sync`; and the operations that move bytes between files and the device.
+//!
+//! Invariants: `tail.len() == len % page_size`; while `cow` is false `synced_pages` is a prefix of
+//! `pages` (files grow by appending; the only page rewritten in place is the last, partly filled
+//! one, whose synced prefix does not change); a clone over pages of the durable snapshot puts them
+//! at fresh LPNs and sets `cow`.
+
+use flashsim::{BlockSsd, Nanos};
+
+use super::{device_error, SimClock, State, DURABLE, VOLATILE};
+use crate::error::{FsError, Result};
+use crate::fs::WriteHint;
+
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Inode {
+    pub pages: Vec<u32>,
+    pub len: u64,
+    pub tail: Vec<u8>,
+    pub tail_on_device: bool,
+    pub synced_pages: Vec<u32>,
+    pub synced_len: u64,
+    pub cow: bool,
+    /// LPNs reserved for this file's next appends.
+    pub window: Option<(u32, u32)>,
+    /// Completion time of the latest device write of this file.
+    pub pending: Nanos,
+    pub hint: WriteHint,
+}
+
+impl Inode {
+    pub fn new(hint: WriteHint) -> Inode {
+        Inode {
+            hint,
+            tail_on_device: true,
+            ..Default::default()
+        }
+    }
+
+    /// A file as a remount finds it: its durable pages and length.
+    pub fn restored(pages: Vec<u32>, len: u64) -> Inode {
+        Inode {
+            synced_pages: pages.clone(),
+            pages,
+            len,
+            synced_len: len,
+            tail_on_device: true,
+            ..Default::default()
+        }
+    }
+
+    /// Reads the partly filled last page back into memory after a remount.
+    pub fn load_tail(
+        &mut self,
+        dev: &mut BlockSsd,
+        clock: &SimClock,
+        page_size: usize,
+        ino: u64,
+    ) -> Result<()> {
+        let rem = (self.len % page_size as u64) as usize;
+        if rem == 0 {
+            return Ok(());
+        }
+        let idx = (self.len / page_size as u64) as usize;
+        let Some(&lpn) = self.pages.get(idx) else {
+            return Err(FsError::Io {
+                op: "mount",
+                path: format!("inode {ino}"),
+                source: std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    "length past the last page",
+                ),
+            });
+        };
+        let mut page = vec![0u8; page_size];
+        let done = dev
+            .read(clock.now(), lpn as u64, &mut page)
+            .map_err(|e| device_error("mount", "", e))?;
+        clock.advance_current(done);
+        page.truncate(rem);
+        self.tail = page;
+        Ok(())
+    }
+}
+
+/// The runs of consecutive LPNs of `pages`, for the journal.
+pub(crate) fn runs(pages: &[u32]) -> Vec<(u32, u32)> {
+    let mut out: Vec<(u32, u32)> = Vec::new();
+    for &p in pages {
+        match out.last_mut() {
+            Some((s, n)) if *s + *n == p => *n += 1,
+            _ => out.push((p, 1)),
+        }
+    }
+    out
+}
+
+fn inode<'a>(st: &'a mut State, ino: u64, op: &'static str, path: &str) -> Result<&'a mut Inode> {
+    st.inodes.get_mut(&ino).ok_or_else(|| FsError::NotFound {
+        op,
+        path: path.to_string(),
+    })
+}
+
+/// A fresh LPN for `ino`: from its window, right after its last page, or from a new window.
+fn alloc_page(st: &mut State, ino: u64, op: &'static str, path: &str, window: u32) -> Result<u32> {
+    let (from_window, last) = {
+        let i = inode(st, ino, op, path)?;
+        let w = i.window.take();
+        if let Some((s, n)) = w {
+            i.window = (n > 1).then_some((s + 1, n - 1));
+        }
+        (w.map(|(s, _)| s), i.pages.last().copied())
+    };
+    let lpn = match from_window {
+        Some(l) => l,
+        None => match last.filter(|&l| st.alloc.take_exact(l + 1)) {
+            Some(l) => l + 1,
+            None => {
+                let (s, n) = st
+                    .alloc
+                    .take_run(window.max(1))
+                    .ok_or_else(|| FsError::NoSpace {
+                        op,
+                        path: path.to_string(),
+                        detail: "no free pages left in the simulated device".to_string(),
+                    })?;
+                inode(st, ino, op, path)?.window = (n > 1).then_some((s + 1, n - 1));
+                s
+            }
+        },
+    };
+    st.flags[lpn as usize] |= VOLATILE;
+    Ok(lpn)
+}
+
+/// Programs page `idx` of `ino` (in place when it already has an LPN, else on a fresh one).
+fn write_page(
+    st: &mut State,
+    clock: &SimClock,
+    ino: u64,
+    path: &str,
+    idx: usize,
+    data: &[u8],
+    window: u32,
+) -> Result<()> {
+    let existing = inode(st, ino, "append", path)?.pages.get(idx).copied();
+    let lpn = match existing {
+        Some(l) => l,
+        None => {
+            let l = alloc_page(st, ino, "append", path, window)?;
+            inode(st, ino, "append", path)?.pages.push(l);
+            l
+        }
+    };
+    let done = st
+        .dev
+        .write(clock.now(), lpn as u64, data)
+        .map_err(|e| device_error("append", path, e))?;
+    let i = inode(st, ino, "append", path)?;
+    i.pending = i.pending.max(done);
+    let hint = i.hint;
+    st.stats.add_write(hint, st.page_size as u64);
+    Ok(())
+}
+
+pub(crate) fn append(
+    st: &mut State,
+    clock: &SimClock,
+    ino: u64,
+    path: &str,
+    data: &[u8],
+    window: u32,
+) -> Result<()> {
+    let ps = st.page_size;
+    let mut rest = data;
+    while !rest.is_empty() {
+        let i = inode(st, ino, "append", path)?;
+        let idx = (i.len / ps as u64) as usize;
+        if i.tail.is_empty() && rest.len() >= ps {
+            write_page(st, clock, ino, path, idx, &rest[..ps], window)?;
+            let i = inode(st, ino, "append", path)?;
+            i.len += ps as u64;
+            i.tail_on_device = true;
+            rest = &rest[ps..];
+            continue;
+        }
+        let n = (ps - i.tail.len()).min(rest.len());
+        i.tail.extend_from_slice(&rest[..n]);
+        i.len += n as u64;
+        i.tail_on_device = false;
+        rest = &rest[n..];
+        if i.tail.len() == ps {
+            let page = std::mem::take(&mut i.tail);
+            write_page(st, clock, ino, path, idx, &page, window)?;
+            inode(st, ino, "append", path)?.tail_on_device = true;
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn read(
+    st: &mut State,
+    clock: &SimClock,
+    ino: u64,
+    path: &str,
+    offset: u64,
+    buf: &mut [u8],
+) -> Result<usize> {
+    let ps = st.page_size as u64;
+    let i = inode(st, ino, "read_at", path)?;
+    if offset >= i.len || buf.is_empty() {
+        return Ok(0);
+    }
+    let n = (buf.len() as u64).min(i.len - offset) as usize;
+    let tail_idx = (i.len % ps != 0).then_some(i.len / ps);
+    let first = offset / ps;
+    let last = (offset + n as u64 - 1) / ps;
+    let at = clock.now();
+    let mut done = at;
+    let mut page = vec![0u8; ps as usize];
+    let pages: Vec<u32> = (first..=last)
+        .filter(|&p| Some(p) != tail_idx)
+        .map(|p| i.pages[p as usize])
+        .collect();
+    let tail = i.tail.clone();
+    let mut k = 0;
+    for p in first..=last {
+        let src: &[u8] = if Some(p) == tail_idx {
+            &tail
+        } else {
+            let lpn = pages[k];
+            k += 1;
+            done = done.max(
+                st.dev
+                    .read(at, lpn as u64, &mut page)
+                    .map_err(|e| device_error("read_at", path, e))?,
+            );
+            st.stats.read_bytes += ps;
+            &page
+        };
+        let page_start = p * ps;
+        let from = offset.max(page_start);
+        let to = (offset + n as u64).min(page_start + ps);
+        let dst = &mut buf[(from - offset) as usize..(to - offset) as usize];
+        let s = &src[(from - page_start) as usize..(to - page_start) as usize];
+        dst.copy_from_slice(s);
+    }
+    clock.advance_current(done);
+    Ok(n)
+}
+
+/// Makes `ino`'s current bytes its durable snapshot and journals it; the caller's lane waits for
+/// the file's writes and the journal.
+pub(crate) fn sync(
+    st: &mut State,
+    clock: &SimClock,
+    ino: u64,
+    path: &str,
+    window: u32,
+) -> Result<()> {
+    let ps = st.page_size;
+    let (needs_tail, idx, mut page) = {
+        let i = inode(st, ino, "sync", path)?;
+        let mut page = i.tail.clone();
+        page.resize(ps, 0);
+        (
+            !i.tail.is_empty() && !i.tail_on_device,
+            (i.len / ps as u64) as usize,
+            page,
+        )
+    };
+    if needs_tail {
+        write_page(st, clock, ino, path, idx, &page, window)?;
+        inode(st, ino, "sync", path)?.tail_on_device = true;
+    }
+    page.clear();
+    let i = inode(st, ino, "sync", path)?;
+    let mut freed = Vec::new();
+    if i.cow {
+        let old = std::mem::take(&mut i.synced_pages);
+        let now = i.pages.clone();
+        for &l in &old {
+            st.flags[l as usize] &= !DURABLE;
+        }
+        for &l in &now {
+            st.flags[l as usize] |= DURABLE;
+        }
+        freed.extend(old.into_iter().filter(|&l| st.flags[l as usize] == 0));
+    } else {
+        let from = i.synced_pages.len().min(i.pages.len());
+        let new: Vec<u32> = i.pages[from..].to_vec();
+        for &l in &new {
+            st.flags[l as usize] |= DURABLE;
+        }
+    }
+    let i = inode(st, ino, "sync", path)?;
+    i.synced_pages = i.pages.clone();
+    i.synced_len = i.len;
+    i.cow = false;
+    let record = super::Record::Inode {
+        ino,
+        len: i.len,
+        runs: runs(&i.pages),
+    };
+    let pending = i.pending;
+    let at = clock.now();
+    freed.sort_unstable();
+    freed.dedup();
+    st.release_pages(at, &freed);
+    let done = st.commit(at, vec![record])?;
+    clock.advance_current(done.max(pending));
+    Ok(())
+}
+
+/// `clone_range` on checked arguments: fresh LPNs for the destination pages, each a device remap
+/// of its source page.
+pub(crate) fn clone_pages(
+    st: &mut State,
+    clock: &SimClock,
+    src: (u64, &str),
+    src_offset: u64,
+    dst: (u64, &str),
+    dst_offset: u64,
+    len: u64,
+) -> Result<()> {
+    let ps = st.page_size as u64;
+    let n = (len / ps) as usize;
+    let s0 = (src_offset / ps) as usize;
+    let d0 = (dst_offset / ps) as usize;
+    let src_pages: Vec<u32> = inode(st, src.0, "clone_range", src.1)?.pages[s0..s0 + n].to_vec();
+    let window = 256;
+    let at = clock.now();
+    let mut freed = Vec::new();
+    let mut pairs = Vec::with_capacity(n);
+    for (k, &s) in src_pages.iter().enumerate() {
+        let new = alloc_page(st, dst.0, "clone_range", dst.1, window)?;
+        pairs.push((s, new));
+        let idx = d0 + k;
+        let State { inodes, flags, .. } = &mut *st;
+        let i = inodes.get_mut(&dst.0).ok_or_else(|| FsError::NotFound {
+            op: "clone_range",
+            path: dst.1.to_string(),
+        })?;
+        if idx < i.pages.len() {
+            let old = std::mem::replace(&mut i.pages[idx], new);
+            flags[old as usize] &= !VOLATILE;
+            if flags[old as usize] & DURABLE != 0 {
+                i.cow = true;
+            } else {
+                freed.push(old);
+            }
+        } else {
+            i.pages.push(new);
+        }
+    }
+    // Remap in runs where both sides are consecutive.
+    let mut k = 0;
+    while k < pairs.len() {
+        let mut m = k + 1;
+        while m < pairs.len()
+            && pairs[m].0 == pairs[m - 1].0 + 1
+            && pairs[m].1 == pairs[m - 1].1 + 1
+        {
+            m += 1;
+        }
+        st.dev
+            .remap(at, pairs[k].0 as u64, pairs[k].1 as u64, (m - k) as u64)
+            .map_err(|e| device_error("clone_range", dst.1, e))?;
+        k = m;
+    }
+    let i = inode(st, dst.0, "clone_range", dst.1)?;
+    if i.len % ps != 0 {
+        let tail_idx = (i.len / ps) as usize;
+        if (d0..d0 + n).contains(&tail_idx) {
+            i.tail.clear();
+            i.tail_on_device = true;
+        }
+    }
+    i.len = i.len.max(dst_offset + len);
+    let hint = i.hint;
+    st.stats.add_clone(hint, len);
+    freed.sort_unstable();
+    st.release_pages(at, &freed);
+    Ok(())
+}
+
+/// Returns the unused part of `ino`'s allocation window (the writer closed).
+pub(crate) fn release_window(st: &mut State, ino: u64) {
+    if let Some((s, n)) = st.inodes.get_mut(&ino).and_then(|i| i.window.take()) {
+        st.alloc.release(s, n);
+    }
+}

@@ -1,0 +1,170 @@
+//! SimFs: the behavioural suite, the crash contract against MemFs through power cuts, and the
+//! device-level effects that make it useful: clones are remaps, deletes are trims, every host write
+//! is counted by cause.
+
+use std::sync::Arc;
+
+use flashsim::{BlockSsd, Preset, SsdConfig};
+use proptest::prelude::*;
+use storage::conformance::{check_no_space, run_all};
+use storage::history::{check_history, random_history, Op, Subject};
+use storage::{Fs, MemFs, SimClock, SimFs, SimFsOptions, WriteHint};
+
+fn device(capacity: u64) -> BlockSsd {
+    let cfg = SsdConfig::from_preset(Preset::Femu, Some(capacity)).unwrap();
+    BlockSsd::new(cfg).unwrap()
+}
+
+fn simfs(capacity: u64) -> SimFs {
+    let opts = SimFsOptions {
+        checkpoint_slot_pages: 16,
+        log_pages: 8,
+        alloc_window_pages: 16,
+    };
+    SimFs::format(device(capacity), SimClock::new(), opts).unwrap()
+}
+
+#[test]
+fn simfs_passes_the_behavioural_suite() {
+    run_all(&|| Arc::new(simfs(64 << 20)) as Arc<dyn Fs>);
+}
+
+#[test]
+fn simfs_reports_no_space() {
+    let fs = simfs(64 << 20);
+    let free = fs.free_bytes();
+    check_no_space(&fs, free);
+}
+
+fn subjects() -> Vec<Subject> {
+    let sim = simfs(64 << 20);
+    let handle = sim.clone();
+    vec![
+        Subject::mem(MemFs::new()),
+        Subject {
+            name: "SimFs".into(),
+            fs: Arc::new(sim),
+            crash: Box::new(move || handle.power_cut().expect("remount after power cut")),
+        },
+    ]
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        2 => any::<u8>().prop_map(|file| Op::Create { file }),
+        6 => (any::<u8>(), any::<u16>(), any::<u8>()).prop_map(|(file, len, seed)| Op::Append { file, len, seed }),
+        3 => any::<u8>().prop_map(|file| Op::Sync { file }),
+        1 => any::<u8>().prop_map(|file| Op::Close { file }),
+        2 => any::<u8>().prop_map(|dir| Op::SyncDir { dir }),
+        1 => (any::<u8>(), any::<u8>()).prop_map(|(from, to)| Op::Rename { from, to }),
+        1 => any::<u8>().prop_map(|file| Op::Remove { file }),
+        2 => (any::<u8>(), any::<u8>(), any::<u8>(), any::<u8>())
+            .prop_map(|(src, dst, block, blocks)| Op::AppendCloned { src, dst, block, blocks }),
+        1 => (any::<u8>(), any::<u8>(), any::<u8>(), any::<u8>())
+            .prop_map(|(src, dst, src_block, dst_block)| Op::CloneInto { src, dst, src_block, dst_block }),
+        2 => Just(Op::Crash),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn simfs_keeps_the_crash_contract_of_memfs(ops in proptest::collection::vec(op(), 1..120)) {
+        let r = check_history(&ops, subjects());
+        prop_assert!(r.is_ok(), "{:?}", r.err());
+    }
+}
+
+#[test]
+fn long_seeded_histories_with_power_cuts() {
+    for seed in 0..12 {
+        let ops = random_history(seed, 400);
+        if let Err(e) = check_history(&ops, subjects()) {
+            panic!("seed {seed}: {e:?}");
+        }
+    }
+}
+
+#[test]
+fn cloning_programs_no_nand_page_and_remaps_every_page() {
+    let fs = simfs(64 << 20);
+    let n = 64u64;
+    let data: Vec<u8> = (0..n * 4096).map(|i| (i % 253) as u8).collect();
+    storage::write_all(&fs, "src", &data, true).unwrap();
+    let before = fs.with_device(|d| *d.counters());
+    let mut out = fs
+        .create_with_hint("dst", WriteHint::Compaction { output_level: 2 })
+        .unwrap();
+    let outcome = out.append_cloned("src", 0, n * 4096).unwrap();
+    assert_eq!(outcome.cloned_bytes, n * 4096);
+    let after = fs.with_device(|d| *d.counters());
+    let d = after.delta(&before);
+    assert_eq!(d.nand_programs, 0, "a clone programs nothing");
+    assert_eq!(d.remapped_pages, n);
+    assert_eq!(storage::read_all(&fs, "dst").unwrap(), data);
+    assert_eq!(fs.stats().cloned_bytes_by_level, vec![0, 0, n * 4096]);
+    // getLPN: both files name different LPNs that share physical pages.
+    assert_ne!(fs.lpn_of("src", 0).unwrap(), fs.lpn_of("dst", 0).unwrap());
+}
+
+#[test]
+fn deleting_a_file_trims_its_pages() {
+    let fs = simfs(64 << 20);
+    storage::write_all(&fs, "f", &vec![1u8; 100 * 4096], true).unwrap();
+    fs.sync_dir("").unwrap();
+    let lpn = fs.lpn_of("f", 0).unwrap();
+    assert!(fs.with_device(|d| d.is_mapped(lpn)));
+    let before = fs.with_device(|d| d.counters().host_trim_pages);
+    fs.remove("f").unwrap();
+    fs.sync_dir("").unwrap();
+    let trimmed = fs.with_device(|d| d.counters().host_trim_pages) - before;
+    assert_eq!(trimmed, 100);
+    assert!(!fs.with_device(|d| d.is_mapped(lpn)));
+}
+
+#[test]
+fn host_writes_are_counted_by_cause_and_metadata_is_on_the_device() {
+    let fs = simfs(64 << 20);
+    let mut wal = fs.create_with_hint("wal", WriteHint::Wal).unwrap();
+    wal.append(&[7u8; 10_000]).unwrap();
+    wal.sync().unwrap();
+    let mut sst = fs.create_with_hint("sst", WriteHint::Flush).unwrap();
+    sst.append(&[8u8; 8192]).unwrap();
+    sst.sync().unwrap();
+    fs.sync_dir("").unwrap();
+    let s = fs.stats();
+    // 10 000 bytes: two full pages, then the partial third page at sync.
+    assert_eq!(s.wal_bytes, 3 * 4096);
+    assert_eq!(s.flush_bytes, 2 * 4096);
+    assert!(s.fs_metadata_bytes >= 3 * 4096, "{s:?}");
+    let host = fs.with_device(|d| d.counters().host_write_pages) * 4096;
+    assert_eq!(host, s.host_write_bytes(), "every device write has a cause");
+    // A remount from the device alone sees both files.
+    fs.power_cut().unwrap();
+    assert_eq!(fs.file_size("wal").unwrap(), 10_000);
+    assert_eq!(storage::read_all(&fs, "sst").unwrap(), vec![8u8; 8192]);
+}
+
+#[test]
+fn reads_advance_the_current_lane_and_writes_do_not_wait() {
+    let fs = simfs(64 << 20);
+    let clock = fs.clock().clone();
+    let t0 = clock.now();
+    let mut f = fs.create("f").unwrap();
+    f.append(&vec![1u8; 64 * 4096]).unwrap();
+    assert_eq!(clock.now(), t0, "buffered writes do not hold the lane");
+    f.sync().unwrap();
+    let t1 = clock.now();
+    assert!(t1 > t0, "sync waits for the programs");
+    let r = fs.open("f").unwrap();
+    let mut buf = vec![0u8; 4096];
+    clock.set_lane(storage::Lane::Background);
+    r.read_at(0, &mut buf).unwrap();
+    assert!(clock.time(storage::Lane::Background) > 0);
+    assert_eq!(
+        clock.time(storage::Lane::Foreground),
+        t1,
+        "the other lane did not move"
+    );
+}
