@@ -1,8 +1,23 @@
 //! lsm: a LevelDB-class LSM-tree key-value engine, crash-safe, over any [`storage::Fs`].
 
+pub mod batch;
+pub mod cache;
 pub mod coding;
+pub mod compaction;
 pub mod crc;
+pub mod db;
 pub mod error;
+pub mod filename;
+pub mod iter;
 pub mod key;
+pub mod memtable;
+pub mod options;
+pub mod sst;
+pub mod table_cache;
+pub mod version;
+pub mod wal;
 
+pub use batch::WriteBatch;
+pub use db::{Db, DbIterator, DbStats, LevelStats, Snapshot};
 pub use error::{Error, Result};
+pub use options::{Options, ReadOptions, WriteOptions};

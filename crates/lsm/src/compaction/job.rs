@@ -1,0 +1,202 @@
+//! Runs a compaction: merges the input files in key order, drops what no reader can see any more,
+//! and writes the rest through the observer into new SSTs of the output level.
+//!
+//! Drop rules (LevelDB's DoCompactionWork): an entry is dropped when a newer entry of the same user
+//! key is already at or below the smallest live snapshot (it is hidden from every reader), or when
+//! it is a deletion at or below that snapshot and no deeper level holds the key (nothing is left
+//! for it to hide).
+
+use std::cmp::Ordering;
+use std::sync::Arc;
+
+use storage::{Fs, WriteHint};
+
+use super::observer::{CompactionObserver, EntrySource, InputInfo};
+use super::output::{OutputFile, OutputWriter};
+use super::Compaction;
+use crate::error::{Error, Result};
+use crate::iter::InternalIterator;
+use crate::key::{compare_internal, parse_internal_key, SequenceNumber, ValueKind, MAX_SEQUENCE};
+use crate::options::{Options, ReadOptions};
+use crate::sst::TableIterator;
+use crate::table_cache::TableCache;
+
+/// What a compaction did, for the per-level statistics.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct JobStats {
+    /// Bytes of the input files of the input level and of the output level.
+    pub input_bytes: [u64; 2],
+    pub input_files: [usize; 2],
+    pub input_data_blocks: u64,
+    pub entries_read: u64,
+    pub entries_dropped: u64,
+    pub output_files: usize,
+    pub output_bytes: u64,
+    pub output_data_blocks: u64,
+    pub padding_bytes: u64,
+    /// Bytes placed in outputs by cloning, and by the copy fallback where cloning was impossible.
+    pub cloned_bytes: u64,
+    pub copied_bytes: u64,
+}
+
+pub struct JobEnv<'a> {
+    pub fs: Arc<dyn Fs>,
+    pub dir: &'a str,
+    pub options: &'a Options,
+    pub table_cache: &'a TableCache,
+}
+
+/// Runs `c`; on error every output written so far is removed.
+pub fn run_compaction(
+    env: &JobEnv,
+    c: &Compaction,
+    smallest_snapshot: SequenceNumber,
+    new_number: &mut dyn FnMut() -> u64,
+    observer: &mut dyn CompactionObserver,
+) -> Result<(Vec<OutputFile>, JobStats)> {
+    let read_opts = ReadOptions {
+        verify_checksums: env.options.paranoid_checks,
+        fill_cache_disabled: true,
+        snapshot: None,
+    };
+    let mut stats = JobStats::default();
+    let mut inputs: Vec<(TableIterator, EntrySourceBase)> = Vec::new();
+    let mut infos = Vec::new();
+    for (which, files) in c.inputs.iter().enumerate() {
+        let level = if which == 0 { c.level } else { c.output_level };
+        stats.input_bytes[which] = files.iter().map(|f| f.size).sum();
+        stats.input_files[which] = files.len();
+        for f in files {
+            let table = env.table_cache.table(f.number, f.size)?;
+            stats.input_data_blocks += table.num_data_blocks() as u64;
+            infos.push(InputInfo {
+                file_number: f.number,
+                path: table.path().to_string(),
+                level,
+                data_blocks: table.num_data_blocks(),
+            });
+            let mut it = table.iter(&read_opts);
+            it.seek_to_first();
+            inputs.push((
+                it,
+                EntrySourceBase {
+                    input: inputs.len(),
+                    file_number: f.number,
+                },
+            ));
+        }
+    }
+    let hint = WriteHint::Compaction {
+        output_level: c.output_level.min(u8::MAX as usize) as u8,
+    };
+    let mut out = OutputWriter::new(
+        Arc::clone(&env.fs),
+        env.dir,
+        env.options,
+        hint,
+        new_number,
+        c.max_output_file_size,
+        &c.grandparents,
+        c.max_grandparent_overlap_bytes,
+    );
+    let result = merge(
+        c,
+        smallest_snapshot,
+        &mut inputs,
+        &infos,
+        &mut out,
+        observer,
+        &mut stats,
+    );
+    if let Err(e) = result {
+        out.abandon();
+        return Err(e);
+    }
+    stats.cloned_bytes = out.placed.cloned_bytes;
+    stats.copied_bytes = out.placed.copied_bytes;
+    let outputs = out.finish()?;
+    stats.output_files = outputs.len();
+    stats.output_bytes = outputs.iter().map(|o| o.size).sum();
+    stats.output_data_blocks = outputs.iter().map(|o| o.props.num_data_blocks).sum();
+    stats.padding_bytes = outputs.iter().map(|o| o.props.padding_bytes).sum();
+    Ok((outputs, stats))
+}
+
+struct EntrySourceBase {
+    input: usize,
+    file_number: u64,
+}
+
+fn merge(
+    c: &Compaction,
+    smallest_snapshot: SequenceNumber,
+    inputs: &mut [(TableIterator, EntrySourceBase)],
+    infos: &[InputInfo],
+    out: &mut OutputWriter,
+    observer: &mut dyn CompactionObserver,
+    stats: &mut JobStats,
+) -> Result<()> {
+    observer.begin(infos)?;
+    let mut current_user_key: Option<Vec<u8>> = None;
+    let mut last_sequence_for_key = MAX_SEQUENCE;
+    loop {
+        // The smallest key among the inputs (few inputs: a linear scan beats a heap).
+        let mut best: Option<usize> = None;
+        for (i, (it, _)) in inputs.iter().enumerate() {
+            if !it.valid() {
+                continue;
+            }
+            if best.is_none_or(|b| compare_internal(it.key(), inputs[b].0.key()) == Ordering::Less)
+            {
+                best = Some(i);
+            }
+        }
+        let Some(b) = best else { break };
+        let (it, base) = &inputs[b];
+        let key = it.key();
+        stats.entries_read += 1;
+        let drop = match parse_internal_key(key) {
+            None => {
+                return Err(Error::corruption(
+                    &infos[b].path,
+                    0,
+                    "compaction input holds a malformed internal key",
+                ));
+            }
+            Some(p) => {
+                if current_user_key.as_deref() != Some(p.user_key) {
+                    current_user_key = Some(p.user_key.to_vec());
+                    last_sequence_for_key = MAX_SEQUENCE;
+                }
+                let drop = if last_sequence_for_key <= smallest_snapshot {
+                    true
+                } else {
+                    p.kind == ValueKind::Deletion
+                        && p.seq <= smallest_snapshot
+                        && c.is_base_level_for_key(p.user_key)
+                };
+                last_sequence_for_key = p.seq;
+                drop
+            }
+        };
+        if drop {
+            stats.entries_dropped += 1;
+        }
+        let (block, handle) = it
+            .current_block()
+            .ok_or_else(|| Error::corruption(&infos[b].path, 0, "entry outside a data block"))?;
+        let src = EntrySource {
+            input: base.input,
+            file_number: base.file_number,
+            block,
+            handle,
+        };
+        observer.on_entry(out, src, it, key, it.value(), !drop)?;
+        inputs[b].0.next();
+        inputs[b].0.status()?;
+    }
+    for (it, _) in inputs.iter() {
+        it.status()?;
+    }
+    observer.finish(out)
+}

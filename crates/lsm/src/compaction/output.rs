@@ -1,0 +1,211 @@
+//! Where a flush or compaction writes: a sequence of output SSTs, each closed at the target file
+//! size or, for compactions, when it would overlap too many grandparent bytes (so that compacting it
+//! later stays cheap). Files are synced when closed; a failed job removes what it wrote.
+
+use std::cmp::Ordering;
+use std::sync::Arc;
+
+use storage::{CloneOutcome, Fs, WriteHint};
+
+use crate::error::Result;
+use crate::filename;
+use crate::key::compare_internal;
+use crate::options::Options;
+use crate::sst::{Block, BlockHandle, TableBuilder, TableProperties};
+use crate::version::FileMeta;
+
+/// A finished output SST.
+#[derive(Clone, Debug)]
+pub struct OutputFile {
+    pub number: u64,
+    pub size: u64,
+    pub smallest: Vec<u8>,
+    pub largest: Vec<u8>,
+    pub props: TableProperties,
+}
+
+pub struct OutputWriter<'a> {
+    fs: Arc<dyn Fs>,
+    dir: String,
+    options: &'a Options,
+    hint: WriteHint,
+    new_number: &'a mut dyn FnMut() -> u64,
+    current: Option<(u64, TableBuilder)>,
+    outputs: Vec<OutputFile>,
+    max_file_size: u64,
+    grandparents: &'a [Arc<FileMeta>],
+    gp_index: usize,
+    seen_key: bool,
+    overlapped_bytes: u64,
+    max_overlap: u64,
+    /// Bytes placed by cloning and by the copy fallback, over all outputs.
+    pub placed: CloneOutcome,
+}
+
+impl<'a> OutputWriter<'a> {
+    pub fn new(
+        fs: Arc<dyn Fs>,
+        dir: &str,
+        options: &'a Options,
+        hint: WriteHint,
+        new_number: &'a mut dyn FnMut() -> u64,
+        max_file_size: u64,
+        grandparents: &'a [Arc<FileMeta>],
+        max_overlap: u64,
+    ) -> OutputWriter<'a> {
+        OutputWriter {
+            fs,
+            dir: dir.to_string(),
+            options,
+            hint,
+            new_number,
+            current: None,
+            outputs: Vec::new(),
+            max_file_size,
+            grandparents,
+            gp_index: 0,
+            seen_key: false,
+            overlapped_bytes: 0,
+            max_overlap,
+            placed: CloneOutcome::default(),
+        }
+    }
+
+    /// Appends an entry to the current output, opening or closing files as needed.
+    pub fn add(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
+        if self.should_stop_before(key) && self.current.is_some() {
+            self.finish_file()?;
+        }
+        self.builder()?.add(key, value)?;
+        if self.builder()?.file_size() >= self.max_file_size {
+            self.finish_file()?;
+        }
+        Ok(())
+    }
+
+    /// Places a whole data block of another SST by cloning (RemapCom's UDB output); `first_key` is
+    /// the block's first key, used for the file-switch decisions that `add` would make.
+    pub fn add_cloned_block(
+        &mut self,
+        src_path: &str,
+        handle: BlockHandle,
+        block: &Block,
+        first_key: &[u8],
+    ) -> Result<CloneOutcome> {
+        if self.should_stop_before(first_key) && self.current.is_some() {
+            self.finish_file()?;
+        }
+        let outcome = self.builder()?.add_cloned_block(src_path, handle, block)?;
+        self.placed.add(outcome);
+        if self.builder()?.file_size() >= self.max_file_size {
+            self.finish_file()?;
+        }
+        Ok(outcome)
+    }
+
+    /// The open builder, if an output file is open.
+    pub fn current_builder(&mut self) -> Option<&mut TableBuilder> {
+        self.current.as_mut().map(|(_, b)| b)
+    }
+
+    /// Closes the current data block of the open output (UDB retention ends a neighbour early).
+    pub fn flush_block(&mut self) -> Result<()> {
+        match self.current.as_mut() {
+            Some((_, b)) => b.flush_data_block(),
+            None => Ok(()),
+        }
+    }
+
+    /// Finishes the last output and returns them all.
+    pub fn finish(mut self) -> Result<Vec<OutputFile>> {
+        if self.current.is_some() {
+            self.finish_file()?;
+        }
+        Ok(std::mem::take(&mut self.outputs))
+    }
+
+    /// Removes every file this writer created (the job failed).
+    pub fn abandon(mut self) {
+        if let Some((n, mut b)) = self.current.take() {
+            b.abandon();
+            let _ = self.fs.remove(&filename::table_name(&self.dir, n));
+        }
+        for o in &self.outputs {
+            let _ = self.fs.remove(&filename::table_name(&self.dir, o.number));
+        }
+    }
+
+    /// Numbers of the outputs finished so far.
+    pub fn output_numbers(&self) -> Vec<u64> {
+        self.outputs
+            .iter()
+            .map(|o| o.number)
+            .chain(self.current.as_ref().map(|(n, _)| *n))
+            .collect()
+    }
+
+    fn builder(&mut self) -> Result<&mut TableBuilder> {
+        if self.current.is_none() {
+            let number = (self.new_number)();
+            let path = filename::table_name(&self.dir, number);
+            let file = self.fs.create_with_hint(&path, self.hint)?;
+            let b = TableBuilder::new(self.options, file, self.fs.block_size());
+            self.current = Some((number, b));
+        }
+        match self.current.as_mut() {
+            Some((_, b)) => Ok(b),
+            None => Err(crate::error::Error::Closed),
+        }
+    }
+
+    fn finish_file(&mut self) -> Result<()> {
+        let Some((number, mut b)) = self.current.take() else {
+            return Ok(());
+        };
+        let props = match b.finish() {
+            Ok(p) => p,
+            Err(e) => {
+                self.outputs.push(OutputFile {
+                    number,
+                    size: 0,
+                    smallest: Vec::new(),
+                    largest: Vec::new(),
+                    props: Default::default(),
+                });
+                return Err(e);
+            }
+        };
+        let mut file = b.into_file();
+        let synced = file.sync();
+        self.outputs.push(OutputFile {
+            number,
+            size: props.file_size,
+            smallest: props.smallest_key.clone(),
+            largest: props.largest_key.clone(),
+            props,
+        });
+        synced?;
+        // Grandparent overlap restarts with each file.
+        self.overlapped_bytes = 0;
+        Ok(())
+    }
+
+    /// LevelDB's ShouldStopBefore: true once the output so far overlaps too many grandparent bytes.
+    fn should_stop_before(&mut self, ikey: &[u8]) -> bool {
+        while self.gp_index < self.grandparents.len()
+            && compare_internal(ikey, &self.grandparents[self.gp_index].largest)
+                == Ordering::Greater
+        {
+            if self.seen_key {
+                self.overlapped_bytes += self.grandparents[self.gp_index].size;
+            }
+            self.gp_index += 1;
+        }
+        self.seen_key = true;
+        if self.overlapped_bytes > self.max_overlap {
+            self.overlapped_bytes = 0;
+            return true;
+        }
+        false
+    }
+}

@@ -1,0 +1,301 @@
+//! User-facing iteration: the merged view of memtables and SSTs at one sequence number, with
+//! older versions and deleted keys hidden (LevelDB's DBIter), and range scans on top.
+//!
+//! Forward, the inner iterator sits on the entry being shown. Backward, it sits before every entry
+//! of the key being shown, whose key and value are saved; changing direction re-positions it.
+
+use std::ops::Bound;
+use std::sync::Arc;
+
+use super::DbInner;
+use crate::error::{Error, Result};
+use crate::iter::level::LevelIterator;
+use crate::iter::{InternalIterator, MergingIterator};
+use crate::key::{
+    internal_key, parse_internal_key, user_key, SequenceNumber, ValueKind, KIND_FOR_SEEK,
+};
+use crate::memtable::MemTable;
+use crate::options::ReadOptions;
+use crate::version::Version;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Direction {
+    Forward,
+    Reverse,
+}
+
+/// Iterates user keys and values in order over a consistent snapshot.
+pub struct DbIterator {
+    inner: MergingIterator,
+    seq: SequenceNumber,
+    direction: Direction,
+    valid: bool,
+    saved_key: Vec<u8>,
+    saved_value: Vec<u8>,
+    /// Kept alive so the files and memtables under the iterator stay.
+    _version: Arc<Version>,
+    _mems: Vec<Arc<MemTable>>,
+}
+
+pub(super) fn new_iterator(inner: &Arc<DbInner>, opts: &ReadOptions) -> Result<DbIterator> {
+    let (seq, mem, imm, version) = {
+        let st = inner.lock();
+        if st.closed {
+            return Err(Error::Closed);
+        }
+        (
+            opts.snapshot.unwrap_or(st.versions.last_sequence),
+            Arc::clone(&st.mem),
+            st.imm.clone(),
+            st.versions.current(),
+        )
+    };
+    let mut children: Vec<Box<dyn InternalIterator>> = vec![Box::new(mem.iter())];
+    let mut mems = vec![mem];
+    if let Some(m) = imm {
+        children.push(Box::new(m.iter()));
+        mems.push(m);
+    }
+    for f in version.files[0].iter().rev() {
+        children.push(Box::new(inner.table_cache.iter(f.number, f.size, opts)?));
+    }
+    for level in 1..version.num_levels() {
+        if !version.files[level].is_empty() {
+            children.push(Box::new(LevelIterator::new(
+                Arc::clone(&inner.table_cache),
+                version.files[level].clone(),
+                opts.clone(),
+            )));
+        }
+    }
+    Ok(DbIterator {
+        inner: MergingIterator::new(children),
+        seq,
+        direction: Direction::Forward,
+        valid: false,
+        saved_key: Vec::new(),
+        saved_value: Vec::new(),
+        _version: version,
+        _mems: mems,
+    })
+}
+
+impl DbIterator {
+    pub fn valid(&self) -> bool {
+        self.valid
+    }
+
+    pub fn key(&self) -> &[u8] {
+        match self.direction {
+            Direction::Forward => user_key(self.inner.key()),
+            Direction::Reverse => &self.saved_key,
+        }
+    }
+
+    pub fn value(&self) -> &[u8] {
+        match self.direction {
+            Direction::Forward => self.inner.value(),
+            Direction::Reverse => &self.saved_value,
+        }
+    }
+
+    /// The first error met (a corrupt block, an I/O error); iteration stops at it.
+    pub fn status(&self) -> Result<()> {
+        self.inner.status()
+    }
+
+    pub fn seek_to_first(&mut self) {
+        self.direction = Direction::Forward;
+        self.inner.seek_to_first();
+        self.find_next_user_entry(false, &[]);
+    }
+
+    pub fn seek_to_last(&mut self) {
+        self.direction = Direction::Reverse;
+        self.saved_value.clear();
+        self.inner.seek_to_last();
+        self.find_prev_user_entry();
+    }
+
+    /// Positions at the first key >= `target`.
+    pub fn seek(&mut self, target: &[u8]) {
+        self.direction = Direction::Forward;
+        self.saved_value.clear();
+        self.inner
+            .seek(&internal_key(target, self.seq, KIND_FOR_SEEK));
+        self.find_next_user_entry(false, &[]);
+    }
+
+    pub fn next(&mut self) {
+        if !self.valid {
+            return;
+        }
+        let skip;
+        if self.direction == Direction::Reverse {
+            self.direction = Direction::Forward;
+            // The inner iterator is before all entries of saved_key: step into them, then past.
+            if self.inner.valid() {
+                self.inner.next();
+            } else {
+                self.inner.seek_to_first();
+            }
+            if !self.inner.valid() {
+                self.valid = false;
+                self.saved_key.clear();
+                return;
+            }
+            skip = std::mem::take(&mut self.saved_key);
+        } else {
+            skip = user_key(self.inner.key()).to_vec();
+            self.inner.next();
+        }
+        self.find_next_user_entry(true, &skip);
+    }
+
+    pub fn prev(&mut self) {
+        if !self.valid {
+            return;
+        }
+        if self.direction == Direction::Forward {
+            self.saved_key = user_key(self.inner.key()).to_vec();
+            loop {
+                self.inner.prev();
+                if !self.inner.valid() {
+                    self.valid = false;
+                    self.saved_key.clear();
+                    self.saved_value.clear();
+                    return;
+                }
+                if user_key(self.inner.key()) < self.saved_key.as_slice() {
+                    break;
+                }
+            }
+            self.direction = Direction::Reverse;
+        }
+        self.find_prev_user_entry();
+    }
+
+    fn find_next_user_entry(&mut self, mut skipping: bool, skip: &[u8]) {
+        let mut skip = skip.to_vec();
+        while self.inner.valid() {
+            if let Some(p) = parse_internal_key(self.inner.key()) {
+                if p.seq <= self.seq {
+                    match p.kind {
+                        ValueKind::Deletion => {
+                            skip = p.user_key.to_vec();
+                            skipping = true;
+                        }
+                        ValueKind::Value => {
+                            if !(skipping && p.user_key <= skip.as_slice()) {
+                                self.valid = true;
+                                self.saved_key.clear();
+                                return;
+                            }
+                        }
+                    }
+                }
+            }
+            self.inner.next();
+        }
+        self.saved_key.clear();
+        self.valid = false;
+    }
+
+    fn find_prev_user_entry(&mut self) {
+        let mut kind = ValueKind::Deletion;
+        while self.inner.valid() {
+            if let Some(p) = parse_internal_key(self.inner.key()) {
+                if p.seq <= self.seq {
+                    if kind != ValueKind::Deletion && p.user_key < self.saved_key.as_slice() {
+                        // Past every entry of the saved key: it is the answer.
+                        break;
+                    }
+                    kind = p.kind;
+                    if kind == ValueKind::Deletion {
+                        self.saved_key.clear();
+                        self.saved_value.clear();
+                    } else {
+                        self.saved_key = p.user_key.to_vec();
+                        self.saved_value = self.inner.value().to_vec();
+                    }
+                }
+            }
+            self.inner.prev();
+        }
+        if kind == ValueKind::Deletion {
+            self.valid = false;
+            self.saved_key.clear();
+            self.saved_value.clear();
+            self.direction = Direction::Forward;
+        } else {
+            self.valid = true;
+        }
+    }
+}
+
+/// The pairs of a key range, in order, as a Rust iterator. Stops at the first error and yields it.
+pub struct ScanIter {
+    it: DbIterator,
+    end: Bound<Vec<u8>>,
+    started: bool,
+    done: bool,
+}
+
+impl ScanIter {
+    pub(super) fn new(
+        mut it: DbIterator,
+        start: Bound<&[u8]>,
+        end: Bound<&[u8]>,
+    ) -> Result<ScanIter> {
+        match start {
+            Bound::Unbounded => it.seek_to_first(),
+            Bound::Included(k) => it.seek(k),
+            Bound::Excluded(k) => {
+                it.seek(k);
+                if it.valid() && it.key() == k {
+                    it.next();
+                }
+            }
+        }
+        let end = match end {
+            Bound::Unbounded => Bound::Unbounded,
+            Bound::Included(k) => Bound::Included(k.to_vec()),
+            Bound::Excluded(k) => Bound::Excluded(k.to_vec()),
+        };
+        Ok(ScanIter {
+            it,
+            end,
+            started: false,
+            done: false,
+        })
+    }
+}
+
+impl Iterator for ScanIter {
+    type Item = Result<(Vec<u8>, Vec<u8>)>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        if self.started {
+            self.it.next();
+        }
+        self.started = true;
+        if !self.it.valid() {
+            self.done = true;
+            return self.it.status().err().map(Err);
+        }
+        let k = self.it.key();
+        let in_range = match &self.end {
+            Bound::Unbounded => true,
+            Bound::Included(e) => k <= e.as_slice(),
+            Bound::Excluded(e) => k < e.as_slice(),
+        };
+        if !in_range {
+            self.done = true;
+            return None;
+        }
+        Some(Ok((k.to_vec(), self.it.value().to_vec())))
+    }
+}

@@ -1,0 +1,487 @@
+//! Background work: memtable flushes and compactions, how they are scheduled (a thread on real
+//! files; inline at deterministic points in simulation), how their results are installed, and the
+//! deletion of files no version needs any more.
+
+use std::sync::{Arc, MutexGuard};
+use std::time::Instant;
+
+use storage::{Lane, WriteHint};
+
+use super::{DbInner, DbState};
+use crate::compaction::job::{run_compaction, JobEnv, JobStats};
+use crate::compaction::observer::PassThrough;
+use crate::compaction::picker::{level_for_flush, PickContext};
+use crate::compaction::Compaction;
+use crate::error::{Error, Result};
+use crate::filename::{self, FileKind};
+use crate::iter::InternalIterator;
+use crate::key::user_key;
+use crate::memtable::MemTable;
+use crate::sst::TableBuilder;
+use crate::version::VersionEdit;
+
+/// What a background step did.
+enum Step {
+    Idle,
+    Ran,
+}
+
+impl DbInner {
+    /// Asks for background work if some is due (the thread wakes; simulation runs it at the next
+    /// `run_inline_jobs`).
+    pub(crate) fn maybe_schedule(&self, st: &mut MutexGuard<'_, DbState>) {
+        if st.shutting_down || st.bg_error.is_some() {
+            return;
+        }
+        if st.imm.is_some() || self.picker.needs_compaction(&st.versions.current()) {
+            st.work_requested = true;
+            if self.sim.is_none() {
+                self.work_cv.notify_one();
+            }
+        }
+    }
+
+    /// Simulation only: runs due jobs while the background lane is idle at the foreground's time.
+    /// Returns whether a job ran.
+    pub(crate) fn run_inline_jobs(&self) -> bool {
+        let Some(clock) = self.sim.clone() else {
+            return false;
+        };
+        let mut ran = false;
+        loop {
+            {
+                let mut st = self.lock();
+                if !st.work_requested || st.job_running || st.shutting_down {
+                    return ran;
+                }
+                let fg = clock.time(Lane::Foreground);
+                if clock.time(Lane::Background) > fg {
+                    // Busy in simulated time: the job starts when a later write finds it idle.
+                    return ran;
+                }
+                clock.advance(Lane::Background, fg);
+                st.work_requested = false;
+            }
+            let _lane = self.enter_lane(Lane::Background);
+            match self.background_step() {
+                Ok(Step::Ran) => ran = true,
+                Ok(Step::Idle) => return ran,
+                Err(_) => return ran,
+            }
+            let mut st = self.lock();
+            self.maybe_schedule(&mut st);
+        }
+    }
+
+    /// One job: flush the immutable memtable if there is one, else the picker's compaction.
+    /// Errors are recorded as the background error (and returned).
+    fn background_step(&self) -> Result<Step> {
+        let mut st = self.lock();
+        if st.job_running {
+            return Ok(Step::Idle);
+        }
+        st.job_running = true;
+        let r = if let Some(imm) = st.imm.clone() {
+            drop(st);
+            self.flush_memtable(&imm).map(|()| Step::Ran)
+        } else {
+            let c = {
+                let ctx = PickContext {
+                    version: &st.versions.current(),
+                    compact_pointers: &st.versions.compact_pointers,
+                    options: &self.options,
+                };
+                self.picker.pick(&ctx)
+            };
+            drop(st);
+            match c {
+                Some(c) => self.compact(&c).map(|()| Step::Ran),
+                None => Ok(Step::Idle),
+            }
+        };
+        let mut st = self.lock();
+        st.job_running = false;
+        if let Err(e) = &r {
+            st.bg_error.get_or_insert_with(|| e.clone());
+        }
+        self.done_cv.notify_all();
+        r
+    }
+
+    /// Writes `imm` to an SST, installs it, and drops the memtable and its WAL.
+    fn flush_memtable(&self, imm: &Arc<MemTable>) -> Result<()> {
+        let started = Instant::now();
+        let (number, base) = {
+            let mut st = self.lock();
+            let n = st.versions.new_file_number();
+            st.pending_outputs.insert(n);
+            (n, st.versions.current())
+        };
+        let built = self.write_table(number, imm);
+        let mut st = self.lock();
+        st.pending_outputs.remove(&number);
+        let (size, smallest, largest) = built?;
+        let mut edit = VersionEdit::default();
+        let mut level = 0;
+        if size > 0 {
+            level = level_for_flush(
+                &base,
+                &self.options,
+                user_key(&smallest),
+                user_key(&largest),
+            );
+            edit.add_file(level, number, size, smallest, largest);
+        }
+        // The WAL of the current memtable is the oldest one still needed.
+        edit.log_number = Some(st.wal_number);
+        edit.prev_log_number = Some(0);
+        self.install(&mut st, &mut edit)?;
+        st.imm = None;
+        let s = &mut st.stats;
+        s.flushes += 1;
+        s.flush_bytes += size;
+        s.level_mut(level).bytes_written += size;
+        s.level_mut(level).files_written += (size > 0) as u64;
+        s.level_mut(level).micros += started.elapsed().as_micros() as u64;
+        if let Some(c) = &self.sim {
+            st.flush_done_at = c.time(Lane::Background);
+        }
+        self.delete_obsolete_files(&mut st);
+        Ok(())
+    }
+
+    /// Writes a memtable as SST `number`; returns (size, smallest, largest), size 0 if empty.
+    pub(crate) fn write_table(
+        &self,
+        number: u64,
+        mem: &MemTable,
+    ) -> Result<(u64, Vec<u8>, Vec<u8>)> {
+        let mut it = mem.iter();
+        it.seek_to_first();
+        if !it.valid() {
+            return Ok((0, Vec::new(), Vec::new()));
+        }
+        let path = filename::table_name(&self.dir, number);
+        let file = self.fs.create_with_hint(&path, WriteHint::Flush)?;
+        let mut b = TableBuilder::new(&self.options, file, self.fs.block_size());
+        let r = (|| -> Result<(u64, Vec<u8>, Vec<u8>)> {
+            while it.valid() {
+                b.add(it.key(), it.value())?;
+                it.next();
+            }
+            let props = b.finish()?;
+            Ok((props.file_size, props.smallest_key, props.largest_key))
+        })();
+        match r {
+            Ok(x) => {
+                let mut file = b.into_file();
+                if let Err(e) = file.sync() {
+                    let _ = self.fs.remove(&path);
+                    return Err(e.into());
+                }
+                Ok(x)
+            }
+            Err(e) => {
+                b.abandon();
+                drop(b);
+                let _ = self.fs.remove(&path);
+                Err(e)
+            }
+        }
+    }
+
+    /// Runs compaction `c` and installs its result.
+    pub(crate) fn compact(&self, c: &Compaction) -> Result<()> {
+        let started = Instant::now();
+        if c.is_trivial_move() {
+            let f = &c.inputs[0][0];
+            let mut edit = VersionEdit::default();
+            edit.delete_file(c.level, f.number);
+            edit.add_file(
+                c.output_level,
+                f.number,
+                f.size,
+                f.smallest.clone(),
+                f.largest.clone(),
+            );
+            if let Some(k) = c.largest_input_key() {
+                edit.compact_pointers.push((c.level, k));
+            }
+            let mut st = self.lock();
+            self.install(&mut st, &mut edit)?;
+            let s = st.stats.level_mut(c.output_level);
+            s.bytes_moved += f.size;
+            s.moves += 1;
+            return Ok(());
+        }
+        let smallest_snapshot = self.lock().smallest_snapshot();
+        let env = JobEnv {
+            fs: Arc::clone(&self.fs),
+            dir: &self.dir,
+            options: &self.options,
+            table_cache: &self.table_cache,
+        };
+        let mut new_number = || {
+            let mut st = self.lock();
+            let n = st.versions.new_file_number();
+            st.pending_outputs.insert(n);
+            n
+        };
+        let mut observer = PassThrough;
+        let result = run_compaction(&env, c, smallest_snapshot, &mut new_number, &mut observer);
+        let mut st = self.lock();
+        let (outputs, stats) = match result {
+            Ok(x) => x,
+            Err(e) => {
+                st.pending_outputs.clear();
+                return Err(e);
+            }
+        };
+        let mut edit = VersionEdit::default();
+        for (which, files) in c.inputs.iter().enumerate() {
+            let level = if which == 0 { c.level } else { c.output_level };
+            for f in files {
+                edit.delete_file(level, f.number);
+            }
+        }
+        for o in &outputs {
+            edit.add_file(
+                c.output_level,
+                o.number,
+                o.size,
+                o.smallest.clone(),
+                o.largest.clone(),
+            );
+        }
+        if let Some(k) = c.largest_input_key() {
+            edit.compact_pointers.push((c.level, k));
+        }
+        let installed = self.install(&mut st, &mut edit);
+        for o in &outputs {
+            st.pending_outputs.remove(&o.number);
+        }
+        installed?;
+        record_compaction(&mut st, c, &stats, started);
+        self.delete_obsolete_files(&mut st);
+        Ok(())
+    }
+
+    /// Makes new files' directory entries durable, then logs and applies `edit`.
+    fn install(&self, st: &mut DbState, edit: &mut VersionEdit) -> Result<()> {
+        if !edit.new_files.is_empty() {
+            self.fs.sync_dir(&self.dir)?;
+        }
+        st.versions.log_and_apply(edit)?;
+        st.live_versions
+            .push(Arc::downgrade(&st.versions.current()));
+        Ok(())
+    }
+
+    /// Removes files no live version, running job or live WAL needs.
+    pub(crate) fn delete_obsolete_files(&self, st: &mut DbState) {
+        st.live_versions.retain(|w| w.strong_count() > 0);
+        let mut live = st.versions.live_files();
+        for v in st.live_versions.iter().filter_map(|w| w.upgrade()) {
+            live.extend(v.files.iter().flatten().map(|f| f.number));
+        }
+        live.extend(st.pending_outputs.iter().copied());
+        let Ok(names) = self.fs.list(&self.dir) else {
+            return;
+        };
+        for name in names {
+            let keep = match filename::parse(&name) {
+                Some(FileKind::Log(n)) => {
+                    n >= st.versions.log_number
+                        || n == st.versions.prev_log_number
+                        || n == st.wal_number
+                }
+                Some(FileKind::Manifest(n)) => n >= st.versions.manifest_number,
+                Some(FileKind::Table(n)) => live.contains(&n),
+                Some(FileKind::Temp(n)) => st.pending_outputs.contains(&n),
+                Some(FileKind::Current) | Some(FileKind::Lock) | None => true,
+            };
+            if !keep {
+                if let Some(FileKind::Table(n)) = filename::parse(&name) {
+                    self.table_cache.evict(n);
+                }
+                let _ = self.fs.remove(&filename::join(&self.dir, &name));
+            }
+        }
+    }
+}
+
+fn record_compaction(st: &mut DbState, c: &Compaction, s: &JobStats, started: Instant) {
+    st.stats.compactions += 1;
+    let l = st.stats.level_mut(c.output_level);
+    l.compactions += 1;
+    l.bytes_read_input_level += s.input_bytes[0];
+    l.bytes_read_output_level += s.input_bytes[1];
+    l.bytes_written += s.output_bytes;
+    l.files_written += s.output_files as u64;
+    l.input_data_blocks += s.input_data_blocks;
+    l.output_data_blocks += s.output_data_blocks;
+    l.cloned_bytes += s.cloned_bytes;
+    l.copied_bytes += s.copied_bytes;
+    l.padding_bytes += s.padding_bytes;
+    l.entries_dropped += s.entries_dropped;
+    l.micros += started.elapsed().as_micros() as u64;
+}
+
+/// The background thread: waits for work, runs one job at a time, until shutdown.
+pub(super) fn background_thread(inner: &Arc<DbInner>) {
+    loop {
+        {
+            let mut st = inner.lock();
+            while !st.work_requested && !st.shutting_down {
+                st = inner.work_cv.wait(st).unwrap_or_else(|e| e.into_inner());
+            }
+            if st.shutting_down {
+                inner.done_cv.notify_all();
+                return;
+            }
+            st.work_requested = false;
+        }
+        let r = inner.background_step();
+        let mut st = inner.lock();
+        if r.is_ok() {
+            inner.maybe_schedule(&mut st);
+        }
+        inner.done_cv.notify_all();
+    }
+}
+
+/// Waits until no job runs (threads) and takes the job slot for the caller.
+fn acquire_job_slot(inner: &DbInner) -> Result<MutexGuard<'_, DbState>> {
+    let mut st = inner.lock();
+    while st.job_running {
+        st = inner.done_cv.wait(st).unwrap_or_else(|e| e.into_inner());
+    }
+    if st.closed {
+        return Err(Error::Closed);
+    }
+    st.job_running = true;
+    Ok(st)
+}
+
+fn release_job_slot(inner: &DbInner, r: &Result<()>) {
+    let mut st = inner.lock();
+    st.job_running = false;
+    if let Err(e) = r {
+        st.bg_error.get_or_insert_with(|| e.clone());
+    }
+    inner.maybe_schedule(&mut st);
+    inner.done_cv.notify_all();
+}
+
+/// `Db::flush`: switches the memtable and flushes it (and an older immutable one) now.
+pub(super) fn flush_now(inner: &Arc<DbInner>) -> Result<()> {
+    let _lane = inner.enter_lane(Lane::Foreground);
+    {
+        let st = inner.lock();
+        if st.mem.is_empty() {
+            drop(st);
+            return flush_pending(inner);
+        }
+        let st = super::write::make_room_for_write(inner, st, true)?;
+        drop(st);
+    }
+    flush_pending(inner)
+}
+
+/// Flushes the immutable memtable, if any, on the calling thread (in the background lane).
+fn flush_pending(inner: &Arc<DbInner>) -> Result<()> {
+    let st = acquire_job_slot(inner)?;
+    let imm = st.imm.clone();
+    drop(st);
+    let r = match imm {
+        Some(m) => {
+            let _lane = inner.background_lane_now();
+            inner.flush_memtable(&m)
+        }
+        None => Ok(()),
+    };
+    release_job_slot(inner, &r);
+    inner.run_inline_jobs();
+    r
+}
+
+/// `Db::compact_range`: flush, then every level's overlapping files down, level by level.
+pub(super) fn compact_range(
+    inner: &Arc<DbInner>,
+    begin: Option<&[u8]>,
+    end: Option<&[u8]>,
+) -> Result<()> {
+    flush_now(inner)?;
+    let levels = inner.options.num_levels;
+    for level in 0..levels - 1 {
+        loop {
+            let st = acquire_job_slot(inner)?;
+            let c = {
+                let ctx = PickContext {
+                    version: &st.versions.current(),
+                    compact_pointers: &st.versions.compact_pointers,
+                    options: &inner.options,
+                };
+                inner.picker.pick_range(&ctx, level, begin, end)
+            };
+            drop(st);
+            let Some(c) = c else {
+                release_job_slot(inner, &Ok(()));
+                break;
+            };
+            let r = {
+                let _lane = inner.background_lane_now();
+                inner.compact(&c)
+            };
+            release_job_slot(inner, &r);
+            r?;
+        }
+    }
+    inner.run_inline_jobs();
+    Ok(())
+}
+
+/// Waits until no job is due or running.
+pub(super) fn wait_idle(inner: &Arc<DbInner>) -> Result<()> {
+    if let Some(clock) = &inner.sim {
+        // Let simulated time pass until the background has caught up with everything due.
+        loop {
+            {
+                let mut st = inner.lock();
+                if let Some(e) = &st.bg_error {
+                    return Err(Error::Background(Arc::new(e.clone())));
+                }
+                inner.maybe_schedule(&mut st);
+                if !st.work_requested {
+                    return Ok(());
+                }
+            }
+            let bg = clock.time(Lane::Background);
+            clock.advance(Lane::Foreground, bg);
+            if !inner.run_inline_jobs() {
+                return Ok(());
+            }
+        }
+    }
+    let mut st = inner.lock();
+    loop {
+        if let Some(e) = &st.bg_error {
+            return Err(Error::Background(Arc::new(e.clone())));
+        }
+        inner.maybe_schedule(&mut st);
+        if !st.work_requested && !st.job_running {
+            return Ok(());
+        }
+        st = inner.done_cv.wait(st).unwrap_or_else(|e| e.into_inner());
+    }
+}
+
+impl DbInner {
+    /// In simulation: the background lane, starting no earlier than the foreground's now.
+    pub(crate) fn background_lane_now(&self) -> super::LaneGuard {
+        if let Some(c) = &self.sim {
+            c.advance(Lane::Background, c.time(Lane::Foreground));
+        }
+        self.enter_lane(Lane::Background)
+    }
+}

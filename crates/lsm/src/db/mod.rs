@@ -1,0 +1,435 @@
+//! The database: `Db::open(fs, dir, options)` and its operations.
+//!
+//! Structure (LevelDB's): writes go to the WAL and the memtable; a full memtable becomes immutable
+//! and is flushed to an SST in the background; compactions keep the levels in shape. A single
+//! background worker runs one job (flush or compaction) at a time.
+//!
+//! Scheduling: on real files the worker is a thread and stalls wait on a condition variable. In
+//! simulation (`Options::sim_clock`) everything runs on the caller's thread at deterministic points,
+//! with background I/O charged to the background lane of simulated time (DESIGN.md): after each
+//! write, if the background lane is idle at the foreground's time, the due job runs inline at once;
+//! a foreground that must stall moves its time to the background job's completion.
+//!
+//! Guarantees: a write acknowledged with `sync` survives any crash; unsynced writes survive as a
+//! prefix of the write order (the WAL of a full memtable is synced before the next one takes
+//! writes). After a background error (a full device, a failed sync) writes are refused with that
+//! error until the database is reopened; reads keep working.
+
+mod iter;
+mod jobs;
+mod recovery;
+mod stats;
+mod write;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Bound;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
+use std::thread::JoinHandle;
+
+use storage::{FileLock, Fs, Lane, SimClock};
+
+pub use iter::{DbIterator, ScanIter};
+pub use stats::{DbStats, LevelStats};
+
+use crate::batch::WriteBatch;
+use crate::compaction::picker::{CompactionPicker, LeveledPicker};
+use crate::error::{Error, Result};
+use crate::key::{internal_key, SequenceNumber, ValueKind, KIND_FOR_SEEK};
+use crate::memtable::{LookupResult, MemTable};
+use crate::options::{Options, ReadOptions, WriteOptions};
+use crate::table_cache::TableCache;
+use crate::version::{Version, VersionSet};
+use crate::wal::LogWriter;
+
+/// An open database. Dropping it closes it (flushing nothing: the WAL already holds every write).
+pub struct Db {
+    inner: Arc<DbInner>,
+    worker: Mutex<Option<JoinHandle<()>>>,
+}
+
+pub(crate) struct DbInner {
+    pub fs: Arc<dyn Fs>,
+    pub dir: String,
+    pub options: Options,
+    pub table_cache: Arc<TableCache>,
+    pub picker: Box<dyn CompactionPicker>,
+    pub state: Mutex<DbState>,
+    /// Signalled when a job finishes or the state changes in a way waiters care about.
+    pub done_cv: Condvar,
+    /// Wakes the background thread.
+    pub work_cv: Condvar,
+    pub sim: Option<SimClock>,
+}
+
+pub(crate) struct DbState {
+    pub mem: Arc<MemTable>,
+    pub imm: Option<Arc<MemTable>>,
+    pub wal: Option<LogWriter>,
+    pub wal_number: u64,
+    pub versions: VersionSet,
+    /// Live snapshots: sequence -> count.
+    pub snapshots: BTreeMap<SequenceNumber, usize>,
+    pub bg_error: Option<Error>,
+    /// A job (flush or compaction) is running; only one at a time.
+    pub job_running: bool,
+    /// The background thread has been asked to look for work.
+    pub work_requested: bool,
+    pub shutting_down: bool,
+    pub closed: bool,
+    /// Files being written by a running job, not yet in any version.
+    pub pending_outputs: BTreeSet<u64>,
+    /// Every installed version; those still alive keep their files from deletion.
+    pub live_versions: Vec<Weak<Version>>,
+    pub stats: DbStats,
+    /// Simulation: when the last flush completes in simulated time.
+    pub flush_done_at: u64,
+    pub lock: Option<Box<dyn FileLock>>,
+}
+
+/// A consistent read view; reads through it see the database as of its creation.
+pub struct Snapshot {
+    inner: Arc<DbInner>,
+    seq: SequenceNumber,
+}
+
+impl Snapshot {
+    pub fn sequence(&self) -> SequenceNumber {
+        self.seq
+    }
+}
+
+impl Drop for Snapshot {
+    fn drop(&mut self) {
+        let mut st = self.inner.lock();
+        if let Some(n) = st.snapshots.get_mut(&self.seq) {
+            *n -= 1;
+            if *n == 0 {
+                st.snapshots.remove(&self.seq);
+            }
+        }
+    }
+}
+
+impl Db {
+    /// Opens (or, with `create_if_missing`, creates) the database in directory `dir` of `fs`.
+    pub fn open(fs: Arc<dyn Fs>, dir: &str, options: Options) -> Result<Db> {
+        Db::open_with_picker(fs, dir, options, Box::new(LeveledPicker))
+    }
+
+    /// [`Db::open`] with another compaction policy.
+    pub fn open_with_picker(
+        fs: Arc<dyn Fs>,
+        dir: &str,
+        options: Options,
+        picker: Box<dyn CompactionPicker>,
+    ) -> Result<Db> {
+        options.validate()?;
+        let sim = options.sim_clock.clone();
+        let inner = Arc::new(DbInner {
+            table_cache: Arc::new(TableCache::new(Arc::clone(&fs), dir, &options)),
+            state: Mutex::new(DbState::new(VersionSet::new(
+                Arc::clone(&fs),
+                dir,
+                &options,
+            ))),
+            fs,
+            dir: dir.to_string(),
+            picker,
+            done_cv: Condvar::new(),
+            work_cv: Condvar::new(),
+            sim,
+            options,
+        });
+        recovery::open(&inner)?;
+        let worker = if inner.sim.is_none() {
+            let bg = Arc::clone(&inner);
+            let handle = std::thread::Builder::new()
+                .name("flashkv-lsm-bg".into())
+                .spawn(move || jobs::background_thread(&bg))
+                .map_err(|e| {
+                    Error::InvalidArgument(format!("cannot start the background thread: {e}"))
+                })?;
+            Some(handle)
+        } else {
+            None
+        };
+        let db = Db {
+            inner,
+            worker: Mutex::new(worker),
+        };
+        db.inner.maybe_schedule(&mut db.inner.lock());
+        db.inner.run_inline_jobs();
+        Ok(db)
+    }
+
+    pub fn put(&self, opts: &WriteOptions, key: &[u8], value: &[u8]) -> Result<()> {
+        let mut b = WriteBatch::new();
+        b.put(key, value);
+        self.write(opts, b)
+    }
+
+    pub fn delete(&self, opts: &WriteOptions, key: &[u8]) -> Result<()> {
+        let mut b = WriteBatch::new();
+        b.delete(key);
+        self.write(opts, b)
+    }
+
+    /// Applies `batch` atomically.
+    pub fn write(&self, opts: &WriteOptions, batch: WriteBatch) -> Result<()> {
+        write::write(&self.inner, opts, batch)
+    }
+
+    /// The value of `key`, if it exists.
+    pub fn get(&self, opts: &ReadOptions, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        self.inner.get(opts, key)
+    }
+
+    /// An iterator over the database as it is now (or at `opts.snapshot`), unpositioned.
+    pub fn iter(&self, opts: &ReadOptions) -> Result<DbIterator> {
+        iter::new_iterator(&self.inner, opts)
+    }
+
+    /// The key-value pairs in `range`, in key order.
+    pub fn scan(
+        &self,
+        opts: &ReadOptions,
+        start: Bound<&[u8]>,
+        end: Bound<&[u8]>,
+    ) -> Result<ScanIter> {
+        ScanIter::new(self.iter(opts)?, start, end)
+    }
+
+    pub fn snapshot(&self) -> Snapshot {
+        let mut st = self.inner.lock();
+        let seq = st.versions.last_sequence;
+        *st.snapshots.entry(seq).or_insert(0) += 1;
+        Snapshot {
+            inner: Arc::clone(&self.inner),
+            seq,
+        }
+    }
+
+    /// Flushes the memtable to an SST now and waits for it.
+    pub fn flush(&self) -> Result<()> {
+        jobs::flush_now(&self.inner)
+    }
+
+    /// Compacts every level's files overlapping the user-key range [begin, end] (`None` =
+    /// unbounded) down as far as they go.
+    pub fn compact_range(&self, begin: Option<&[u8]>, end: Option<&[u8]>) -> Result<()> {
+        jobs::compact_range(&self.inner, begin, end)
+    }
+
+    /// Waits until no flush or compaction is due or running (benchmarks measure a settled tree).
+    pub fn wait_for_background(&self) -> Result<()> {
+        jobs::wait_idle(&self.inner)
+    }
+
+    pub fn stats(&self) -> DbStats {
+        let st = self.inner.lock();
+        let mut s = st.stats.clone();
+        s.fill_levels(&st.versions.current());
+        s.block_cache = self.inner.table_cache.block_cache().stats();
+        s
+    }
+
+    /// LevelDB-style properties: `leveldb.num-files-at-level<N>`, `leveldb.stats`,
+    /// `leveldb.sstables`, `leveldb.approximate-memory-usage`.
+    pub fn property(&self, name: &str) -> Option<String> {
+        let rest = name.strip_prefix("leveldb.")?;
+        let st = self.inner.lock();
+        let v = st.versions.current();
+        if let Some(l) = rest.strip_prefix("num-files-at-level") {
+            let level: usize = l.parse().ok()?;
+            return (level < v.num_levels()).then(|| v.num_files(level).to_string());
+        }
+        match rest {
+            "stats" => {
+                let mut s = st.stats.clone();
+                s.fill_levels(&v);
+                Some(s.render())
+            }
+            "sstables" => {
+                let mut out = String::new();
+                for (level, files) in v.files.iter().enumerate() {
+                    out.push_str(&format!("--- level {level} ---\n"));
+                    for f in files {
+                        out.push_str(&format!(
+                            " {}:{}[{:?} .. {:?}]\n",
+                            f.number,
+                            f.size,
+                            String::from_utf8_lossy(f.smallest_user()),
+                            String::from_utf8_lossy(f.largest_user())
+                        ));
+                    }
+                }
+                Some(out)
+            }
+            "approximate-memory-usage" => {
+                let mem = st.mem.approximate_memory_usage()
+                    + st.imm.as_ref().map_or(0, |m| m.approximate_memory_usage());
+                Some(mem.to_string())
+            }
+            _ => None,
+        }
+    }
+
+    /// The number of files at each level.
+    pub fn files_per_level(&self) -> Vec<usize> {
+        let v = self.inner.lock().versions.current();
+        (0..v.num_levels()).map(|l| v.num_files(l)).collect()
+    }
+
+    /// Closes the database: stops the background worker and waits for it.
+    pub fn close(self) -> Result<()> {
+        self.shutdown()
+    }
+
+    fn shutdown(&self) -> Result<()> {
+        {
+            let mut st = self.inner.lock();
+            if st.closed {
+                return Ok(());
+            }
+            st.shutting_down = true;
+            self.inner.work_cv.notify_all();
+        }
+        let handle = self.worker.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(h) = handle {
+            let _ = h.join();
+        }
+        let mut st = self.inner.lock();
+        st.closed = true;
+        st.wal = None;
+        st.lock = None;
+        Ok(())
+    }
+}
+
+impl Drop for Db {
+    fn drop(&mut self) {
+        let _ = self.shutdown();
+    }
+}
+
+impl DbState {
+    fn new(versions: VersionSet) -> DbState {
+        DbState {
+            mem: Arc::new(MemTable::new()),
+            imm: None,
+            wal: None,
+            wal_number: 0,
+            versions,
+            snapshots: BTreeMap::new(),
+            bg_error: None,
+            job_running: false,
+            work_requested: false,
+            shutting_down: false,
+            closed: false,
+            pending_outputs: BTreeSet::new(),
+            live_versions: Vec::new(),
+            stats: DbStats::default(),
+            flush_done_at: 0,
+            lock: None,
+        }
+    }
+
+    /// The oldest sequence any reader may still need.
+    pub fn smallest_snapshot(&self) -> SequenceNumber {
+        self.snapshots
+            .keys()
+            .next()
+            .copied()
+            .unwrap_or(self.versions.last_sequence)
+    }
+}
+
+impl DbInner {
+    pub fn lock(&self) -> MutexGuard<'_, DbState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The simulated-time lane I/O is charged to now is `lane` until the guard drops.
+    pub fn enter_lane(&self, lane: Lane) -> LaneGuard {
+        let previous = self.sim.as_ref().map(|c| c.set_lane(lane));
+        LaneGuard {
+            clock: self.sim.clone(),
+            previous,
+        }
+    }
+
+    fn get(&self, opts: &ReadOptions, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        let (seq, mem, imm, version) = {
+            let st = self.lock();
+            if st.closed {
+                return Err(Error::Closed);
+            }
+            let seq = opts.snapshot.unwrap_or(st.versions.last_sequence);
+            (
+                seq,
+                Arc::clone(&st.mem),
+                st.imm.clone(),
+                st.versions.current(),
+            )
+        };
+        for m in std::iter::once(&mem).chain(imm.as_ref()) {
+            match m.get(key, seq) {
+                LookupResult::Found(v) => return Ok(Some(v)),
+                LookupResult::Deleted => return Ok(None),
+                LookupResult::NotFound => {}
+            }
+        }
+        let ikey = internal_key(key, seq, KIND_FOR_SEEK);
+        let mut first_searched = None;
+        let mut searched = 0;
+        let mut result = None;
+        for (level, f) in version.files_for_key(key, &ikey) {
+            searched += 1;
+            if first_searched.is_none() {
+                first_searched = Some((level, Arc::clone(&f)));
+            }
+            if let Some((k, v)) = self.table_cache.get(f.number, f.size, &ikey, opts)? {
+                let p = crate::key::parse_internal_key(&k).ok_or_else(|| {
+                    Error::corruption(
+                        crate::filename::table_name(&self.dir, f.number),
+                        0,
+                        "malformed key",
+                    )
+                })?;
+                if p.user_key == key {
+                    result = Some(match p.kind {
+                        ValueKind::Value => Some(v),
+                        ValueKind::Deletion => None,
+                    });
+                    break;
+                }
+            }
+        }
+        // The first file read gets a seek charge when the lookup had to read more than one file.
+        if searched > 1 {
+            if let Some((level, f)) = first_searched {
+                if version.record_seek(&f, level) {
+                    let mut st = self.lock();
+                    self.maybe_schedule(&mut st);
+                    drop(st);
+                    self.run_inline_jobs();
+                }
+            }
+        }
+        Ok(result.flatten())
+    }
+}
+
+/// Restores the previous simulated-time lane on drop.
+pub(crate) struct LaneGuard {
+    clock: Option<SimClock>,
+    previous: Option<Lane>,
+}
+
+impl Drop for LaneGuard {
+    fn drop(&mut self) {
+        if let (Some(c), Some(p)) = (&self.clock, self.previous) {
+            c.set_lane(p);
+        }
+    }
+}

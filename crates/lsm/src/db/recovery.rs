@@ -1,0 +1,157 @@
+//! Opening a database: the lock, CURRENT and the MANIFEST, replay of the WALs newer than the
+//! MANIFEST's log number into memtables (flushed to SSTs as they fill, and at the end), a fresh
+//! WAL and MANIFEST, and removal of what is obsolete.
+//!
+//! WAL replay stops at the first damaged record: with `paranoid_checks` that is a Corruption
+//! error naming the WAL and offset; without, the records before it are kept and nothing after it
+//! (in that WAL or any later one) is applied, so the recovered writes are a prefix of the write
+//! order. A torn last record (a crash during an unsynced append) is never an error.
+
+use std::sync::Arc;
+
+use storage::{Lane, WriteHint};
+
+use super::DbInner;
+use crate::batch::WriteBatch;
+use crate::error::{Error, Result};
+use crate::filename::{self, FileKind};
+use crate::memtable::MemTable;
+use crate::version::VersionEdit;
+use crate::wal::{LogReader, LogWriter, ReadMode};
+
+pub(super) fn open(inner: &Arc<DbInner>) -> Result<()> {
+    let _lane = inner.enter_lane(Lane::Foreground);
+    let fs = &inner.fs;
+    let dir = &inner.dir;
+    let o = &inner.options;
+    fs.create_dir_all(dir)?;
+    let lock = fs.lock(&filename::lock_name(dir))?;
+    let mut st = inner.lock();
+    st.lock = Some(lock);
+    let exists = fs.exists(&filename::current_name(dir))?;
+    if exists && o.error_if_exists {
+        return Err(Error::AlreadyExists { dir: dir.clone() });
+    }
+    if !exists {
+        if !o.create_if_missing {
+            return Err(Error::NotFound {
+                dir: dir.clone(),
+                what: "CURRENT is missing (create_if_missing is off)".into(),
+            });
+        }
+        st.versions.create_new()?;
+    }
+    st.versions.recover()?;
+
+    // Every SST the version names must exist; WALs at or after the log number hold writes the
+    // SSTs do not.
+    let names = fs.list(dir)?;
+    let mut expected = st.versions.live_files();
+    let mut logs = Vec::new();
+    for name in &names {
+        match filename::parse(name) {
+            Some(FileKind::Table(n)) => {
+                expected.remove(&n);
+                st.versions.mark_file_number_used(n);
+            }
+            Some(FileKind::Log(n)) => {
+                st.versions.mark_file_number_used(n);
+                if n >= st.versions.log_number || n == st.versions.prev_log_number {
+                    logs.push(n);
+                }
+            }
+            _ => {}
+        }
+    }
+    if let Some(missing) = expected.iter().next() {
+        return Err(Error::corruption(
+            filename::table_name(dir, *missing),
+            0,
+            format!(
+                "{} SST(s) named by the MANIFEST are missing",
+                expected.len()
+            ),
+        ));
+    }
+    logs.sort_unstable();
+
+    let mut edit = VersionEdit::default();
+    let mut max_seq = st.versions.last_sequence;
+    let mode = if o.paranoid_checks {
+        ReadMode::Paranoid
+    } else {
+        ReadMode::PointInTime
+    };
+    let mut mem = MemTable::new();
+    let mut stopped_early = false;
+    for &n in &logs {
+        if stopped_early {
+            break;
+        }
+        let path = filename::log_name(dir, n);
+        let mut reader = LogReader::new(fs.open(&path)?, mode);
+        while let Some(record) = reader.next_record()? {
+            let offset = reader.last_record_offset();
+            let batch = WriteBatch::from_data(record, &path, offset)?;
+            let seq = batch.sequence();
+            for (i, op) in batch.iter().enumerate() {
+                let op = op?;
+                mem.add(seq + i as u64, op.kind, op.key, op.value);
+            }
+            if batch.count() > 0 {
+                max_seq = max_seq.max(seq + batch.count() as u64 - 1);
+            }
+            if mem.approximate_memory_usage() > o.write_buffer_size {
+                let full = std::mem::take(&mut mem);
+                flush_recovered(inner, &mut st, &full, &mut edit)?;
+            }
+        }
+        // A problem that is not a clean crash tail: keep the prefix, apply nothing after it.
+        stopped_early = !reader.problems().is_empty()
+            && reader.problems().iter().any(|p| Some(p) != reader.tail());
+    }
+    if !mem.is_empty() {
+        flush_recovered(inner, &mut st, &mem, &mut edit)?;
+    }
+    st.versions.last_sequence = max_seq;
+
+    // A fresh WAL for new writes; the replayed ones are obsolete once the edit is durable.
+    let number = st.versions.new_file_number();
+    let wal_path = filename::log_name(dir, number);
+    let file = fs.create_with_hint(&wal_path, WriteHint::Wal)?;
+    fs.sync_dir(dir)?;
+    st.wal = Some(LogWriter::new(file));
+    st.wal_number = number;
+    edit.log_number = Some(number);
+    edit.prev_log_number = Some(0);
+    if !edit.new_files.is_empty() {
+        fs.sync_dir(dir)?;
+    }
+    st.versions.log_and_apply(&mut edit)?;
+    let current = st.versions.current();
+    st.live_versions.push(Arc::downgrade(&current));
+    inner.delete_obsolete_files(&mut st);
+    Ok(())
+}
+
+/// Writes a memtable rebuilt from the WAL to a level-0 SST and records it in `edit`.
+fn flush_recovered(
+    inner: &DbInner,
+    st: &mut super::DbState,
+    mem: &MemTable,
+    edit: &mut VersionEdit,
+) -> Result<()> {
+    let number = st.versions.new_file_number();
+    st.pending_outputs.insert(number);
+    let r = inner.write_table(number, mem);
+    st.pending_outputs.remove(&number);
+    let (size, smallest, largest) = r?;
+    if size > 0 {
+        edit.add_file(0, number, size, smallest, largest);
+        let l = st.stats.level_mut(0);
+        l.bytes_written += size;
+        l.files_written += 1;
+        st.stats.flush_bytes += size;
+    }
+    Ok(())
+}

@@ -1,0 +1,131 @@
+//! Engine statistics in the shape of RocksDB's "Compaction Stats": per level, files and bytes now,
+//! and bytes read, written, moved and cloned by the flushes and compactions that wrote into it;
+//! plus stall counts and times and the user bytes that write amplification is measured against.
+//!
+//! Bytes here are what the engine wrote into files (logical). The device-level accounting (host
+//! writes in whole pages, flash programs) comes from the file system and device below.
+
+use crate::cache::CacheStats;
+use crate::version::Version;
+
+/// Activity of one level, as the output level of flushes and compactions.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LevelStats {
+    pub files: usize,
+    pub bytes: u64,
+    pub compactions: u64,
+    /// Input bytes taken from the level above (the compaction's input level).
+    pub bytes_read_input_level: u64,
+    /// Input bytes taken from this level.
+    pub bytes_read_output_level: u64,
+    pub bytes_written: u64,
+    pub files_written: u64,
+    /// Bytes moved into this level by trivial moves (no I/O).
+    pub bytes_moved: u64,
+    pub moves: u64,
+    pub input_data_blocks: u64,
+    pub output_data_blocks: u64,
+    /// Bytes of output placed by cloning (RemapCom) and by the copy fallback.
+    pub cloned_bytes: u64,
+    pub copied_bytes: u64,
+    /// Alignment padding in the outputs.
+    pub padding_bytes: u64,
+    pub entries_dropped: u64,
+    pub micros: u64,
+}
+
+impl LevelStats {
+    /// Bytes written / bytes read from the input level (RocksDB's W-Amp column).
+    pub fn write_amplification(&self) -> f64 {
+        if self.bytes_read_input_level == 0 {
+            return 0.0;
+        }
+        self.bytes_written as f64 / self.bytes_read_input_level as f64
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DbStats {
+    /// Keys + values the user wrote.
+    pub user_bytes: u64,
+    pub writes: u64,
+    pub puts: u64,
+    pub deletes: u64,
+    /// Bytes appended to WALs (records, before block framing).
+    pub wal_bytes: u64,
+    pub flushes: u64,
+    pub flush_bytes: u64,
+    pub compactions: u64,
+    /// Writes delayed by 1 ms at the level-0 slowdown trigger.
+    pub slowdowns: u64,
+    /// Writes that waited for a memtable flush, and for level 0 below the stop trigger.
+    pub memtable_stalls: u64,
+    pub l0_stop_stalls: u64,
+    /// Time writes spent stalled (simulated nanoseconds in simulation, wall-clock otherwise).
+    pub stall_nanos: u64,
+    pub levels: Vec<LevelStats>,
+    pub block_cache: CacheStats,
+}
+
+impl DbStats {
+    pub fn level_mut(&mut self, level: usize) -> &mut LevelStats {
+        if self.levels.len() <= level {
+            self.levels.resize(level + 1, LevelStats::default());
+        }
+        &mut self.levels[level]
+    }
+
+    /// Copies the current shape (files and bytes per level) of `v`.
+    pub fn fill_levels(&mut self, v: &Version) {
+        for level in 0..v.num_levels() {
+            let l = self.level_mut(level);
+            l.files = v.num_files(level);
+            l.bytes = v.level_bytes(level);
+        }
+    }
+
+    /// Everything the engine wrote to files: WAL, flushes, compactions.
+    pub fn engine_write_bytes(&self) -> u64 {
+        self.wal_bytes + self.levels.iter().map(|l| l.bytes_written).sum::<u64>()
+    }
+
+    /// Engine write amplification: bytes written to files / user bytes.
+    pub fn write_amplification(&self) -> f64 {
+        if self.user_bytes == 0 {
+            return 0.0;
+        }
+        self.engine_write_bytes() as f64 / self.user_bytes as f64
+    }
+
+    /// A RocksDB-like "Compaction Stats" table.
+    pub fn render(&self) -> String {
+        let mb = |b: u64| b as f64 / (1 << 20) as f64;
+        let mut out = String::from("Level  Files   Size(MB)  Read-L(MB)  Read-L+1(MB)  Write(MB)  Moved(MB)  Cloned(MB)  W-Amp  Comps\n");
+        for (i, l) in self.levels.iter().enumerate() {
+            out.push_str(&format!(
+                "L{:<5} {:>5} {:>10.1} {:>11.1} {:>13.1} {:>10.1} {:>10.1} {:>11.1} {:>6.2} {:>6}\n",
+                i,
+                l.files,
+                mb(l.bytes),
+                mb(l.bytes_read_input_level),
+                mb(l.bytes_read_output_level),
+                mb(l.bytes_written),
+                mb(l.bytes_moved),
+                mb(l.cloned_bytes),
+                l.write_amplification(),
+                l.compactions
+            ));
+        }
+        out.push_str(&format!(
+            "user {:.1} MB, WAL {:.1} MB, engine write amplification {:.2}; stalls: {} slowdowns, {} memtable, {} level-0 stop, {:.3} s\n",
+            mb(self.user_bytes),
+            mb(self.wal_bytes),
+            self.write_amplification(),
+            self.slowdowns,
+            self.memtable_stalls,
+            self.l0_stop_stalls,
+            self.stall_nanos as f64 / 1e9
+        ));
+        out
+    }
+}

@@ -1,0 +1,296 @@
+//! Reads an SST written by [`super::TableBuilder`] (or by LevelDB without compression).
+//!
+//! Opening reads the footer, the index block and the filter block once and keeps them in memory (the index
+//! decoded into a vector of (separator key, handle), so a lookup is a binary search and a data block is known
+//! by its ordinal); data blocks are read on demand, through the block cache when there is one.
+//!
+//! Checksums: the footer's blocks (metaindex, index, filter) are always verified at open. A data block is
+//! verified when `Options::paranoid_checks` or `ReadOptions::verify_checksums` is set, and always when it
+//! is read to fill the block cache, so a cached block is a verified block.
+//!
+//! Contract: opening a truncated or corrupt file, or reading a corrupt block, gives [`Error::Corruption`]
+//! naming the file and an offset (of the footer, the block, or the bad entry); nothing panics. A table is
+//! immutable and shared (`Arc<Table>`) between readers and iterators.
+
+use std::cmp::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
+use std::sync::Arc;
+
+use storage::RandomAccessFile;
+
+use super::block::Block;
+use super::filter::{FilterBlockReader, FILTER_META_KEY};
+use super::format::{read_block, BlockHandle, Footer, FOOTER_SIZE};
+use super::table_iter::TableIterator;
+use crate::cache::BlockCache;
+use crate::error::{Error, Result};
+use crate::iter::InternalIterator;
+use crate::key::{compare_internal, user_key};
+use crate::options::{Options, ReadOptions};
+
+/// One index entry: every key of the data block is <= `key` < every key of the next block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IndexEntry {
+    pub key: Vec<u8>,
+    pub handle: BlockHandle,
+}
+
+/// Counters of one open table, for tests and statistics.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TableStats {
+    /// Point lookups that consulted the filter, and those the filter answered "absent" (no block read).
+    pub filter_checks: u64,
+    pub filter_skips: u64,
+    /// Data blocks read from the file (cache misses and uncached reads).
+    pub block_reads: u64,
+}
+
+#[derive(Default)]
+struct Counters {
+    filter_checks: AtomicU64,
+    filter_skips: AtomicU64,
+    block_reads: AtomicU64,
+}
+
+/// An open, immutable SST.
+pub struct Table {
+    file: Arc<dyn RandomAccessFile>,
+    path: Arc<str>,
+    file_size: u64,
+    file_number: u64,
+    footer: Footer,
+    index: Vec<IndexEntry>,
+    filter: Option<FilterBlockReader>,
+    cache: Option<Arc<BlockCache>>,
+    paranoid: bool,
+    counters: Counters,
+}
+
+impl std::fmt::Debug for Table {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Table")
+            .field("path", &self.path)
+            .field("file_number", &self.file_number)
+            .field("file_size", &self.file_size)
+            .field("data_blocks", &self.index.len())
+            .finish()
+    }
+}
+
+impl Table {
+    /// Opens the table in `file` of `file_size` bytes, known to the cache as `file_number`.
+    pub fn open(
+        file: Arc<dyn RandomAccessFile>,
+        file_size: u64,
+        file_number: u64,
+        options: &Options,
+        cache: Option<Arc<BlockCache>>,
+    ) -> Result<Arc<Table>> {
+        let path: Arc<str> = Arc::from(file.path());
+        if file_size < FOOTER_SIZE as u64 {
+            return Err(Error::corruption(
+                &*path,
+                0,
+                format!("file of {file_size} bytes is too short to be an sstable"),
+            ));
+        }
+        let footer_offset = file_size - FOOTER_SIZE as u64;
+        let mut buf = [0u8; FOOTER_SIZE];
+        let got = file.read_at(footer_offset, &mut buf)?;
+        if got < FOOTER_SIZE {
+            return Err(Error::corruption(
+                &*path,
+                footer_offset,
+                format!("truncated footer: {got} of {FOOTER_SIZE} bytes"),
+            ));
+        }
+        let footer = Footer::decode(&buf, &path, footer_offset)?;
+        let read_meta = |handle: &BlockHandle| -> Result<Block> {
+            let contents = read_block(&*file, handle, footer_offset, true)?;
+            Block::with_origin(contents.data.into(), path.clone(), handle.offset)
+        };
+        let index = decode_index(&read_meta(&footer.index)?, footer.metaindex.offset)?;
+        let filter = match find_filter_handle(&read_meta(&footer.metaindex)?)? {
+            Some(handle) => {
+                let contents = read_block(&*file, &handle, footer_offset, true)?;
+                let reader = FilterBlockReader::new(contents.data).ok_or_else(|| {
+                    Error::corruption(&*path, handle.offset, "malformed filter block")
+                })?;
+                Some(reader)
+            }
+            None => None,
+        };
+        Ok(Arc::new(Table {
+            file,
+            path,
+            file_size,
+            file_number,
+            footer,
+            index,
+            filter,
+            cache,
+            paranoid: options.paranoid_checks,
+            counters: Counters::default(),
+        }))
+    }
+
+    /// The first entry >= `ikey` in the data block the index points to (after asking the filter whether
+    /// that block can hold `ikey`'s user key): `None` when there is none. The caller compares user keys.
+    pub fn get(&self, ikey: &[u8], read_opts: &ReadOptions) -> Result<Option<(Vec<u8>, Vec<u8>)>> {
+        let i = self.find_block(ikey);
+        let Some(entry) = self.index.get(i) else {
+            return Ok(None);
+        };
+        if let Some(filter) = &self.filter {
+            self.counters
+                .filter_checks
+                .fetch_add(1, AtomicOrdering::Relaxed);
+            if !filter.key_may_match(entry.handle.offset, user_key(ikey)) {
+                self.counters
+                    .filter_skips
+                    .fetch_add(1, AtomicOrdering::Relaxed);
+                return Ok(None);
+            }
+        }
+        let block = self.data_block(i, read_opts)?;
+        let mut it = block.iter();
+        it.seek(ikey);
+        it.status()?;
+        Ok(it.valid().then(|| (it.key().to_vec(), it.value().to_vec())))
+    }
+
+    /// A two-level iterator over the whole table.
+    pub fn iter(self: &Arc<Self>, read_opts: &ReadOptions) -> TableIterator {
+        TableIterator::new(self.clone(), read_opts)
+    }
+
+    /// Data block `i` (in key order), from the cache or the file.
+    pub fn data_block(&self, i: usize, read_opts: &ReadOptions) -> Result<Block> {
+        let handle =
+            self.index.get(i).map(|e| e.handle).ok_or_else(|| {
+                Error::InvalidArgument(format!("no data block {i} in {}", self.path))
+            })?;
+        if let Some(cache) = &self.cache {
+            if let Some(block) = cache.get(self.file_number, handle.offset) {
+                return Ok(block);
+            }
+        }
+        let fill = self.cache.is_some() && !read_opts.fill_cache_disabled;
+        let verify = fill || self.paranoid || read_opts.verify_checksums;
+        self.counters
+            .block_reads
+            .fetch_add(1, AtomicOrdering::Relaxed);
+        let contents = read_block(&*self.file, &handle, self.file_size, verify)?;
+        let block = Block::with_origin(contents.data.into(), self.path.clone(), handle.offset)?;
+        if let (true, Some(cache)) = (fill, &self.cache) {
+            cache.insert(self.file_number, handle.offset, block.clone());
+        }
+        Ok(block)
+    }
+
+    /// Ordinal of the first data block whose index key is >= `ikey` (`num_data_blocks()` if none): the
+    /// only block that can hold the first entry >= `ikey`, or, if it holds none, the next one does.
+    pub fn find_block(&self, ikey: &[u8]) -> usize {
+        self.index
+            .partition_point(|e| compare_internal(&e.key, ikey) == Ordering::Less)
+    }
+
+    /// Roughly where in the file the entries >= `ikey` start (the end of the data for keys past the last).
+    pub fn approximate_offset_of(&self, ikey: &[u8]) -> u64 {
+        match self.index.get(self.find_block(ikey)) {
+            Some(e) => e.handle.offset,
+            None => self.footer.metaindex.offset,
+        }
+    }
+
+    /// The data blocks' handles, in key order.
+    pub fn data_block_handles(&self) -> Vec<BlockHandle> {
+        self.index.iter().map(|e| e.handle).collect()
+    }
+
+    pub fn index_entries(&self) -> &[IndexEntry] {
+        &self.index
+    }
+
+    pub fn num_data_blocks(&self) -> usize {
+        self.index.len()
+    }
+
+    pub fn has_filter(&self) -> bool {
+        self.filter.is_some()
+    }
+
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    pub fn file_number(&self) -> u64 {
+        self.file_number
+    }
+
+    pub fn file_size(&self) -> u64 {
+        self.file_size
+    }
+
+    pub fn stats(&self) -> TableStats {
+        TableStats {
+            filter_checks: self.counters.filter_checks.load(AtomicOrdering::Relaxed),
+            filter_skips: self.counters.filter_skips.load(AtomicOrdering::Relaxed),
+            block_reads: self.counters.block_reads.load(AtomicOrdering::Relaxed),
+        }
+    }
+}
+
+/// Decodes the index block into entries, checking that keys ascend and handles lie before `data_end`.
+fn decode_index(block: &Block, data_end: u64) -> Result<Vec<IndexEntry>> {
+    let corrupt = |what: &str| {
+        Error::corruption(block.file(), block.offset(), format!("index block: {what}"))
+    };
+    let mut entries: Vec<IndexEntry> = Vec::new();
+    let mut it = block.iter();
+    it.seek_to_first();
+    while it.valid() {
+        let (handle, _) =
+            BlockHandle::decode(it.value()).ok_or_else(|| corrupt("bad block handle"))?;
+        if handle.end_with_trailer().is_none_or(|end| end > data_end) {
+            return Err(corrupt(&format!(
+                "data block (offset {}, size {}) runs past the data ({data_end} bytes)",
+                handle.offset, handle.size
+            )));
+        }
+        if entries
+            .last()
+            .is_some_and(|prev| compare_internal(&prev.key, it.key()) != Ordering::Less)
+        {
+            return Err(corrupt("keys out of order"));
+        }
+        entries.push(IndexEntry {
+            key: it.key().to_vec(),
+            handle,
+        });
+        it.next();
+    }
+    it.status()?;
+    Ok(entries)
+}
+
+/// The filter block's handle from the metaindex, if it lists one.
+fn find_filter_handle(metaindex: &Block) -> Result<Option<BlockHandle>> {
+    let mut it = metaindex.iter();
+    it.seek_to_first();
+    while it.valid() {
+        if it.key() == FILTER_META_KEY {
+            let (handle, _) = BlockHandle::decode(it.value()).ok_or_else(|| {
+                Error::corruption(
+                    metaindex.file(),
+                    metaindex.offset(),
+                    "bad filter handle in metaindex",
+                )
+            })?;
+            return Ok(Some(handle));
+        }
+        it.next();
+    }
+    it.status()?;
+    Ok(None)
+}

@@ -1,0 +1,199 @@
+//! The two-level iterator over a [`Table`]: the index (decoded in memory) picks a data block, a
+//! [`BlockIter`] walks it, and empty blocks are skipped in either direction.
+//!
+//! Besides the [`InternalIterator`] contract it tells which data block the current entry comes from
+//! ([`TableIterator::current_block`]) and hands out that block ([`TableIterator::current_data_block`]), which
+//! is what a compaction observer (RemapCom) needs to know when an input block starts and ends and to clone it.
+//!
+//! Errors: the first error (a corrupt or unreadable block) makes the iterator invalid and stays in
+//! `status()`; it does not skip ahead to later blocks.
+
+use std::sync::Arc;
+
+use super::block::{Block, BlockIter};
+use super::format::BlockHandle;
+use super::table::Table;
+use crate::error::{Error, Result};
+use crate::iter::InternalIterator;
+use crate::options::ReadOptions;
+
+pub struct TableIterator {
+    table: Arc<Table>,
+    read_opts: ReadOptions,
+    /// Ordinal of the block `data` iterates.
+    block_index: usize,
+    data: Option<BlockIter>,
+    err: Option<Error>,
+}
+
+impl TableIterator {
+    pub(crate) fn new(table: Arc<Table>, read_opts: &ReadOptions) -> TableIterator {
+        TableIterator {
+            table,
+            read_opts: read_opts.clone(),
+            block_index: 0,
+            data: None,
+            err: None,
+        }
+    }
+
+    pub fn table(&self) -> &Arc<Table> {
+        &self.table
+    }
+
+    /// The ordinal and handle of the data block holding the current entry (`None` when not valid).
+    pub fn current_block(&self) -> Option<(usize, BlockHandle)> {
+        if !self.valid() {
+            return None;
+        }
+        let entry = self.table.index_entries().get(self.block_index)?;
+        Some((self.block_index, entry.handle))
+    }
+
+    /// The parsed data block holding the current entry (shares its bytes; `None` when not valid).
+    pub fn current_data_block(&self) -> Option<Block> {
+        if !self.valid() {
+            return None;
+        }
+        self.data.as_ref().map(|d| d.block().clone())
+    }
+
+    /// Loads block `i` into `data`; false (and `data` empty) past the end or on error.
+    fn load(&mut self, i: usize) -> bool {
+        self.data = None;
+        self.block_index = i;
+        if self.err.is_some() || i >= self.table.num_data_blocks() {
+            return false;
+        }
+        match self.table.data_block(i, &self.read_opts) {
+            Ok(block) => {
+                self.data = Some(block.iter());
+                true
+            }
+            Err(e) => {
+                self.err = Some(e);
+                false
+            }
+        }
+    }
+
+    /// Whether `data` stopped because of an error; moves that error into `err`.
+    fn data_failed(&mut self) -> bool {
+        if let Some(d) = &self.data {
+            if let Err(e) = d.status() {
+                self.err.get_or_insert(e);
+                self.data = None;
+                return true;
+            }
+        }
+        self.err.is_some()
+    }
+
+    fn skip_empty_forward(&mut self) {
+        while !self.data.as_ref().is_some_and(|d| d.valid()) {
+            if self.data_failed() || self.data.is_none() {
+                return;
+            }
+            if !self.load(self.block_index + 1) {
+                return;
+            }
+            if let Some(d) = self.data.as_mut() {
+                d.seek_to_first();
+            }
+        }
+    }
+
+    fn skip_empty_backward(&mut self) {
+        while !self.data.as_ref().is_some_and(|d| d.valid()) {
+            if self.data_failed() || self.data.is_none() {
+                return;
+            }
+            let Some(prev) = self.block_index.checked_sub(1) else {
+                self.data = None;
+                return;
+            };
+            if !self.load(prev) {
+                return;
+            }
+            if let Some(d) = self.data.as_mut() {
+                d.seek_to_last();
+            }
+        }
+    }
+}
+
+impl InternalIterator for TableIterator {
+    fn valid(&self) -> bool {
+        self.err.is_none() && self.data.as_ref().is_some_and(|d| d.valid())
+    }
+
+    fn seek_to_first(&mut self) {
+        if self.load(0) {
+            if let Some(d) = self.data.as_mut() {
+                d.seek_to_first();
+            }
+        }
+        self.skip_empty_forward();
+    }
+
+    fn seek_to_last(&mut self) {
+        let Some(last) = self.table.num_data_blocks().checked_sub(1) else {
+            self.data = None;
+            return;
+        };
+        if self.load(last) {
+            if let Some(d) = self.data.as_mut() {
+                d.seek_to_last();
+            }
+        }
+        self.skip_empty_backward();
+    }
+
+    fn seek(&mut self, target: &[u8]) {
+        let i = self.table.find_block(target);
+        if self.load(i) {
+            if let Some(d) = self.data.as_mut() {
+                d.seek(target);
+            }
+        }
+        self.skip_empty_forward();
+    }
+
+    fn next(&mut self) {
+        if !self.valid() {
+            return;
+        }
+        if let Some(d) = self.data.as_mut() {
+            d.next();
+        }
+        self.skip_empty_forward();
+    }
+
+    fn prev(&mut self) {
+        if !self.valid() {
+            return;
+        }
+        if let Some(d) = self.data.as_mut() {
+            d.prev();
+        }
+        self.skip_empty_backward();
+    }
+
+    fn key(&self) -> &[u8] {
+        self.data.as_ref().map_or(&[], |d| d.key())
+    }
+
+    fn value(&self) -> &[u8] {
+        self.data.as_ref().map_or(&[], |d| d.value())
+    }
+
+    fn status(&self) -> Result<()> {
+        if let Some(e) = &self.err {
+            return Err(e.clone());
+        }
+        match &self.data {
+            Some(d) => d.status(),
+            None => Ok(()),
+        }
+    }
+}

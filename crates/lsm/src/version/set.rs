@@ -1,0 +1,365 @@
+//! The version set: the current version, the counters that must survive restarts (next file
+//! number, last sequence, live WAL number, compaction pointers), and the MANIFEST that records
+//! every change as a version edit.
+//!
+//! Durability: an edit is applied only after it is appended to the MANIFEST and synced; a new
+//! MANIFEST starts with a snapshot of the whole state and becomes live when CURRENT (replaced by
+//! a synced temporary file, a rename and a directory sync) names it. Recovery reads CURRENT, then
+//! replays the MANIFEST it names; a record that fails its checksum is a Corruption error naming the
+//! MANIFEST and offset (a torn last record, from a crash during an append, is ignored: that edit
+//! was never acknowledged).
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use storage::{Fs, WriteHint};
+
+use super::edit::{VersionEdit, COMPARATOR_NAME};
+use super::version::{FileMeta, Version};
+use crate::error::{Error, Result};
+use crate::filename;
+use crate::key::{compare_internal, SequenceNumber};
+use crate::options::Options;
+use crate::wal::{LogReader, LogWriter, ReadMode};
+
+pub struct VersionSet {
+    fs: Arc<dyn Fs>,
+    dir: String,
+    options: Options,
+    current: Arc<Version>,
+    pub next_file_number: u64,
+    pub manifest_number: u64,
+    pub last_sequence: SequenceNumber,
+    pub log_number: u64,
+    pub prev_log_number: u64,
+    /// Per level: the largest key of the last compaction there; the next one starts after it.
+    pub compact_pointers: Vec<Vec<u8>>,
+    manifest: Option<LogWriter>,
+}
+
+impl VersionSet {
+    pub fn new(fs: Arc<dyn Fs>, dir: &str, options: &Options) -> VersionSet {
+        VersionSet {
+            fs,
+            dir: dir.to_string(),
+            current: Arc::new(Version::empty(options.num_levels)),
+            options: options.clone(),
+            next_file_number: 2,
+            manifest_number: 0,
+            last_sequence: 0,
+            log_number: 0,
+            prev_log_number: 0,
+            compact_pointers: vec![Vec::new(); options.num_levels],
+            manifest: None,
+        }
+    }
+
+    pub fn current(&self) -> Arc<Version> {
+        Arc::clone(&self.current)
+    }
+
+    pub fn new_file_number(&mut self) -> u64 {
+        let n = self.next_file_number;
+        self.next_file_number += 1;
+        n
+    }
+
+    /// Makes sure `n` is never handed out again (a file found during recovery).
+    pub fn mark_file_number_used(&mut self, n: u64) {
+        self.next_file_number = self.next_file_number.max(n + 1);
+    }
+
+    /// Writes the MANIFEST of a new, empty database and points CURRENT at it.
+    pub fn create_new(&mut self) -> Result<()> {
+        let mut edit = VersionEdit {
+            comparator: Some(COMPARATOR_NAME.into()),
+            log_number: Some(0),
+            next_file_number: Some(2),
+            last_sequence: Some(0),
+            ..Default::default()
+        };
+        self.manifest_number = 1;
+        let path = filename::manifest_name(&self.dir, 1);
+        let mut w = LogWriter::new(self.fs.create_with_hint(&path, WriteHint::Manifest)?);
+        edit.next_file_number = Some(2);
+        w.add_record(&edit.encode())?;
+        w.sync()?;
+        set_current(&*self.fs, &self.dir, 1)?;
+        self.next_file_number = 2;
+        Ok(())
+    }
+
+    /// Reads CURRENT and the MANIFEST it names. Returns whether the MANIFEST should be rewritten
+    /// (always: a fresh MANIFEST is written at the next `log_and_apply`, as LevelDB does without
+    /// reuse_logs).
+    pub fn recover(&mut self) -> Result<()> {
+        let current_path = filename::current_name(&self.dir);
+        let current = match storage::read_all(&*self.fs, &current_path) {
+            Ok(c) => c,
+            Err(e) if e.is_not_found() => {
+                return Err(Error::NotFound {
+                    dir: self.dir.clone(),
+                    what: "CURRENT is missing".into(),
+                })
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let name = std::str::from_utf8(&current)
+            .ok()
+            .and_then(|s| s.strip_suffix('\n'))
+            .filter(|s| {
+                filename::parse(s).is_some_and(|k| matches!(k, filename::FileKind::Manifest(_)))
+            })
+            .ok_or_else(|| Error::corruption(&current_path, 0, "CURRENT does not name a MANIFEST"))?
+            .to_string();
+        let manifest_path = filename::join(&self.dir, &name);
+        let file = match self.fs.open(&manifest_path) {
+            Ok(f) => f,
+            Err(e) if e.is_not_found() => {
+                return Err(Error::NotFound {
+                    dir: self.dir.clone(),
+                    what: format!("CURRENT names {name}, which is missing"),
+                })
+            }
+            Err(e) => return Err(e.into()),
+        };
+        // A torn final record is an unacknowledged edit; damage before the end is corruption.
+        let mut reader = LogReader::new(file, ReadMode::Paranoid);
+        let mut builder = Builder::new(&self.current);
+        let (mut log_number, mut prev_log, mut next_file, mut last_seq) = (None, None, None, None);
+        while let Some(record) = reader.next_record()? {
+            let offset = reader.last_record_offset();
+            let edit =
+                VersionEdit::decode(&record, &manifest_path, offset, self.options.num_levels)?;
+            if let Some(c) = &edit.comparator {
+                if c != COMPARATOR_NAME {
+                    return Err(Error::InvalidArgument(format!(
+                        "{manifest_path}: database uses comparator {c}, this engine has {COMPARATOR_NAME}"
+                    )));
+                }
+            }
+            builder.apply(&edit, &mut self.compact_pointers);
+            log_number = edit.log_number.or(log_number);
+            prev_log = edit.prev_log_number.or(prev_log);
+            next_file = edit.next_file_number.or(next_file);
+            last_seq = edit.last_sequence.or(last_seq);
+        }
+        let missing = |what: &str| {
+            Error::corruption(
+                &manifest_path,
+                0,
+                format!("no {what} entry in the MANIFEST"),
+            )
+        };
+        self.next_file_number = next_file.ok_or_else(|| missing("next file number"))?;
+        self.log_number = log_number.ok_or_else(|| missing("log number"))?;
+        self.last_sequence = last_seq.ok_or_else(|| missing("last sequence"))?;
+        self.prev_log_number = prev_log.unwrap_or(0);
+        self.manifest_number = filename::parse(&name)
+            .and_then(|k| {
+                if let filename::FileKind::Manifest(n) = k {
+                    Some(n)
+                } else {
+                    None
+                }
+            })
+            .unwrap_or(0);
+        self.mark_file_number_used(self.manifest_number);
+        self.mark_file_number_used(self.log_number);
+        self.current = Arc::new(self.finalize(builder.build()));
+        Ok(())
+    }
+
+    /// Appends `edit` to the MANIFEST (starting a new one with a full snapshot if needed), syncs it,
+    /// and installs the resulting version.
+    pub fn log_and_apply(&mut self, edit: &mut VersionEdit) -> Result<()> {
+        if edit.log_number.is_none() {
+            edit.log_number = Some(self.log_number);
+        }
+        if edit.prev_log_number.is_none() {
+            edit.prev_log_number = Some(self.prev_log_number);
+        }
+        edit.next_file_number = Some(self.next_file_number);
+        edit.last_sequence = Some(self.last_sequence);
+        let mut pointers = self.compact_pointers.clone();
+        let mut builder = Builder::new(&self.current);
+        builder.apply(edit, &mut pointers);
+        let version = self.finalize(builder.build());
+
+        let mut new_manifest = None;
+        if self.manifest.is_none() {
+            let number = self.new_file_number();
+            edit.next_file_number = Some(self.next_file_number);
+            let path = filename::manifest_name(&self.dir, number);
+            let mut w = LogWriter::new(self.fs.create_with_hint(&path, WriteHint::Manifest)?);
+            let snapshot = self.snapshot_edit();
+            let r = w.add_record(&snapshot.encode());
+            if let Err(e) = r {
+                let _ = self.fs.remove(&path);
+                return Err(e);
+            }
+            new_manifest = Some((number, w));
+        }
+        let result = {
+            let w = match new_manifest.as_mut() {
+                Some((_, w)) => w,
+                None => self.manifest.as_mut().ok_or(Error::Closed)?,
+            };
+            w.add_record(&edit.encode()).and_then(|()| w.sync())
+        };
+        let result = result.and_then(|()| match &new_manifest {
+            Some((number, _)) => set_current(&*self.fs, &self.dir, *number),
+            None => Ok(()),
+        });
+        if let Err(e) = result {
+            if let Some((number, _)) = new_manifest {
+                let _ = self.fs.remove(&filename::manifest_name(&self.dir, number));
+            } else {
+                // The MANIFEST may hold a partial record now: start a fresh one next time.
+                self.manifest = None;
+            }
+            return Err(e);
+        }
+        if let Some((number, w)) = new_manifest {
+            self.manifest = Some(w);
+            self.manifest_number = number;
+        }
+        self.current = Arc::new(version);
+        self.compact_pointers = pointers;
+        self.log_number = edit.log_number.unwrap_or(self.log_number);
+        self.prev_log_number = edit.prev_log_number.unwrap_or(self.prev_log_number);
+        Ok(())
+    }
+
+    /// An edit that recreates the whole current state (the first record of a new MANIFEST).
+    fn snapshot_edit(&self) -> VersionEdit {
+        let mut e = VersionEdit {
+            comparator: Some(COMPARATOR_NAME.into()),
+            ..Default::default()
+        };
+        for (level, key) in self.compact_pointers.iter().enumerate() {
+            if !key.is_empty() {
+                e.compact_pointers.push((level, key.clone()));
+            }
+        }
+        for (level, files) in self.current.files.iter().enumerate() {
+            for f in files {
+                e.add_file(
+                    level,
+                    f.number,
+                    f.size,
+                    f.smallest.clone(),
+                    f.largest.clone(),
+                );
+            }
+        }
+        e
+    }
+
+    /// Computes the compaction score of a version (LevelDB's Finalize): level 0 by file count
+    /// against the trigger, deeper levels by bytes against their targets.
+    fn finalize(&self, mut v: Version) -> Version {
+        let o = &self.options;
+        let mut best = (-1.0f64, 0usize);
+        for level in 0..v.num_levels().saturating_sub(1) {
+            let score = if level == 0 {
+                v.num_files(0) as f64 / o.l0_compaction_trigger as f64
+            } else {
+                v.level_bytes(level) as f64 / max_bytes_for_level(o, level) as f64
+            };
+            if score > best.0 {
+                best = (score, level);
+            }
+        }
+        v.compaction_score = best.0;
+        v.compaction_level = best.1;
+        v
+    }
+
+    /// Numbers of every file some version still uses.
+    pub fn live_files(&self) -> BTreeSet<u64> {
+        self.current
+            .files
+            .iter()
+            .flatten()
+            .map(|f| f.number)
+            .collect()
+    }
+
+    pub fn dir(&self) -> &str {
+        &self.dir
+    }
+}
+
+/// Target bytes of `level` (>= 1): base x multiplier^(level-1).
+pub fn max_bytes_for_level(o: &Options, level: usize) -> u64 {
+    let mut bytes = o.max_bytes_for_level_base;
+    for _ in 1..level {
+        bytes = bytes.saturating_mul(o.level_size_multiplier);
+    }
+    bytes
+}
+
+/// Replaces CURRENT with one naming MANIFEST-`number`, atomically and durably.
+fn set_current(fs: &dyn Fs, dir: &str, number: u64) -> Result<()> {
+    let tmp = filename::temp_name(dir, number);
+    let contents = format!("MANIFEST-{number:06}\n");
+    let r = storage::write_all(fs, &tmp, contents.as_bytes(), true)
+        .and_then(|()| fs.rename(&tmp, &filename::current_name(dir)))
+        .and_then(|()| fs.sync_dir(dir));
+    if r.is_err() {
+        let _ = fs.remove(&tmp);
+    }
+    Ok(r?)
+}
+
+/// Applies edits to a base version.
+struct Builder {
+    levels: Vec<Vec<Arc<FileMeta>>>,
+}
+
+impl Builder {
+    fn new(base: &Version) -> Builder {
+        Builder {
+            levels: base.files.clone(),
+        }
+    }
+
+    fn apply(&mut self, edit: &VersionEdit, pointers: &mut [Vec<u8>]) {
+        for (level, key) in &edit.compact_pointers {
+            if let Some(p) = pointers.get_mut(*level) {
+                *p = key.clone();
+            }
+        }
+        for &(level, number) in &edit.deleted_files {
+            if let Some(files) = self.levels.get_mut(level) {
+                files.retain(|f| f.number != number);
+            }
+        }
+        for f in &edit.new_files {
+            if let Some(files) = self.levels.get_mut(f.level) {
+                files.retain(|x| x.number != f.number);
+                files.push(Arc::new(FileMeta::new(
+                    f.number,
+                    f.size,
+                    f.smallest.clone(),
+                    f.largest.clone(),
+                )));
+            }
+        }
+    }
+
+    fn build(mut self) -> Version {
+        for (level, files) in self.levels.iter_mut().enumerate() {
+            if level == 0 {
+                // Level 0 in flush order: lookups sort by number anyway, compactions take them all.
+                files.sort_by_key(|f| f.number);
+            } else {
+                files.sort_by(|a, b| compare_internal(&a.smallest, &b.smallest));
+            }
+        }
+        let mut v = Version::empty(self.levels.len());
+        v.files = self.levels;
+        v
+    }
+}
