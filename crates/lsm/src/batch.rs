@@ -95,7 +95,7 @@ impl WriteBatch {
 
     /// Number of operations.
     pub fn count(&self) -> u32 {
-        get_fixed32(&self.rep[8..]).unwrap_or(0)
+        self.rep.get(8..).and_then(get_fixed32).unwrap_or(0)
     }
 
     pub fn is_empty(&self) -> bool {

@@ -81,10 +81,10 @@ impl Options {
         if self.num_levels < 2 {
             return bad("num_levels", format!("{} is fewer than 2", self.num_levels));
         }
-        if self.write_buffer_size < 64 << 10 {
+        if self.write_buffer_size < 4 << 10 {
             return bad(
                 "write_buffer_size",
-                format!("{} is below 64 KiB", self.write_buffer_size),
+                format!("{} is below 4 KiB", self.write_buffer_size),
             );
         }
         if self.block_size < 64 {
@@ -96,10 +96,10 @@ impl Options {
         if self.block_restart_interval == 0 {
             return bad("block_restart_interval", "must be at least 1".into());
         }
-        if self.max_file_size < 64 << 10 {
+        if self.max_file_size < 4 << 10 {
             return bad(
                 "max_file_size",
-                format!("{} is below 64 KiB", self.max_file_size),
+                format!("{} is below 4 KiB", self.max_file_size),
             );
         }
         if self.l0_compaction_trigger == 0

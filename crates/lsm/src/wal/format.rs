@@ -9,7 +9,7 @@
 //!   FIRST, MIDDLE*, LAST; one that fits is a single FULL record. Type 0 is reserved for
 //!   preallocated, zero-filled areas and is never written.
 
-use crate::coding::{get_fixed32, put_fixed32};
+use crate::coding::get_fixed32;
 use crate::crc;
 
 /// Size of a block.
@@ -57,12 +57,10 @@ pub fn record_crc(ty: u8, payload: &[u8]) -> u32 {
 /// Encodes the header of a physical record. `payload.len()` must be at most [`MAX_FRAGMENT`].
 pub fn encode_header(ty: RecordType, payload: &[u8]) -> [u8; HEADER_SIZE] {
     debug_assert!(payload.len() <= MAX_FRAGMENT);
-    let mut buf = Vec::with_capacity(HEADER_SIZE);
-    put_fixed32(&mut buf, record_crc(ty as u8, payload));
-    buf.extend_from_slice(&(payload.len() as u16).to_le_bytes());
-    buf.push(ty as u8);
     let mut out = [0u8; HEADER_SIZE];
-    out.copy_from_slice(&buf);
+    out[..4].copy_from_slice(&record_crc(ty as u8, payload).to_le_bytes());
+    out[4..6].copy_from_slice(&(payload.len() as u16).to_le_bytes());
+    out[6] = ty as u8;
     out
 }
 
