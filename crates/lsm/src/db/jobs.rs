@@ -104,6 +104,7 @@ impl DbInner {
         if let Err(e) = &r {
             st.bg_error.get_or_insert_with(|| e.clone());
         }
+        self.delete_obsolete_files(&mut st);
         self.done_cv.notify_all();
         r
     }
@@ -262,7 +263,8 @@ impl DbInner {
         }
         installed?;
         record_compaction(&mut st, c, &stats, started);
-        self.delete_obsolete_files(&mut st);
+        // Obsolete inputs are deleted by the caller once it has dropped `c` (which keeps the input
+        // version, and so the inputs, alive).
         Ok(())
     }
 
@@ -369,6 +371,7 @@ fn release_job_slot(inner: &DbInner, r: &Result<()>) {
     if let Err(e) = r {
         st.bg_error.get_or_insert_with(|| e.clone());
     }
+    inner.delete_obsolete_files(&mut st);
     inner.maybe_schedule(&mut st);
     inner.done_cv.notify_all();
 }
@@ -433,6 +436,7 @@ pub(super) fn compact_range(
                 let _lane = inner.background_lane_now();
                 inner.compact(&c)
             };
+            drop(c);
             release_job_slot(inner, &r);
             r?;
         }
