@@ -3,10 +3,12 @@
 //! With no arguments it runs a small demo experiment and prints its table. Subcommands run the
 //! individual tools; every result is available as JSON with the accounting names of DESIGN.md.
 
+mod bench;
 mod demo;
 mod ftl;
 mod progress;
 mod size;
+mod stack;
 mod table;
 
 use std::io::IsTerminal;
@@ -29,6 +31,8 @@ struct Cli {
 enum Command {
     /// Synthetic page-write workload on a simulated block SSD (GC and write amplification studies).
     Ftl(ftl::FtlArgs),
+    /// LevelDB's db_bench on the engine (simulated SSD, host directory or memory).
+    Bench(bench::BenchArgs),
     /// The default demo experiment.
     Demo,
 }
@@ -38,6 +42,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         None | Some(Command::Demo) => demo::run().map(|text| print!("{text}")),
         Some(Command::Ftl(args)) => run_ftl(&args),
+        Some(Command::Bench(args)) => run_bench(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -59,6 +64,20 @@ fn run_ftl(args: &ftl::FtlArgs) -> Result<(), String> {
         );
     } else {
         print!("{}", ftl::render(&result));
+    }
+    Ok(())
+}
+
+fn run_bench(args: &bench::BenchArgs) -> Result<(), String> {
+    let show_progress = !args.json && std::io::stderr().is_terminal();
+    let report = bench::run(args, show_progress)?;
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?
+        );
+    } else {
+        print!("{}", bench::render(&report));
     }
     Ok(())
 }
