@@ -128,7 +128,7 @@ pub fn run(a: &BenchArgs, progress: bool) -> Result<BenchReport, String> {
     let mut results = Vec::new();
     for (i, kind) in kinds.iter().enumerate() {
         let mut cfg = DbBenchConfig::new(*kind, a.num);
-        cfg.value_size = value_size.clone();
+        cfg.value_size = value_size;
         let gen = DbBench::new(cfg, a.seed + i as u64).map_err(|e| e.to_string())?;
         let bar = crate::progress::bar(progress, a.num, kind.name());
         let mut hist = Histogram::<u64>::new(3).map_err(|e| e.to_string())?;

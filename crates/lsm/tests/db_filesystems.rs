@@ -52,10 +52,7 @@ fn workload(fs: Arc<dyn Fs>, sim: Option<SimClock>) -> (u64, BTreeMap<Vec<u8>, V
 #[test]
 fn posix_mem_and_sim_give_identical_contents() {
     let dir = tempfile::tempdir().unwrap();
-    let posix = workload(
-        Arc::new(PosixFs::new(dir.path().to_path_buf()).unwrap()),
-        None,
-    );
+    let posix = workload(Arc::new(PosixFs::new(dir.path()).unwrap()), None);
     let mem = workload(Arc::new(MemFs::new()), None);
     let clock = SimClock::new();
     let cfg = flashsim::SsdConfig::from_preset(flashsim::Preset::Femu, Some(256 << 20)).unwrap();

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use storage::{Fs, WriteHint};
 
 use super::observer::{CompactionObserver, EntrySource, InputInfo};
-use super::output::{OutputFile, OutputWriter};
+use super::output::{OutputFile, OutputLimits, OutputWriter};
 use super::Compaction;
 use crate::error::{Error, Result};
 use crate::iter::InternalIterator;
@@ -95,9 +95,11 @@ pub fn run_compaction(
         env.options,
         hint,
         new_number,
-        c.max_output_file_size,
-        &c.grandparents,
-        c.max_grandparent_overlap_bytes,
+        OutputLimits {
+            max_file_size: c.max_output_file_size,
+            grandparents: &c.grandparents,
+            max_grandparent_overlap_bytes: c.max_grandparent_overlap_bytes,
+        },
     );
     let result = merge(
         c,

@@ -24,6 +24,14 @@ pub struct OutputFile {
     pub props: TableProperties,
 }
 
+/// When an output file is closed: at `max_file_size`, or once it overlaps more than
+/// `max_grandparent_overlap_bytes` of `grandparents` (the files of the level below the output).
+pub struct OutputLimits<'a> {
+    pub max_file_size: u64,
+    pub grandparents: &'a [Arc<FileMeta>],
+    pub max_grandparent_overlap_bytes: u64,
+}
+
 pub struct OutputWriter<'a> {
     fs: Arc<dyn Fs>,
     dir: String,
@@ -49,9 +57,7 @@ impl<'a> OutputWriter<'a> {
         options: &'a Options,
         hint: WriteHint,
         new_number: &'a mut dyn FnMut() -> u64,
-        max_file_size: u64,
-        grandparents: &'a [Arc<FileMeta>],
-        max_overlap: u64,
+        limits: OutputLimits<'a>,
     ) -> OutputWriter<'a> {
         OutputWriter {
             fs,
@@ -61,12 +67,12 @@ impl<'a> OutputWriter<'a> {
             new_number,
             current: None,
             outputs: Vec::new(),
-            max_file_size,
-            grandparents,
+            max_file_size: limits.max_file_size,
+            grandparents: limits.grandparents,
             gp_index: 0,
             seen_key: false,
             overlapped_bytes: 0,
-            max_overlap,
+            max_overlap: limits.max_grandparent_overlap_bytes,
             placed: CloneOutcome::default(),
         }
     }

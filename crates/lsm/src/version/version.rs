@@ -150,7 +150,7 @@ impl Version {
             .iter()
             .filter(|f| f.smallest_user() <= ukey && ukey <= f.largest_user())
             .collect();
-        l0.sort_by(|a, b| b.number.cmp(&a.number));
+        l0.sort_by_key(|f| std::cmp::Reverse(f.number));
         out.extend(l0.into_iter().map(|f| (0, Arc::clone(f))));
         for level in 1..self.files.len() {
             let i = self.find_file(level, ikey);
