@@ -106,8 +106,9 @@ impl DbIterator {
 
     pub fn seek_to_first(&mut self) {
         self.direction = Direction::Forward;
+        self.saved_value.clear();
         self.inner.seek_to_first();
-        self.find_next_user_entry(false, &[]);
+        self.find_next_user_entry(false);
     }
 
     pub fn seek_to_last(&mut self) {
@@ -123,17 +124,17 @@ impl DbIterator {
         self.saved_value.clear();
         self.inner
             .seek(&internal_key(target, self.seq, KIND_FOR_SEEK));
-        self.find_next_user_entry(false, &[]);
+        self.find_next_user_entry(false);
     }
 
     pub fn next(&mut self) {
         if !self.valid {
             return;
         }
-        let skip;
         if self.direction == Direction::Reverse {
             self.direction = Direction::Forward;
-            // The inner iterator is before all entries of saved_key: step into them, then past.
+            // The inner iterator is before all entries of saved_key: step into them; the search
+            // below skips past them (saved_key is the key to skip).
             if self.inner.valid() {
                 self.inner.next();
             } else {
@@ -144,12 +145,13 @@ impl DbIterator {
                 self.saved_key.clear();
                 return;
             }
-            skip = std::mem::take(&mut self.saved_key);
         } else {
-            skip = user_key(self.inner.key()).to_vec();
+            // saved_key is the key to skip; the buffer is reused, no allocation per step.
+            self.saved_key.clear();
+            self.saved_key.extend_from_slice(user_key(self.inner.key()));
             self.inner.next();
         }
-        self.find_next_user_entry(true, &skip);
+        self.find_next_user_entry(true);
     }
 
     pub fn prev(&mut self) {
@@ -157,7 +159,8 @@ impl DbIterator {
             return;
         }
         if self.direction == Direction::Forward {
-            self.saved_key = user_key(self.inner.key()).to_vec();
+            self.saved_key.clear();
+            self.saved_key.extend_from_slice(user_key(self.inner.key()));
             loop {
                 self.inner.prev();
                 if !self.inner.valid() {
@@ -175,18 +178,20 @@ impl DbIterator {
         self.find_prev_user_entry();
     }
 
-    fn find_next_user_entry(&mut self, mut skipping: bool, skip: &[u8]) {
-        let mut skip = skip.to_vec();
+    /// Moves forward to the newest visible value of the next user key; while `skipping`, entries
+    /// of keys up to `saved_key` are hidden (older versions, or shadowed by a deletion).
+    fn find_next_user_entry(&mut self, mut skipping: bool) {
         while self.inner.valid() {
             if let Some(p) = parse_internal_key(self.inner.key()) {
                 if p.seq <= self.seq {
                     match p.kind {
                         ValueKind::Deletion => {
-                            skip = p.user_key.to_vec();
+                            self.saved_key.clear();
+                            self.saved_key.extend_from_slice(p.user_key);
                             skipping = true;
                         }
                         ValueKind::Value => {
-                            if !(skipping && p.user_key <= skip.as_slice()) {
+                            if !(skipping && p.user_key <= self.saved_key.as_slice()) {
                                 self.valid = true;
                                 self.saved_key.clear();
                                 return;
@@ -215,8 +220,10 @@ impl DbIterator {
                         self.saved_key.clear();
                         self.saved_value.clear();
                     } else {
-                        self.saved_key = p.user_key.to_vec();
-                        self.saved_value = self.inner.value().to_vec();
+                        self.saved_key.clear();
+                        self.saved_key.extend_from_slice(p.user_key);
+                        self.saved_value.clear();
+                        self.saved_value.extend_from_slice(self.inner.value());
                     }
                 }
             }

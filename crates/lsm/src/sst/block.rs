@@ -20,7 +20,7 @@ use crate::key::compare_internal;
 /// A block's bytes (contents only, no trailer), parsed.
 #[derive(Clone)]
 pub struct Block {
-    data: Arc<[u8]>,
+    data: Arc<Vec<u8>>,
     /// Where the restart array starts (= end of the entries).
     restarts_offset: usize,
     num_restarts: usize,
@@ -42,10 +42,10 @@ impl std::fmt::Debug for Block {
 impl Block {
     /// Parses `data`, read at `offset` of `file` (for error messages).
     pub fn new(data: Vec<u8>, file: &str, offset: u64) -> Result<Block> {
-        Block::with_origin(data.into(), Arc::from(file), offset)
+        Block::with_origin(Arc::new(data), Arc::from(file), offset)
     }
 
-    pub(crate) fn with_origin(data: Arc<[u8]>, file: Arc<str>, offset: u64) -> Result<Block> {
+    pub(crate) fn with_origin(data: Arc<Vec<u8>>, file: Arc<str>, offset: u64) -> Result<Block> {
         let corrupt = |what: String| Error::corruption(&*file, offset, what);
         let len = data.len();
         let num = len

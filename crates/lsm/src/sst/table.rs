@@ -107,7 +107,7 @@ impl Table {
         let footer = Footer::decode(&buf, &path, footer_offset)?;
         let read_meta = |handle: &BlockHandle| -> Result<Block> {
             let contents = read_block(&*file, handle, footer_offset, true)?;
-            Block::with_origin(contents.data.into(), path.clone(), handle.offset)
+            Block::with_origin(Arc::new(contents.data), path.clone(), handle.offset)
         };
         let index = decode_index(&read_meta(&footer.index)?, footer.metaindex.offset)?;
         let filter = match find_filter_handle(&read_meta(&footer.metaindex)?)? {
@@ -181,7 +181,7 @@ impl Table {
             .block_reads
             .fetch_add(1, AtomicOrdering::Relaxed);
         let contents = read_block(&*self.file, &handle, self.file_size, verify)?;
-        let block = Block::with_origin(contents.data.into(), self.path.clone(), handle.offset)?;
+        let block = Block::with_origin(Arc::new(contents.data), self.path.clone(), handle.offset)?;
         if let (true, Some(cache)) = (fill, &self.cache) {
             cache.insert(self.file_number, handle.offset, block.clone());
         }
