@@ -1,17 +1,26 @@
 //! `flashkv`: the command line of the flash laboratory.
 //!
-//! With no arguments it runs a small demo experiment and prints its table. Subcommands run the
-//! individual tools; every result is available as JSON with the accounting names of DESIGN.md.
+//! With no arguments it runs a small demo experiment on the simulated SSD and prints its table.
+//! Subcommands run the individual tools; every result is available as JSON with the accounting
+//! names of DESIGN.md, and as a result folder with tables and charts.
 
 mod bench;
 mod demo;
+mod engine;
+mod experiment;
 mod ftl;
+mod harness;
 mod progress;
+mod publish;
+mod report;
+mod result;
 mod size;
 mod stack;
 mod table;
+mod workload_cmd;
 
 use std::io::IsTerminal;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -29,20 +38,82 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Synthetic page-write workload on a simulated block SSD (GC and write amplification studies).
-    Ftl(ftl::FtlArgs),
+    /// The default demo experiment (also what runs with no arguments).
+    Demo {
+        /// Where to write the report.
+        #[arg(long, default_value = "results/demo")]
+        out: PathBuf,
+    },
     /// LevelDB's db_bench on the engine (simulated SSD, host directory or memory).
     Bench(bench::BenchArgs),
-    /// The default demo experiment.
-    Demo,
+    /// A YCSB core workload: load, then run.
+    Ycsb(workload_cmd::YcsbArgs),
+    /// A FAST'20 Mixgraph workload: fill, then run.
+    Mixgraph(workload_cmd::MixgraphArgs),
+    /// Synthetic page-write workload on a simulated block SSD (GC and write amplification studies).
+    Ftl(ftl::FtlArgs),
+    /// Runs an experiment file (TOML) and writes its result folder.
+    Run {
+        /// The experiment file.
+        file: PathBuf,
+        /// The result folder (default: results/<file stem>).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Rebuilds the page and charts of a result folder from its results.json.
+    Report {
+        /// The result folder.
+        dir: PathBuf,
+    },
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let progress = std::io::stderr().is_terminal();
     let result = match cli.command {
-        None | Some(Command::Demo) => demo::run().map(|text| print!("{text}")),
+        None => demo::run(&PathBuf::from("results/demo"), progress),
+        Some(Command::Demo { out }) => demo::run(&out, progress),
         Some(Command::Ftl(args)) => run_ftl(&args),
-        Some(Command::Bench(args)) => run_bench(&args),
+        Some(Command::Bench(args)) => {
+            bench::run(&args, progress && !args.json).and_then(|(r, t)| {
+                publish::emit(
+                    "db_bench",
+                    &r,
+                    &t,
+                    args.json,
+                    args.out.as_deref(),
+                    bench::render(&r),
+                )
+            })
+        }
+        Some(Command::Ycsb(args)) => workload_cmd::run_ycsb(&args, progress && !args.json)
+            .and_then(|(r, t)| {
+                let text = result::render(&r);
+                publish::emit(
+                    &r.workload.clone(),
+                    &r,
+                    &t,
+                    args.json,
+                    args.out.as_deref(),
+                    text,
+                )
+            }),
+        Some(Command::Mixgraph(args)) => workload_cmd::run_mixgraph(&args, progress && !args.json)
+            .and_then(|(r, t)| {
+                let text = result::render(&r);
+                publish::emit(
+                    &r.workload.clone(),
+                    &r,
+                    &t,
+                    args.json,
+                    args.out.as_deref(),
+                    text,
+                )
+            }),
+        Some(Command::Run { file, out }) => publish::run_experiment(&file, out, progress),
+        Some(Command::Report { dir }) => {
+            report::rebuild(&dir).map(|index| println!("report: {}", index.display()))
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -64,20 +135,6 @@ fn run_ftl(args: &ftl::FtlArgs) -> Result<(), String> {
         );
     } else {
         print!("{}", ftl::render(&result));
-    }
-    Ok(())
-}
-
-fn run_bench(args: &bench::BenchArgs) -> Result<(), String> {
-    let show_progress = !args.json && std::io::stderr().is_terminal();
-    let report = bench::run(args, show_progress)?;
-    if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?
-        );
-    } else {
-        print!("{}", bench::render(&report));
     }
     Ok(())
 }

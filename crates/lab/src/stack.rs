@@ -30,6 +30,24 @@ pub struct DeviceArgs {
 }
 
 /// What the stack stands on.
+impl DeviceArgs {
+    /// A short description for reports.
+    pub fn describe(&self) -> String {
+        if self.fs == "sim" {
+            format!(
+                "simulated {} SSD{} (spare factor {})",
+                self.preset,
+                self.capacity
+                    .as_deref()
+                    .map_or(String::new(), |c| format!(", {c}")),
+                self.spare_factor
+            )
+        } else {
+            self.fs.clone()
+        }
+    }
+}
+
 pub enum Backend {
     Sim(SimFs),
     Posix,
@@ -120,6 +138,14 @@ impl Stack {
         match &self.clock {
             Some(c) => c.time(Lane::Foreground),
             None => self.started.elapsed().as_nanos() as u64,
+        }
+    }
+
+    /// NAND operations so far (simulation only), for the simulator's speed.
+    pub fn nand_ops(&self) -> Option<u64> {
+        match &self.backend {
+            Backend::Sim(fs) => Some(fs.with_device(|d| d.counters().nand_ops())),
+            _ => None,
         }
     }
 

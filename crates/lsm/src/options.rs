@@ -2,6 +2,7 @@
 
 use storage::SimClock;
 
+pub use crate::compaction::remapcom::RemapMode;
 use crate::error::{Error, Result};
 use crate::key::SequenceNumber;
 
@@ -30,6 +31,9 @@ pub struct Options {
     /// Start every data block at a multiple of the file system's block size and pad it there
     /// (RemapCom needs it to clone unchanged blocks; off by default).
     pub align_blocks: bool,
+    /// RemapCom: how compactions find and remap unchanged data blocks (`off`; `base` and `full`
+    /// need `align_blocks`). See [`crate::compaction::remapcom`].
+    pub remap: RemapMode,
     /// L0 files that trigger a compaction (4), slow writes (8) and stop writes (12).
     pub l0_compaction_trigger: usize,
     pub l0_slowdown_writes_trigger: usize,
@@ -61,6 +65,7 @@ impl Default for Options {
             bloom_bits_per_key: Some(10),
             max_file_size: 2 << 20,
             align_blocks: false,
+            remap: RemapMode::Off,
             l0_compaction_trigger: 4,
             l0_slowdown_writes_trigger: 8,
             l0_stop_writes_trigger: 12,
@@ -120,6 +125,15 @@ impl Options {
             return bad(
                 "level_size_multiplier",
                 format!("{} is below 2", self.level_size_multiplier),
+            );
+        }
+        if self.remap != RemapMode::Off && !self.align_blocks {
+            return bad(
+                "remap",
+                format!(
+                    "mode '{}' needs align_blocks (UDBs are cloned page by page)",
+                    self.remap
+                ),
             );
         }
         if self.max_open_files < 1 {

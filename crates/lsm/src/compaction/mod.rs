@@ -6,6 +6,7 @@ pub mod job;
 pub mod observer;
 pub mod output;
 pub mod picker;
+pub mod remapcom;
 
 use std::sync::Arc;
 

@@ -9,8 +9,9 @@ use storage::{Lane, WriteHint};
 
 use super::{DbInner, DbState};
 use crate::compaction::job::{run_compaction, JobEnv, JobStats};
-use crate::compaction::observer::PassThrough;
+use crate::compaction::observer::{CompactionObserver, PassThrough};
 use crate::compaction::picker::{level_for_flush, PickContext};
+use crate::compaction::remapcom::{RemapCom, RemapMode, UdbStats};
 use crate::compaction::Compaction;
 use crate::error::{Error, Result};
 use crate::filename::{self, FileKind};
@@ -228,8 +229,15 @@ impl DbInner {
             st.pending_outputs.insert(n);
             n
         };
-        let mut observer = PassThrough;
-        let result = run_compaction(&env, c, smallest_snapshot, &mut new_number, &mut observer);
+        // Off is plain LevelDB; any other mode runs RemapCom's state machine over the merge.
+        let mut pass = PassThrough;
+        let mut remap = RemapCom::new(self.options.remap, self.fs.block_size());
+        let observer: &mut dyn CompactionObserver = match self.options.remap {
+            RemapMode::Off => &mut pass,
+            RemapMode::Base | RemapMode::Full => &mut remap,
+        };
+        let result = run_compaction(&env, c, smallest_snapshot, &mut new_number, observer);
+        let udb = remap.stats();
         let mut st = self.lock();
         let (outputs, stats) = match result {
             Ok(x) => x,
@@ -262,7 +270,7 @@ impl DbInner {
             st.pending_outputs.remove(&o.number);
         }
         installed?;
-        record_compaction(&mut st, c, &stats, started);
+        record_compaction(&mut st, c, &stats, &udb, started);
         // Obsolete inputs are deleted by the caller once it has dropped `c` (which keeps the input
         // version, and so the inputs, alive).
         Ok(())
@@ -312,7 +320,13 @@ impl DbInner {
     }
 }
 
-fn record_compaction(st: &mut DbState, c: &Compaction, s: &JobStats, started: Instant) {
+fn record_compaction(
+    st: &mut DbState,
+    c: &Compaction,
+    s: &JobStats,
+    udb: &UdbStats,
+    started: Instant,
+) {
     st.stats.compactions += 1;
     let l = st.stats.level_mut(c.output_level);
     l.compactions += 1;
@@ -326,6 +340,7 @@ fn record_compaction(st: &mut DbState, c: &Compaction, s: &JobStats, started: In
     l.copied_bytes += s.copied_bytes;
     l.padding_bytes += s.padding_bytes;
     l.entries_dropped += s.entries_dropped;
+    l.add_udb_stats(udb);
     l.micros += started.elapsed().as_micros() as u64;
 }
 

@@ -6,6 +6,7 @@
 //! writes in whole pages, flash programs) comes from the file system and device below.
 
 use crate::cache::CacheStats;
+use crate::compaction::remapcom::{ratio, UdbStats};
 use crate::version::Version;
 
 /// Activity of one level, as the output level of flushes and compactions.
@@ -28,8 +29,14 @@ pub struct LevelStats {
     /// Bytes of output placed by cloning (RemapCom) and by the copy fallback.
     pub cloned_bytes: u64,
     pub copied_bytes: u64,
-    /// Alignment padding in the outputs.
+    /// Alignment padding in the outputs (UDB retention's cost included).
     pub padding_bytes: u64,
+    /// RemapCom: input data blocks found unchanged (UDBs), UDBs placed by cloning (remapped), output
+    /// blocks closed early to keep a UDB whole (retention), and UDBs whose entries were rewritten.
+    pub udbs_found: u64,
+    pub udbs_cloned: u64,
+    pub udb_retentions: u64,
+    pub udbs_written: u64,
     pub entries_dropped: u64,
     pub micros: u64,
 }
@@ -41,6 +48,24 @@ impl LevelStats {
             return 0.0;
         }
         self.bytes_written as f64 / self.bytes_read_input_level as f64
+    }
+
+    /// UDB ratio (inputs): UDBs found / data blocks of the compaction inputs.
+    pub fn udb_ratio_inputs(&self) -> f64 {
+        ratio(self.udbs_found, self.input_data_blocks)
+    }
+
+    /// UDB ratio (outputs): UDBs cloned / data blocks of the compaction outputs.
+    pub fn udb_ratio_outputs(&self) -> f64 {
+        ratio(self.udbs_cloned, self.output_data_blocks)
+    }
+
+    /// Adds what RemapCom did in one compaction into this level.
+    pub fn add_udb_stats(&mut self, u: &UdbStats) {
+        self.udbs_found += u.udbs_found;
+        self.udbs_cloned += u.udbs_cloned;
+        self.udb_retentions += u.udb_retentions;
+        self.udbs_written += u.udbs_written;
     }
 }
 
@@ -84,6 +109,16 @@ impl DbStats {
         }
     }
 
+    /// UDB ratios over all levels: (inputs, outputs), as in [`LevelStats::udb_ratio_inputs`] and
+    /// [`LevelStats::udb_ratio_outputs`].
+    pub fn udb_ratios(&self) -> (f64, f64) {
+        let sum = |f: fn(&LevelStats) -> u64| self.levels.iter().map(f).sum::<u64>();
+        (
+            ratio(sum(|l| l.udbs_found), sum(|l| l.input_data_blocks)),
+            ratio(sum(|l| l.udbs_cloned), sum(|l| l.output_data_blocks)),
+        )
+    }
+
     /// Everything the engine wrote to files: WAL, flushes, compactions.
     pub fn engine_write_bytes(&self) -> u64 {
         self.wal_bytes + self.levels.iter().map(|l| l.bytes_written).sum::<u64>()
@@ -114,6 +149,18 @@ impl DbStats {
                 mb(l.cloned_bytes),
                 l.write_amplification(),
                 l.compactions
+            ));
+        }
+        let found: u64 = self.levels.iter().map(|l| l.udbs_found).sum();
+        if found > 0 {
+            let (r_in, r_out) = self.udb_ratios();
+            out.push_str(&format!(
+                "remap: {} UDBs found (ratio {:.3} of input blocks), {} cloned (ratio {:.3} of output blocks), {} retentions\n",
+                found,
+                r_in,
+                self.levels.iter().map(|l| l.udbs_cloned).sum::<u64>(),
+                r_out,
+                self.levels.iter().map(|l| l.udb_retentions).sum::<u64>(),
             ));
         }
         out.push_str(&format!(

@@ -1,0 +1,110 @@
+//! The key-value engine interface the harness drives. The LSM engine implements it now; key-value
+//! SSD designs (PLSC-tree, KVFTL) will implement the same trait, so every workload, report and
+//! experiment works on all of them.
+
+use std::sync::Arc;
+
+use lsm::{Db, ReadOptions, WriteOptions};
+use storage::Fs;
+
+/// A key-value store under test.
+pub trait KvEngine {
+    /// A short description for reports.
+    fn describe(&self) -> String;
+    fn put(&mut self, key: &[u8], value: &[u8]) -> Result<(), String>;
+    /// The value's length if the key exists (the harness needs no copy of the value).
+    fn get(&mut self, key: &[u8]) -> Result<Option<usize>, String>;
+    /// Reads up to `len` records from the first key >= `start` (0: position only); returns the
+    /// records and bytes read.
+    fn scan(&mut self, start: &[u8], len: u64) -> Result<(u64, u64), String>;
+    /// Waits until background work (flushes, compactions, GC) is done.
+    fn settle(&mut self) -> Result<(), String>;
+    /// The engine's own statistics, for the result's `engine` section.
+    fn stats(&self) -> Option<lsm::DbStats>;
+}
+
+/// The LSM engine (`lsm::Db`).
+pub struct LsmEngine {
+    db: Option<Db>,
+    options: lsm::Options,
+    write: WriteOptions,
+}
+
+impl LsmEngine {
+    pub fn open(fs: Arc<dyn Fs>, options: lsm::Options, sync: bool) -> Result<LsmEngine, String> {
+        let db = Db::open(fs, "db", options.clone()).map_err(|e| e.to_string())?;
+        Ok(LsmEngine {
+            db: Some(db),
+            options,
+            write: WriteOptions { sync },
+        })
+    }
+
+    fn db(&self) -> Result<&Db, String> {
+        self.db
+            .as_ref()
+            .ok_or_else(|| "the database is closed".to_string())
+    }
+
+    pub fn close(&mut self) -> Result<(), String> {
+        match self.db.take() {
+            Some(db) => db.close().map_err(|e| e.to_string()),
+            None => Ok(()),
+        }
+    }
+}
+
+impl KvEngine for LsmEngine {
+    fn describe(&self) -> String {
+        let o = &self.options;
+        format!(
+            "lsm (write buffer {} KiB, SST {} KiB, block {} B{}, bloom {:?})",
+            o.write_buffer_size >> 10,
+            o.max_file_size >> 10,
+            o.block_size,
+            if o.align_blocks {
+                ", aligned blocks"
+            } else {
+                ""
+            },
+            o.bloom_bits_per_key
+        )
+    }
+
+    fn put(&mut self, key: &[u8], value: &[u8]) -> Result<(), String> {
+        let w = self.write;
+        self.db()?.put(&w, key, value).map_err(|e| e.to_string())
+    }
+
+    fn get(&mut self, key: &[u8]) -> Result<Option<usize>, String> {
+        Ok(self
+            .db()?
+            .get(&ReadOptions::default(), key)
+            .map_err(|e| e.to_string())?
+            .map(|v| v.len()))
+    }
+
+    fn scan(&mut self, start: &[u8], len: u64) -> Result<(u64, u64), String> {
+        let mut it = self
+            .db()?
+            .iter(&ReadOptions::default())
+            .map_err(|e| e.to_string())?;
+        it.seek(start);
+        let (mut n, mut bytes) = (0u64, 0u64);
+        while it.valid() && n < len {
+            bytes += (it.key().len() + it.value().len()) as u64;
+            n += 1;
+            it.next();
+        }
+        it.status().map_err(|e| e.to_string())?;
+        Ok((n, bytes))
+    }
+
+    fn settle(&mut self) -> Result<(), String> {
+        self.db()?.wait_for_background().map_err(|e| e.to_string())
+    }
+
+    fn stats(&self) -> Option<lsm::DbStats> {
+        self.db.as_ref().map(|d| d.stats())
+    }
+}

@@ -1,0 +1,749 @@
+//! Experiments as TOML files: an engine, a device, a workload, a list of variants and a sweep over
+//! one parameter. `flashkv run FILE` runs every variant at every sweep value and writes a result
+//! folder (results.json, results.csv, one SVG per figure, index.html).
+//!
+//! ```toml
+//! title = "Write amplification vs value size"
+//! metrics = ["write_amplification", "ops_per_sec"]      # what the figures plot (optional)
+//! [engine]                                              # lsm options (sizes as "4MiB" or numbers)
+//! write_buffer_size = "4MiB"
+//! [device]                                              # fs = "sim" | "posix:DIR" | "mem"
+//! fs = "sim"
+//! preset = "femu"
+//! capacity = "1GiB"
+//! [workload]                                            # any db_bench, YCSB or Mixgraph name
+//! name = "fillrandom"
+//! records = 100000
+//! value_size = 1024
+//! [[variant]]
+//! name = "aligned"
+//! engine = { align_blocks = true }
+//! [sweep]
+//! parameter = "workload.value_size"
+//! values = [256, 1024, 4096]
+//! ```
+//!
+//! A variant overrides any field of `engine`, `device` and `workload`; the sweep sets one field
+//! (`section.field`) to each value in turn. Unknown fields and wrong types are errors that name the
+//! field (and, for names, the accepted values).
+
+use std::path::Path;
+use std::sync::Arc;
+
+use serde::Deserialize;
+use toml::{Table, Value};
+use workload::mixgraph::{Mixgraph, MixgraphConfig, MixgraphFill};
+use workload::{ValueSize, Workload, WorkloadSpec, YcsbWorkload};
+
+use crate::engine::{KvEngine, LsmEngine};
+use crate::harness::{run_phase, PhaseResult};
+use crate::report::model::{Cell, Figure, FigureKind, ResultSet, ResultTable, Series};
+use crate::result::{RunResult, Timing};
+use crate::size::parse_size;
+use crate::stack::{DeviceArgs, Stack};
+
+/// A size given as a number of bytes or as a string with a unit.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+enum Size {
+    Bytes(u64),
+    Text(String),
+}
+
+impl Size {
+    fn bytes(&self, field: &str) -> Result<u64, String> {
+        match self {
+            Size::Bytes(b) => Ok(*b),
+            Size::Text(t) => parse_size(field, t),
+        }
+    }
+
+    fn text(&self) -> String {
+        match self {
+            Size::Bytes(b) => b.to_string(),
+            Size::Text(t) => t.clone(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EngineConfig {
+    write_buffer_size: Option<Size>,
+    max_file_size: Option<Size>,
+    block_size: Option<Size>,
+    block_cache: Option<Size>,
+    max_bytes_for_level_base: Option<Size>,
+    bloom_bits_per_key: Option<u32>,
+    l0_compaction_trigger: Option<usize>,
+    l0_slowdown_writes_trigger: Option<usize>,
+    l0_stop_writes_trigger: Option<usize>,
+    #[serde(default)]
+    align_blocks: bool,
+    #[serde(default)]
+    sync: bool,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DeviceConfig {
+    #[serde(default = "default_fs")]
+    fs: String,
+    #[serde(default = "default_preset")]
+    preset: String,
+    capacity: Option<Size>,
+    #[serde(default = "default_spare")]
+    spare_factor: f64,
+}
+
+fn default_fs() -> String {
+    "sim".into()
+}
+fn default_preset() -> String {
+    "femu".into()
+}
+fn default_spare() -> f64 {
+    0.07
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WorkloadConfig {
+    name: String,
+    /// Records (key space), or `data`: user bytes to write, records = data / (16 + value size).
+    records: Option<u64>,
+    data: Option<Size>,
+    #[serde(default)]
+    operations: u64,
+    #[serde(default = "default_value_size")]
+    value_size: Size,
+    #[serde(default = "default_seed")]
+    seed: u64,
+}
+
+impl WorkloadConfig {
+    /// The record count, from `records` or from `data` (16-byte keys plus the mean value size).
+    fn record_count(&self) -> Result<u64, String> {
+        match (&self.records, &self.data) {
+            (Some(r), None) if *r > 0 => Ok(*r),
+            (None, Some(d)) => {
+                let bytes = d.bytes("workload.data")?;
+                let vs: ValueSize = self
+                    .value_size
+                    .text()
+                    .parse()
+                    .map_err(|e| format!("workload.value_size: {e}"))?;
+                Ok((bytes / (16 + vs.mean() as u64).max(1)).max(1))
+            }
+            (Some(_), None) => Err("workload.records: must be at least 1".into()),
+            (Some(_), Some(_)) => Err("workload: give records or data, not both".into()),
+            (None, None) => Err("workload: records or data is required".into()),
+        }
+    }
+}
+
+fn default_value_size() -> Size {
+    Size::Bytes(1024)
+}
+fn default_seed() -> u64 {
+    42
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Sweep {
+    parameter: String,
+    values: Vec<Value>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExperimentFile {
+    title: String,
+    #[serde(default)]
+    notes: Vec<String>,
+    #[serde(default)]
+    metrics: Vec<String>,
+    #[serde(default)]
+    engine: Table,
+    #[serde(default)]
+    device: Table,
+    workload: Table,
+    #[serde(default)]
+    variant: Vec<Table>,
+    sweep: Option<Sweep>,
+}
+
+/// The metrics a figure can plot.
+const METRICS: [&str; 6] = [
+    "write_amplification",
+    "host_write_amplification",
+    "ops_per_sec",
+    "p99_latency_us",
+    "remapped_pages",
+    "sim_time_s",
+];
+
+/// One point of the experiment: a variant at a sweep value.
+struct Point {
+    variant: String,
+    sweep_value: Option<Value>,
+    engine: EngineConfig,
+    device: DeviceConfig,
+    workload: WorkloadConfig,
+}
+
+/// A parsed, checked experiment.
+pub struct Experiment {
+    file: ExperimentFile,
+    points: Vec<Point>,
+}
+
+impl Experiment {
+    pub fn load(path: &Path) -> Result<Experiment, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        Experiment::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    pub fn parse(text: &str) -> Result<Experiment, String> {
+        let file: ExperimentFile = toml::from_str(text).map_err(|e| e.to_string())?;
+        for m in &file.metrics {
+            if !METRICS.contains(&m.as_str()) {
+                return Err(format!(
+                    "metrics: unknown metric '{m}'; accepted: {}",
+                    METRICS.join(", ")
+                ));
+            }
+        }
+        let variants: Vec<(String, Table)> = if file.variant.is_empty() {
+            vec![("default".into(), Table::new())]
+        } else {
+            file.variant
+                .iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    let mut v = v.clone();
+                    let name = match v.remove("name") {
+                        Some(Value::String(s)) => s,
+                        Some(other) => {
+                            return Err(format!(
+                                "variant {}: name must be a string, got {other}",
+                                i + 1
+                            ))
+                        }
+                        None => format!("variant {}", i + 1),
+                    };
+                    Ok((name, v))
+                })
+                .collect::<Result<_, String>>()?
+        };
+        let sweep_values: Vec<Option<Value>> = match &file.sweep {
+            Some(s) => {
+                if s.values.is_empty() {
+                    return Err("sweep.values: at least one value is needed".into());
+                }
+                s.values.iter().cloned().map(Some).collect()
+            }
+            None => vec![None],
+        };
+        let mut points = Vec::new();
+        for (name, overrides) in &variants {
+            for value in &sweep_values {
+                let mut sections = Table::new();
+                sections.insert("engine".into(), Value::Table(file.engine.clone()));
+                sections.insert("device".into(), Value::Table(file.device.clone()));
+                sections.insert("workload".into(), Value::Table(file.workload.clone()));
+                for (section, v) in overrides {
+                    let Value::Table(t) = v else {
+                        return Err(format!(
+                            "variant '{name}': '{section}' must be a table of overrides"
+                        ));
+                    };
+                    let Some(Value::Table(base)) = sections.get_mut(section) else {
+                        return Err(format!("variant '{name}': unknown section '{section}'; accepted: engine, device, workload"));
+                    };
+                    for (k, v) in t {
+                        base.insert(k.clone(), v.clone());
+                    }
+                }
+                if let (Some(s), Some(v)) = (&file.sweep, value) {
+                    let (section, field) = s.parameter.split_once('.').ok_or_else(|| {
+                        format!(
+                            "sweep.parameter: '{}' must be section.field, e.g. workload.value_size",
+                            s.parameter
+                        )
+                    })?;
+                    let Some(Value::Table(base)) = sections.get_mut(section) else {
+                        return Err(format!("sweep.parameter: unknown section '{section}'; accepted: engine, device, workload"));
+                    };
+                    base.insert(field.to_string(), v.clone());
+                }
+                let typed = |section: &str| -> Value {
+                    sections
+                        .get(section)
+                        .cloned()
+                        .unwrap_or(Value::Table(Table::new()))
+                };
+                let engine: EngineConfig = typed_section(&typed("engine"), "engine", name)?;
+                let device: DeviceConfig = typed_section(&typed("device"), "device", name)?;
+                let workload: WorkloadConfig = typed_section(&typed("workload"), "workload", name)?;
+                workload
+                    .name
+                    .parse::<Workload>()
+                    .map_err(|e| format!("variant '{name}': workload.name: {e}"))?;
+                workload
+                    .record_count()
+                    .map_err(|e| format!("variant '{name}': {e}"))?;
+                points.push(Point {
+                    variant: name.clone(),
+                    sweep_value: value.clone(),
+                    engine,
+                    device,
+                    workload,
+                });
+            }
+        }
+        Ok(Experiment { file, points })
+    }
+
+    pub fn title(&self) -> &str {
+        &self.file.title
+    }
+
+    /// Runs every point; returns the result set and the wall-clock timings.
+    pub fn run(&self, progress: bool) -> Result<(ResultSet, Vec<Timing>), String> {
+        let mut results = Vec::new();
+        let mut timings = Vec::new();
+        for (i, p) in self.points.iter().enumerate() {
+            if progress {
+                eprintln!(
+                    "[{}/{}] {}{}",
+                    i + 1,
+                    self.points.len(),
+                    p.variant,
+                    sweep_label(&p.sweep_value).map_or(String::new(), |v| format!(" @ {v}"))
+                );
+            }
+            let wall = std::time::Instant::now();
+            let r = run_point(p, progress).map_err(|e| format!("variant '{}': {e}", p.variant))?;
+            timings.push(Timing {
+                wall_time_s: wall.elapsed().as_secs_f64(),
+                nand_ops_per_wall_sec: None,
+            });
+            results.push(r);
+        }
+        Ok((self.result_set(&results), timings))
+    }
+
+    fn scale(&self) -> String {
+        let p = &self.points[0];
+        let dev = if p.device.fs == "sim" {
+            format!(
+                "{} {}",
+                p.device.preset,
+                p.device
+                    .capacity
+                    .as_ref()
+                    .map_or("default size".into(), |c| c.text())
+            )
+        } else {
+            p.device.fs.clone()
+        };
+        let size = match &p.workload.data {
+            Some(d) => format!("{} of data", d.text()),
+            None => format!("{} records", p.workload.records.unwrap_or(0)),
+        };
+        let ops = if p.workload.operations > 0 {
+            format!(", {} operations", p.workload.operations)
+        } else {
+            String::new()
+        };
+        format!("{size}{ops}, device {dev}")
+    }
+
+    fn result_set(&self, results: &[RunResult]) -> ResultSet {
+        let sweep_name = self.file.sweep.as_ref().map(|s| s.parameter.clone());
+        let mut columns = vec!["variant".to_string()];
+        if let Some(s) = &sweep_name {
+            columns.push(s.clone());
+        }
+        columns.extend(
+            [
+                "workload",
+                "user MB",
+                "host WA",
+                "flash WA",
+                "ops/s",
+                "p99 us",
+                "remapped pages",
+                "sim time s",
+            ]
+            .map(String::from),
+        );
+        let mut rows = Vec::new();
+        for (p, r) in self.points.iter().zip(results) {
+            let mut row: Vec<Cell> = vec![p.variant.clone().into()];
+            if sweep_name.is_some() {
+                row.push(sweep_label(&p.sweep_value).unwrap_or_default().into());
+            }
+            row.push(r.workload.clone().into());
+            row.push((r.user_bytes as f64 / (1 << 20) as f64).into());
+            row.push(r.host_write_amplification.into());
+            row.push(
+                r.write_amplification
+                    .map_or(Cell::Text("-".into()), Cell::Number),
+            );
+            row.push(r.ops_per_sec.into());
+            row.push(r.latency.p99_us.into());
+            row.push(
+                r.remapped_pages
+                    .map_or(Cell::Text("-".into()), |v| Cell::Number(v as f64)),
+            );
+            row.push(r.sim_time_s.map_or(Cell::Text("-".into()), Cell::Number));
+            rows.push(row);
+        }
+        let mut level_rows = Vec::new();
+        for (p, r) in self.points.iter().zip(results) {
+            for l in r
+                .levels
+                .iter()
+                .filter(|l| l.bytes_written > 0 || l.files > 0)
+            {
+                level_rows.push(vec![
+                    Cell::Text(p.variant.clone()),
+                    Cell::Text(sweep_label(&p.sweep_value).unwrap_or_default()),
+                    Cell::Text(format!("L{}", l.level)),
+                    Cell::Number(l.files as f64),
+                    Cell::Number(l.bytes_read as f64 / (1 << 20) as f64),
+                    Cell::Number(l.bytes_written as f64 / (1 << 20) as f64),
+                    Cell::Number(l.bytes_remapped as f64 / (1 << 20) as f64),
+                    l.host_write_bytes.map_or(Cell::Text("-".into()), |b| {
+                        Cell::Number(b as f64 / (1 << 20) as f64)
+                    }),
+                ]);
+            }
+        }
+        let metrics: Vec<String> = if self.file.metrics.is_empty() {
+            vec!["write_amplification".into(), "ops_per_sec".into()]
+        } else {
+            self.file.metrics.clone()
+        };
+        let figures = metrics.iter().map(|m| self.figure(m, results)).collect();
+        let mut notes = self.file.notes.clone();
+        if results.iter().any(|r| r.time_base == "simulated") {
+            notes.push(
+                "Simulated time: flash operations occupy their die and channel; host CPU time is not modelled. Background \
+                 jobs' results become visible when they start, not when they end in simulated time."
+                    .into(),
+            );
+        }
+        ResultSet {
+            title: self.file.title.clone(),
+            scale: self.scale(),
+            notes,
+            tables: vec![
+                ResultTable {
+                    name: "runs".into(),
+                    columns,
+                    rows,
+                },
+                ResultTable {
+                    name: "levels".into(),
+                    columns: [
+                        "variant",
+                        "sweep",
+                        "level",
+                        "files",
+                        "read MB",
+                        "written MB",
+                        "remapped MB",
+                        "host MB",
+                    ]
+                    .map(String::from)
+                    .to_vec(),
+                    rows: level_rows,
+                },
+            ],
+            figures,
+            runs: results
+                .iter()
+                .filter_map(|r| serde_json::to_value(r).ok())
+                .collect(),
+        }
+    }
+
+    fn figure(&self, metric: &str, results: &[RunResult]) -> Figure {
+        let value = |r: &RunResult| -> f64 {
+            match metric {
+                "write_amplification" => {
+                    r.write_amplification.unwrap_or(r.host_write_amplification)
+                }
+                "host_write_amplification" => r.host_write_amplification,
+                "ops_per_sec" => r.ops_per_sec,
+                "p99_latency_us" => r.latency.p99_us,
+                "remapped_pages" => r.remapped_pages.unwrap_or(0) as f64,
+                _ => r.sim_time_s.unwrap_or(0.0),
+            }
+        };
+        let y_label = match metric {
+            "write_amplification" => "write amplification (flash bytes / user bytes)",
+            "host_write_amplification" => "host write amplification (host bytes / user bytes)",
+            "ops_per_sec" => "throughput (operations / s)",
+            "p99_latency_us" => "p99 latency (us)",
+            "remapped_pages" => "remapped pages",
+            _ => "simulated time (s)",
+        };
+        let mut variants: Vec<&str> = Vec::new();
+        for p in &self.points {
+            if !variants.contains(&p.variant.as_str()) {
+                variants.push(&p.variant);
+            }
+        }
+        match &self.file.sweep {
+            Some(s) => {
+                let categories: Vec<String> = s
+                    .values
+                    .iter()
+                    .map(|v| sweep_label(&Some(v.clone())).unwrap_or_default())
+                    .collect();
+                let series = variants
+                    .iter()
+                    .map(|v| Series {
+                        name: v.to_string(),
+                        points: self
+                            .points
+                            .iter()
+                            .zip(results)
+                            .filter(|(p, _)| p.variant == *v)
+                            .enumerate()
+                            .map(|(i, (_, r))| (i as f64, value(r)))
+                            .collect(),
+                        dashed: false,
+                    })
+                    .collect();
+                Figure {
+                    id: format!("{metric}_vs_{}", s.parameter.replace('.', "_")),
+                    title: format!("{} vs {}", metric.replace('_', " "), s.parameter),
+                    kind: FigureKind::Line,
+                    x_label: s.parameter.clone(),
+                    y_label: y_label.into(),
+                    categories,
+                    series,
+                }
+            }
+            None => Figure {
+                id: metric.to_string(),
+                title: metric.replace('_', " "),
+                kind: FigureKind::Bar,
+                x_label: "variant".into(),
+                y_label: y_label.into(),
+                categories: variants.iter().map(|v| v.to_string()).collect(),
+                series: vec![Series {
+                    name: metric.replace('_', " "),
+                    points: results
+                        .iter()
+                        .enumerate()
+                        .map(|(i, r)| (i as f64, value(r)))
+                        .collect(),
+                    dashed: false,
+                }],
+            },
+        }
+    }
+}
+
+/// Deserializes one section, naming the field (`section.field`) that has the wrong type.
+fn typed_section<T: serde::de::DeserializeOwned>(
+    v: &Value,
+    section: &str,
+    variant: &str,
+) -> Result<T, String> {
+    serde_path_to_error::deserialize(v.clone()).map_err(|e| {
+        let path = e.path().to_string();
+        let field = if path == "." {
+            section.to_string()
+        } else {
+            format!("{section}.{path}")
+        };
+        format!("variant '{variant}': {field}: {}", e.inner().message())
+    })
+}
+
+fn sweep_label(v: &Option<Value>) -> Option<String> {
+    v.as_ref().map(|v| match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    })
+}
+
+/// Runs one point: the workload's load/fill phase, then its run phase.
+fn run_point(p: &Point, progress: bool) -> Result<RunResult, String> {
+    let device = DeviceArgs {
+        fs: p.device.fs.clone(),
+        preset: p.device.preset.clone(),
+        capacity: p.device.capacity.as_ref().map(|c| c.text()),
+        spare_factor: p.device.spare_factor,
+    };
+    let stack = Stack::build(&device)?;
+    let options = engine_options(&p.engine, &stack)?;
+    let mut engine = LsmEngine::open(Arc::clone(&stack.fs), options, p.engine.sync)?;
+    let w = &p.workload;
+    let which: Workload = w.name.parse().map_err(|e| format!("workload.name: {e}"))?;
+    let value_size: ValueSize = w
+        .value_size
+        .text()
+        .parse()
+        .map_err(|e| format!("workload.value_size: {e}"))?;
+    let records = w.record_count()?;
+    let spec = WorkloadSpec {
+        records,
+        operations: w.operations.max(1),
+        value_size,
+    };
+    let settle = stack.simulated();
+    let mut phases: Vec<PhaseResult> = Vec::new();
+    let mut phase = |name: &str,
+                     ops: Box<dyn Iterator<Item = workload::Op> + Send>,
+                     n: u64,
+                     engine: &mut LsmEngine|
+     -> Result<(), String> {
+        phases.push(run_phase(name, engine, &stack, ops, n, settle, progress)?);
+        Ok(())
+    };
+    match which {
+        Workload::Ycsb(y) => {
+            let load = Workload::Ycsb(YcsbWorkload::Load)
+                .build(&spec, w.seed)
+                .map_err(|e| e.to_string())?;
+            phase("load", load, records, &mut engine)?;
+            if y != YcsbWorkload::Load && w.operations > 0 {
+                let ops = which.build(&spec, w.seed + 1).map_err(|e| e.to_string())?;
+                phase(&format!("run {}", y.name()), ops, w.operations, &mut engine)?;
+            }
+        }
+        Workload::Mixgraph(k) => {
+            let cfg = MixgraphConfig::fast20(k, records, w.operations.max(1));
+            let fill = MixgraphFill::new(&cfg, w.seed).map_err(|e| e.to_string())?;
+            phase("fill", Box::new(fill), records, &mut engine)?;
+            if w.operations > 0 {
+                let mix = Mixgraph::new(cfg, w.seed + 1).map_err(|e| e.to_string())?;
+                phase(
+                    &format!("run {}", k.name()),
+                    Box::new(mix),
+                    w.operations,
+                    &mut engine,
+                )?;
+            }
+        }
+        Workload::DbBench(k) => {
+            if !k.writes() {
+                let fill = Workload::DbBench(workload::db_bench::DbBenchKind::FillRandom)
+                    .build(&spec, w.seed)
+                    .map_err(|e| e.to_string())?;
+                phase("fillrandom", fill, records, &mut engine)?;
+            }
+            let ops = which.build(&spec, w.seed + 1).map_err(|e| e.to_string())?;
+            let n = if k.writes() {
+                records
+            } else {
+                w.operations.max(1)
+            };
+            phase(k.name(), ops, n, &mut engine)?;
+        }
+    }
+    let stats = engine.stats().ok_or("the engine closed early")?;
+    let r = RunResult::collect(
+        &w.name,
+        engine.describe(),
+        device.describe(),
+        &stack,
+        phases,
+        &stats,
+    );
+    engine.close()?;
+    Ok(r)
+}
+
+fn engine_options(e: &EngineConfig, stack: &Stack) -> Result<lsm::Options, String> {
+    let mut o = stack.engine_options();
+    let size = |s: &Option<Size>, field: &str| -> Result<Option<u64>, String> {
+        s.as_ref().map(|s| s.bytes(field)).transpose()
+    };
+    if let Some(v) = size(&e.write_buffer_size, "engine.write_buffer_size")? {
+        o.write_buffer_size = v as usize;
+    }
+    if let Some(v) = size(&e.max_file_size, "engine.max_file_size")? {
+        o.max_file_size = v;
+    }
+    if let Some(v) = size(&e.block_size, "engine.block_size")? {
+        o.block_size = v as usize;
+    }
+    if let Some(v) = size(&e.block_cache, "engine.block_cache")? {
+        o.block_cache_bytes = v as usize;
+    }
+    if let Some(v) = size(
+        &e.max_bytes_for_level_base,
+        "engine.max_bytes_for_level_base",
+    )? {
+        o.max_bytes_for_level_base = v;
+    }
+    if let Some(v) = e.bloom_bits_per_key {
+        o.bloom_bits_per_key = (v > 0).then_some(v);
+    }
+    if let Some(v) = e.l0_compaction_trigger {
+        o.l0_compaction_trigger = v;
+    }
+    if let Some(v) = e.l0_slowdown_writes_trigger {
+        o.l0_slowdown_writes_trigger = v;
+    }
+    if let Some(v) = e.l0_stop_writes_trigger {
+        o.l0_stop_writes_trigger = v;
+    }
+    o.align_blocks = e.align_blocks;
+    o.validate().map_err(|e| format!("engine: {e}"))?;
+    Ok(o)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BASE: &str = r#"
+title = "t"
+[device]
+capacity = "256MiB"
+[workload]
+name = "fillrandom"
+records = 1000
+"#;
+
+    #[test]
+    fn variants_and_sweeps_expand_to_points() {
+        let text = format!("{BASE}\n[[variant]]\nname = \"a\"\n[[variant]]\nname = \"b\"\nengine = {{ align_blocks = true }}\n[sweep]\nparameter = \"workload.value_size\"\nvalues = [256, \"1KiB\"]\n");
+        let e = Experiment::parse(&text).unwrap();
+        assert_eq!(e.points.len(), 4);
+        assert!(e.points[2].engine.align_blocks && !e.points[0].engine.align_blocks);
+        assert_eq!(e.points[1].workload.value_size.text(), "1KiB");
+    }
+
+    #[test]
+    fn errors_name_the_field_and_the_accepted_values() {
+        let bad_type = BASE.replace("records = 1000", "records = \"many\"");
+        let e = Experiment::parse(&bad_type).err().unwrap();
+        assert!(e.contains("workload") && e.contains("records"), "{e}");
+        let unknown = format!("{BASE}\n[engine]\nwrite_bufer_size = 1\n");
+        let e = Experiment::parse(&unknown).err().unwrap();
+        assert!(e.contains("write_bufer_size"), "{e}");
+        let name = BASE.replace("fillrandom", "fillrandomly");
+        let e = Experiment::parse(&name).err().unwrap();
+        assert!(e.contains("workload.name") && e.contains("fillseq"), "{e}");
+        let metric = format!("metrics = [\"speed\"]\n{BASE}");
+        let e = Experiment::parse(&metric).err().unwrap();
+        assert!(e.contains("ops_per_sec"), "{e}");
+        let sweep = format!("{BASE}\n[sweep]\nparameter = \"value_size\"\nvalues = [1]\n");
+        assert!(Experiment::parse(&sweep)
+            .err()
+            .unwrap()
+            .contains("section.field"));
+    }
+}

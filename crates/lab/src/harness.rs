@@ -1,0 +1,122 @@
+//! Runs a stream of workload operations against an engine and measures it: operations, elapsed
+//! time (simulated on `--fs sim`, wall-clock otherwise), throughput, bytes, and latency percentiles
+//! per operation kind.
+
+use std::collections::BTreeMap;
+
+use flashsim::LatencySummary;
+use hdrhistogram::Histogram;
+use serde::Serialize;
+use workload::{Op, OpKind};
+
+use crate::engine::KvEngine;
+use crate::stack::Stack;
+
+/// One measured phase (a load, a run, one db_bench benchmark).
+#[derive(Clone, Debug, Serialize)]
+pub struct PhaseResult {
+    pub name: String,
+    pub ops: u64,
+    pub elapsed_s: f64,
+    pub ops_per_sec: f64,
+    pub micros_per_op: f64,
+    /// Keys + values written by this phase.
+    pub user_bytes: u64,
+    /// Keys + values read by this phase.
+    pub read_bytes: u64,
+    /// Point reads that found their key.
+    pub found: u64,
+    /// Records returned by scans.
+    pub scanned_records: u64,
+    /// Latency of all operations, and per kind.
+    pub latency: LatencySummary,
+    pub latency_by_kind: BTreeMap<String, LatencySummary>,
+}
+
+/// Runs `ops` on `engine`; `settle` waits for background work at the end (counted in the phase).
+pub fn run_phase(
+    name: &str,
+    engine: &mut dyn KvEngine,
+    stack: &Stack,
+    ops: impl Iterator<Item = Op>,
+    expected: u64,
+    settle: bool,
+    progress: bool,
+) -> Result<PhaseResult, String> {
+    let bar = crate::progress::bar(progress, expected, name);
+    let new_hist = || -> Histogram<u64> {
+        let mut h =
+            Histogram::new(3).expect("3 significant figures is a valid histogram precision");
+        h.auto(true);
+        h
+    };
+    let mut all = new_hist();
+    let mut by_kind: BTreeMap<OpKind, Histogram<u64>> = BTreeMap::new();
+    let start = stack.now_ns();
+    let (mut count, mut user_bytes, mut read_bytes, mut found, mut scanned) =
+        (0u64, 0u64, 0u64, 0u64, 0u64);
+    for op in ops {
+        let t0 = stack.now_ns();
+        match &op {
+            Op::Insert { key, value } | Op::Update { key, value } => {
+                engine.put(key, value)?;
+                user_bytes += (key.len() + value.len()) as u64;
+            }
+            Op::Read { key } => {
+                if let Some(n) = engine.get(key)? {
+                    found += 1;
+                    read_bytes += (key.len() + n) as u64;
+                }
+            }
+            Op::ReadModifyWrite { key, value } => {
+                if let Some(n) = engine.get(key)? {
+                    found += 1;
+                    read_bytes += (key.len() + n) as u64;
+                }
+                engine.put(key, value)?;
+                user_bytes += (key.len() + value.len()) as u64;
+            }
+            Op::Scan { start_key, len } => {
+                let (n, bytes) = engine.scan(start_key, *len)?;
+                read_bytes += bytes;
+                scanned += n;
+            }
+        }
+        let dt = (stack.now_ns() - t0).max(1);
+        let _ = all.record(dt);
+        let _ = by_kind.entry(op.kind()).or_insert_with(new_hist).record(dt);
+        count += 1;
+        if count % 4096 == 0 {
+            bar.set_position(count);
+        }
+    }
+    if settle {
+        engine.settle()?;
+    }
+    bar.finish_and_clear();
+    let elapsed = (stack.now_ns() - start) as f64 / 1e9;
+    Ok(PhaseResult {
+        name: name.to_string(),
+        ops: count,
+        elapsed_s: elapsed,
+        ops_per_sec: if elapsed > 0.0 {
+            count as f64 / elapsed
+        } else {
+            0.0
+        },
+        micros_per_op: if count > 0 {
+            elapsed * 1e6 / count as f64
+        } else {
+            0.0
+        },
+        user_bytes,
+        read_bytes,
+        found,
+        scanned_records: scanned,
+        latency: flashsim::latency::summarize(&all),
+        latency_by_kind: by_kind
+            .iter()
+            .map(|(k, h)| (k.name().to_string(), flashsim::latency::summarize(h)))
+            .collect(),
+    })
+}

@@ -1,0 +1,122 @@
+//! Getting results out: a readable table on the terminal, JSON on stdout, and result folders
+//! (results.json, results.csv, charts, index.html, and timing.json for the wall-clock figures
+//! kept out of the deterministic results).
+
+use std::path::{Path, PathBuf};
+
+use crate::experiment::Experiment;
+use crate::report::model::{Cell, ResultSet, ResultTable};
+use crate::result::{RunResult, Timing};
+
+/// Prints `text` (or the JSON of `r`) and, with `out`, writes a one-run result folder.
+pub fn emit(
+    title: &str,
+    r: &RunResult,
+    t: &Timing,
+    json: bool,
+    out: Option<&Path>,
+    text: String,
+) -> Result<(), String> {
+    if json {
+        let mut v = serde_json::to_value(r).map_err(|e| e.to_string())?;
+        if let Some(o) = v.as_object_mut() {
+            o.insert("wall_time_s".into(), serde_json::json!(t.wall_time_s));
+        }
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
+        );
+    } else {
+        print!("{text}");
+        println!("wall time {:.1} s", t.wall_time_s);
+    }
+    if let Some(dir) = out {
+        write_folder(dir, &single_run_set(title, r), std::slice::from_ref(t))?;
+        if !json {
+            println!("report: {}", dir.join("index.html").display());
+        }
+    }
+    Ok(())
+}
+
+/// A result set with one run: its phases as a table.
+fn single_run_set(title: &str, r: &RunResult) -> ResultSet {
+    let rows = r
+        .phases
+        .iter()
+        .map(|p| {
+            vec![
+                Cell::Text(p.name.clone()),
+                Cell::Number(p.ops as f64),
+                Cell::Number(p.ops_per_sec),
+                Cell::Number(p.latency.p50_us),
+                Cell::Number(p.latency.p99_us),
+                Cell::Number(p.latency.p999_us),
+            ]
+        })
+        .collect();
+    ResultSet {
+        title: title.to_string(),
+        scale: format!("{} on {}", r.engine, r.device),
+        notes: Vec::new(),
+        tables: vec![ResultTable {
+            name: "phases".into(),
+            columns: ["phase", "ops", "ops/s", "p50 us", "p99 us", "p99.9 us"]
+                .map(String::from)
+                .to_vec(),
+            rows,
+        }],
+        figures: Vec::new(),
+        runs: serde_json::to_value(r).ok().into_iter().collect(),
+    }
+}
+
+/// Writes the report and the wall-clock timings next to it.
+pub fn write_folder(dir: &Path, set: &ResultSet, timings: &[Timing]) -> Result<(), String> {
+    crate::report::write_report(dir, set)?;
+    let t = serde_json::to_string_pretty(timings).map_err(|e| e.to_string())?;
+    std::fs::write(dir.join("timing.json"), t)
+        .map_err(|e| format!("{}: {e}", dir.join("timing.json").display()))
+}
+
+/// `flashkv run FILE`.
+pub fn run_experiment(file: &Path, out: Option<PathBuf>, progress: bool) -> Result<(), String> {
+    let e = Experiment::load(file)?;
+    let out = out.unwrap_or_else(|| {
+        PathBuf::from("results").join(
+            file.file_stem()
+                .map_or("experiment".into(), |s| s.to_string_lossy().to_string()),
+        )
+    });
+    let (set, timings) = e.run(progress)?;
+    print!("{}", summary(&set));
+    write_folder(&out, &set, &timings)?;
+    println!("report: {}", out.join("index.html").display());
+    Ok(())
+}
+
+/// The first table of a result set as text.
+pub fn summary(set: &ResultSet) -> String {
+    let mut out = format!("{} ({})\n\n", set.title, set.scale);
+    if let Some(t) = set.tables.first() {
+        let cols: Vec<&str> = t.columns.iter().map(String::as_str).collect();
+        let mut table = crate::table::Table::new(&cols);
+        for row in &t.rows {
+            table.row(row.iter().map(format_cell).collect());
+        }
+        out.push_str(&table.render());
+    }
+    for n in &set.notes {
+        out.push_str(&format!("note: {n}\n"));
+    }
+    out
+}
+
+fn format_cell(c: &Cell) -> String {
+    match c {
+        Cell::Text(s) => s.clone(),
+        Cell::Number(v) if v.fract() == 0.0 && v.abs() < 1e15 => format!("{v:.0}"),
+        Cell::Number(v) if v.abs() >= 100.0 => format!("{v:.0}"),
+        Cell::Number(v) => format!("{v:.3}"),
+    }
+}

@@ -1,0 +1,253 @@
+//! The result of one run, under the accounting names of DESIGN.md, the same for every command.
+//!
+//! In simulation every number is exact and deterministic; wall-clock time is kept out of this
+//! structure (it goes to a separate timing record) so that the same configuration and seed give a
+//! byte-identical `results.json`. On real files the device is not visible: host writes are what
+//! the engine wrote into files, and the flash figures are absent.
+
+use serde::Serialize;
+
+use crate::harness::PhaseResult;
+use crate::stack::{HostWrites, Stack};
+
+#[derive(Clone, Debug, Serialize)]
+pub struct LevelResult {
+    pub level: usize,
+    pub files: usize,
+    pub bytes: u64,
+    /// Compaction input bytes read from the level above and from this level.
+    pub bytes_read: u64,
+    pub bytes_written: u64,
+    pub bytes_moved: u64,
+    /// Output bytes placed by remapping / reflink instead of writing (RemapCom).
+    pub bytes_remapped: u64,
+    /// Host (device page) writes into this level, flushes counted at level 0 (simulation only).
+    pub host_write_bytes: Option<u64>,
+    pub compactions: u64,
+    pub input_data_blocks: u64,
+    pub output_data_blocks: u64,
+    pub padding_bytes: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct RunResult {
+    pub workload: String,
+    pub engine: String,
+    pub device: String,
+    /// "simulated" or "wall-clock": what elapsed times and throughputs are measured in.
+    pub time_base: &'static str,
+    pub phases: Vec<PhaseResult>,
+    /// Keys + values the workload wrote.
+    pub user_bytes: u64,
+    /// What reached the device (simulation: whole pages by cause) or the files (real files).
+    pub host_write_bytes: u64,
+    pub host_write_bytes_by_cause: Option<HostWrites>,
+    /// What the engine wrote into files (WAL records, SSTs), in bytes.
+    pub engine_write_bytes: u64,
+    pub flash_program_bytes: Option<u64>,
+    pub flash_read_bytes: Option<u64>,
+    pub erases: Option<u64>,
+    pub gc_copied_pages: Option<u64>,
+    pub copybacks: Option<u64>,
+    pub remapped_pages: Option<u64>,
+    /// flash_program_bytes / user_bytes (simulation only).
+    pub write_amplification: Option<f64>,
+    /// host_write_bytes / user_bytes.
+    pub host_write_amplification: f64,
+    /// Simulated time of the whole run (simulation only).
+    pub sim_time_s: Option<f64>,
+    /// Throughput and latency of the last phase (the measured one).
+    pub ops_per_sec: f64,
+    pub latency: flashsim::LatencySummary,
+    pub stall_count: u64,
+    pub stall_s: f64,
+    pub levels: Vec<LevelResult>,
+}
+
+/// Wall-clock time of a run (kept apart from the deterministic result).
+#[derive(Clone, Debug, Serialize)]
+pub struct Timing {
+    pub wall_time_s: f64,
+    pub nand_ops_per_wall_sec: Option<f64>,
+}
+
+impl RunResult {
+    pub fn collect(
+        workload: &str,
+        engine: String,
+        device: String,
+        stack: &Stack,
+        phases: Vec<PhaseResult>,
+        stats: &lsm::DbStats,
+    ) -> RunResult {
+        let user_bytes: u64 = phases.iter().map(|p| p.user_bytes).sum();
+        let dev = stack.device_report(user_bytes);
+        let engine_write_bytes = stats.engine_write_bytes();
+        let host = dev
+            .as_ref()
+            .map_or(engine_write_bytes, |d| d.host_write_bytes.total);
+        let ratio = |x: u64| {
+            if user_bytes == 0 {
+                0.0
+            } else {
+                x as f64 / user_bytes as f64
+            }
+        };
+        let levels = stats
+            .levels
+            .iter()
+            .enumerate()
+            .map(|(level, l)| LevelResult {
+                level,
+                files: l.files,
+                bytes: l.bytes,
+                bytes_read: l.bytes_read_input_level + l.bytes_read_output_level,
+                bytes_written: l.bytes_written,
+                bytes_moved: l.bytes_moved,
+                bytes_remapped: l.cloned_bytes,
+                host_write_bytes: dev.as_ref().map(|d| {
+                    d.levels
+                        .iter()
+                        .find(|x| x.level == level)
+                        .map_or(0, |x| x.host_write_bytes)
+                }),
+                compactions: l.compactions,
+                input_data_blocks: l.input_data_blocks,
+                output_data_blocks: l.output_data_blocks,
+                padding_bytes: l.padding_bytes,
+            })
+            .collect();
+        let last = phases.last();
+        RunResult {
+            workload: workload.to_string(),
+            engine,
+            device,
+            time_base: if stack.simulated() {
+                "simulated"
+            } else {
+                "wall-clock"
+            },
+            user_bytes,
+            host_write_bytes: host,
+            host_write_bytes_by_cause: dev.as_ref().map(|d| d.host_write_bytes.clone()),
+            engine_write_bytes,
+            flash_program_bytes: dev.as_ref().map(|d| d.flash_program_bytes),
+            flash_read_bytes: dev.as_ref().map(|d| d.flash_read_bytes),
+            erases: dev.as_ref().map(|d| d.erases),
+            gc_copied_pages: dev.as_ref().map(|d| d.gc_copied_pages),
+            copybacks: dev.as_ref().map(|d| d.copybacks),
+            remapped_pages: dev.as_ref().map(|d| d.remapped_pages),
+            write_amplification: dev.as_ref().map(|d| ratio(d.flash_program_bytes)),
+            host_write_amplification: ratio(host),
+            sim_time_s: stack.simulated().then(|| stack.now_ns() as f64 / 1e9),
+            ops_per_sec: last.map_or(0.0, |p| p.ops_per_sec),
+            latency: last.map_or_else(empty_latency, |p| p.latency.clone()),
+            stall_count: stats.slowdowns + stats.memtable_stalls + stats.l0_stop_stalls,
+            stall_s: stats.stall_nanos as f64 / 1e9,
+            levels,
+            phases,
+        }
+    }
+}
+
+fn empty_latency() -> flashsim::LatencySummary {
+    flashsim::LatencySummary {
+        count: 0,
+        mean_us: 0.0,
+        p50_us: 0.0,
+        p99_us: 0.0,
+        p999_us: 0.0,
+        max_us: 0.0,
+    }
+}
+
+/// The human-readable tables of a run: phases, levels, write amplification by cause.
+pub fn render(r: &RunResult) -> String {
+    use crate::table::Table;
+    let mb = |b: u64| format!("{:.1}", b as f64 / (1 << 20) as f64);
+    let mut out = format!(
+        "{} on {} with {} ({} time; host CPU time is not modelled in simulation)\n\n",
+        r.workload, r.device, r.engine, r.time_base
+    );
+    let mut t = Table::new(&[
+        "phase",
+        "ops",
+        "ops/s",
+        "p50 us",
+        "p99 us",
+        "p99.9 us",
+        "MB written",
+        "MB read",
+    ]);
+    for p in &r.phases {
+        t.row(vec![
+            p.name.clone(),
+            p.ops.to_string(),
+            format!("{:.0}", p.ops_per_sec),
+            format!("{:.1}", p.latency.p50_us),
+            format!("{:.1}", p.latency.p99_us),
+            format!("{:.1}", p.latency.p999_us),
+            mb(p.user_bytes),
+            mb(p.read_bytes),
+        ]);
+    }
+    out.push_str(&t.render());
+    let mut t = Table::new(&[
+        "level",
+        "files",
+        "size MB",
+        "read MB",
+        "written MB",
+        "moved MB",
+        "remapped MB",
+        "host MB",
+        "compactions",
+    ]);
+    for l in &r.levels {
+        if l.files == 0 && l.bytes_written == 0 && l.bytes_moved == 0 {
+            continue;
+        }
+        t.row(vec![
+            format!("L{}", l.level),
+            l.files.to_string(),
+            mb(l.bytes),
+            mb(l.bytes_read),
+            mb(l.bytes_written),
+            mb(l.bytes_moved),
+            mb(l.bytes_remapped),
+            l.host_write_bytes.map_or("-".into(), mb),
+            l.compactions.to_string(),
+        ]);
+    }
+    out.push('\n');
+    out.push_str(&t.render());
+    out.push_str(&format!(
+        "\nuser {} MB; host writes {} MB (host WA {:.2})",
+        mb(r.user_bytes),
+        mb(r.host_write_bytes),
+        r.host_write_amplification
+    ));
+    if let Some(h) = &r.host_write_bytes_by_cause {
+        out.push_str(&format!(
+            ": wal {}, flush {}, compaction {}, manifest {}, fs metadata {}",
+            mb(h.wal),
+            mb(h.flush),
+            mb(h.compaction_by_level.iter().sum()),
+            mb(h.manifest),
+            mb(h.fs_metadata)
+        ));
+    }
+    out.push('\n');
+    if let (Some(f), Some(wa)) = (r.flash_program_bytes, r.write_amplification) {
+        out.push_str(&format!(
+            "flash programs {} MB (write amplification {:.2}); GC copied {} pages; {} erases; {} pages remapped\n",
+            mb(f),
+            wa,
+            r.gc_copied_pages.unwrap_or(0),
+            r.erases.unwrap_or(0),
+            r.remapped_pages.unwrap_or(0)
+        ));
+    }
+    out.push_str(&format!("stalls: {} ({:.3} s)\n", r.stall_count, r.stall_s));
+    out
+}

@@ -1,0 +1,350 @@
+//! The result folder as `flashkv run` writes it and `flashkv report DIR` rebuilds it: files,
+//! determinism, CSV quoting, chart contents and error messages.
+
+mod report_support;
+
+use std::fs;
+
+use report_support::report;
+use report_support::report::model::{Cell, Figure, FigureKind, ResultSet, ResultTable, Series};
+use report_support::sample;
+
+fn files(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
+    let mut out: Vec<(String, Vec<u8>)> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Same file names and same bytes, without printing whole files when they differ.
+fn assert_same(a: &[(String, Vec<u8>)], b: &[(String, Vec<u8>)]) {
+    let names = |f: &[(String, Vec<u8>)]| f.iter().map(|f| f.0.clone()).collect::<Vec<_>>();
+    assert_eq!(names(a), names(b));
+    for ((name, x), (_, y)) in a.iter().zip(b) {
+        assert!(x == y, "{name} differs");
+    }
+}
+
+#[test]
+fn writes_every_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("nested/result");
+    report::write_report(&out, &sample()).unwrap();
+    let names: Vec<String> = files(&out).into_iter().map(|f| f.0).collect();
+    assert_eq!(
+        names,
+        [
+            "fig10_wa_fillrandom.svg",
+            "fig12_ycsb.svg",
+            "index.html",
+            "results.csv",
+            "results.json"
+        ]
+    );
+}
+
+#[test]
+fn same_set_gives_the_same_bytes() {
+    let a = tempfile::tempdir().unwrap();
+    let b = tempfile::tempdir().unwrap();
+    report::write_report(a.path(), &sample()).unwrap();
+    report::write_report(b.path(), &sample()).unwrap();
+    assert_same(&files(a.path()), &files(b.path()));
+}
+
+#[test]
+fn rebuild_reproduces_the_page() {
+    let dir = tempfile::tempdir().unwrap();
+    report::write_report(dir.path(), &sample()).unwrap();
+    let before = files(dir.path());
+    for name in [
+        "index.html",
+        "results.csv",
+        "fig10_wa_fillrandom.svg",
+        "fig12_ycsb.svg",
+    ] {
+        fs::remove_file(dir.path().join(name)).unwrap();
+    }
+    let index = report::rebuild(dir.path()).unwrap();
+    assert_eq!(index, dir.path().join("index.html"));
+    assert_same(&files(dir.path()), &before);
+}
+
+#[test]
+fn json_round_trips() {
+    let dir = tempfile::tempdir().unwrap();
+    report::write_report(dir.path(), &sample()).unwrap();
+    let text = fs::read_to_string(dir.path().join("results.json")).unwrap();
+    assert_eq!(report::from_json(&text).unwrap(), sample());
+    assert!(text.starts_with("{\n  \"title\": \"RemapCom"));
+    assert!(text.ends_with("}\n"));
+}
+
+#[test]
+fn every_figure_has_a_labelled_svg() {
+    let dir = tempfile::tempdir().unwrap();
+    let set = sample();
+    report::write_report(dir.path(), &set).unwrap();
+    for fig in &set.figures {
+        let svg = fs::read_to_string(dir.path().join(format!("{}.svg", fig.id))).unwrap();
+        assert!(
+            svg.starts_with("<svg ") && svg.trim_end().ends_with("</svg>"),
+            "{}",
+            fig.id
+        );
+        assert_eq!(svg.matches("<svg").count(), 1);
+        assert!(svg.contains(&fig.x_label), "{}: x label", fig.id);
+        assert!(svg.contains(&fig.y_label), "{}: y label", fig.id);
+        assert!(
+            svg.contains(&format!("{} ({})", fig.title, set.scale)),
+            "{}: title",
+            fig.id
+        );
+        for s in &fig.series {
+            assert!(svg.contains(&s.name), "{}: legend {}", fig.id, s.name);
+        }
+        // Balanced text elements, nothing unescaped.
+        assert_eq!(svg.matches("<text").count(), svg.matches("</text>").count());
+    }
+    let line = fs::read_to_string(dir.path().join("fig10_wa_fillrandom.svg")).unwrap();
+    assert!(
+        line.contains("\n1000\n") && line.contains("\n4000\n"),
+        "round x ticks"
+    );
+    let bar = fs::read_to_string(dir.path().join("fig12_ycsb.svg")).unwrap();
+    assert!(
+        bar.contains("\nLoad\n") && bar.contains("\nF\n"),
+        "category labels"
+    );
+    assert!(
+        bar.contains("\n-5\n"),
+        "negative y tick for the negative bar"
+    );
+}
+
+#[test]
+fn page_shows_title_scale_notes_tables_and_charts() {
+    let dir = tempfile::tempdir().unwrap();
+    let set = sample();
+    report::write_report(dir.path(), &set).unwrap();
+    let html = fs::read_to_string(dir.path().join("index.html")).unwrap();
+    assert!(html.contains("<h1>RemapCom: write amplification and YCSB</h1>"));
+    assert!(html.contains("1/64 of the paper"));
+    assert!(html.contains("<li>WA differs from the paper by +8 % at 4 KB"));
+    assert!(html.contains("<img src=\"fig10_wa_fillrandom.svg\""));
+    assert!(html.contains("<img src=\"fig12_ycsb.svg\""));
+    assert_eq!(
+        html.matches("<table>").count(),
+        4,
+        "2 tables and 2 figure data tables"
+    );
+    assert!(html.contains("<td class=\"num\">3.46</td>"));
+    assert!(html.contains("<td class=\"num\">0.0123</td>"));
+    assert!(
+        html.contains("<td class=\"num\">47.12</td>"),
+        "4 significant digits"
+    );
+    assert!(html.contains("all of &quot;RemapCom&quot;, with retention"));
+    for banned in ["<script", "http://", "https://", "<link"] {
+        assert!(
+            !html.contains(banned),
+            "page must be self-contained: {banned}"
+        );
+    }
+}
+
+#[test]
+fn csv_blocks_and_quoting() {
+    let set = ResultSet {
+        title: "t".into(),
+        tables: vec![
+            ResultTable {
+                name: "first, with comma".into(),
+                columns: vec!["a".into(), "b \"q\"".into()],
+                rows: vec![
+                    vec![Cell::Number(1.5), "x\ny".into()],
+                    vec![Cell::Number(f64::INFINITY), " padded".into()],
+                ],
+            },
+            ResultTable {
+                name: "second".into(),
+                columns: vec!["n".into()],
+                rows: vec![vec![Cell::Number(0.1)], vec![Cell::Number(12345678901.0)]],
+            },
+        ],
+        ..ResultSet::default()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    report::write_report(dir.path(), &set).unwrap();
+    let csv = fs::read_to_string(dir.path().join("results.csv")).unwrap();
+    assert_eq!(
+        csv,
+        "\"first, with comma\"\r\na,\"b \"\"q\"\"\"\r\n1.5,\"x\ny\"\r\ninf,\" padded\"\r\n\
+         \r\nsecond\r\nn\r\n0.1\r\n12345678901\r\n"
+    );
+    // JSON cannot hold infinity: it is kept as text, and the rebuilt page is the same.
+    let json = fs::read_to_string(dir.path().join("results.json")).unwrap();
+    assert!(json.contains("\"inf\""));
+    let html = fs::read(dir.path().join("index.html")).unwrap();
+    report::rebuild(dir.path()).unwrap();
+    assert_eq!(fs::read(dir.path().join("index.html")).unwrap(), html);
+}
+
+#[test]
+fn charts_survive_odd_data() {
+    let fig = |kind, categories: Vec<String>, series: Vec<Series>| Figure {
+        id: "odd".into(),
+        title: "odd <data> & more".into(),
+        kind,
+        x_label: "x (units)".into(),
+        y_label: "y (units)".into(),
+        categories,
+        series,
+    };
+    let s = |name: &str, points: Vec<(f64, f64)>, dashed| Series {
+        name: name.into(),
+        points,
+        dashed,
+    };
+    let cases = vec![
+        fig(FigureKind::Line, vec![], vec![]),
+        fig(FigureKind::Line, vec![], vec![s("empty", vec![], false)]),
+        fig(
+            FigureKind::Line,
+            vec![],
+            vec![s("one", vec![(3.0, 7.0)], false)],
+        ),
+        fig(
+            FigureKind::Line,
+            vec![],
+            vec![s("flat", vec![(1.0, 0.0), (2.0, 0.0)], true)],
+        ),
+        fig(
+            FigureKind::Line,
+            vec![],
+            vec![s(
+                "nan",
+                vec![
+                    (f64::NAN, 1.0),
+                    (1.0, f64::INFINITY),
+                    (2.0, 5.0),
+                    (3.0, -2.0),
+                ],
+                false,
+            )],
+        ),
+        fig(
+            FigureKind::Line,
+            vec![],
+            vec![s(
+                "decades",
+                vec![(1.0, 0.01), (10.0, 100.0), (100.0, 123456.0)],
+                false,
+            )],
+        ),
+        fig(
+            FigureKind::Line,
+            vec![],
+            vec![s("huge", vec![(0.0, 1e301), (1.0, 2e9)], false)],
+        ),
+        fig(
+            FigureKind::Line,
+            vec![],
+            vec![s("tiny", vec![(0.0, 1e-7), (1.0, 3e-7)], false)],
+        ),
+        fig(
+            FigureKind::Line,
+            vec!["a".into(), "b".into()],
+            vec![s("cat", vec![(0.0, 1.0), (1.0, 2.0), (5.0, 9.0)], false)],
+        ),
+        fig(
+            FigureKind::Bar,
+            vec![],
+            vec![s("numeric x", vec![(256.0, 1.0), (1024.0, -2.0)], false)],
+        ),
+        fig(
+            FigureKind::Bar,
+            vec!["only".into()],
+            vec![s("neg", vec![(0.0, -4.0)], true)],
+        ),
+        fig(FigureKind::Bar, vec!["a".into()], vec![]),
+    ];
+    for (i, f) in cases.into_iter().enumerate() {
+        let svg =
+            report::chart::render_svg(&f, "tiny scale").unwrap_or_else(|e| panic!("case {i}: {e}"));
+        assert!(
+            svg.contains("odd &lt;data&gt; &amp; more (tiny scale)"),
+            "case {i}"
+        );
+        assert!(
+            svg.contains("x (units)") && svg.contains("y (units)"),
+            "case {i}"
+        );
+        assert!(
+            !svg.contains("NaN") && !svg.contains("inf"),
+            "case {i}: {svg}"
+        );
+        if f.series.iter().all(|s| {
+            s.points
+                .iter()
+                .all(|p| !p.1.is_finite() || p.1.abs() >= 1e300)
+        }) {
+            assert!(svg.contains("no data"), "case {i}");
+        }
+    }
+}
+
+#[test]
+fn bad_figure_ids_are_refused() {
+    let mut set = sample();
+    set.figures[1].id = "../escape".into();
+    let dir = tempfile::tempdir().unwrap();
+    let err = report::write_report(dir.path(), &set).unwrap_err();
+    assert!(
+        err.contains("\"../escape\"") && err.contains("figure 1"),
+        "{err}"
+    );
+    let mut set = sample();
+    set.figures[1].id = set.figures[0].id.clone();
+    let err = report::write_report(dir.path(), &set).unwrap_err();
+    assert!(err.contains("earlier figure"), "{err}");
+}
+
+#[test]
+fn rebuild_errors_name_the_file_and_the_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = report::rebuild(dir.path()).unwrap_err();
+    assert!(
+        err.contains("results.json") && err.contains("not found"),
+        "{err}"
+    );
+
+    fs::write(
+        dir.path().join("results.json"),
+        "{\n  \"title\": \"x\",\n  \"scale\": oops\n}\n",
+    )
+    .unwrap();
+    let err = report::rebuild(dir.path()).unwrap_err();
+    assert!(err.contains("results.json"), "{err}");
+    assert!(err.contains("invalid JSON at line 3, column"), "{err}");
+
+    fs::write(
+        dir.path().join("results.json"),
+        "{\n  \"title\": \"x\"\n}\n",
+    )
+    .unwrap();
+    let err = report::rebuild(dir.path()).unwrap_err();
+    assert!(
+        err.contains("not a result set at line 3, column 1") && err.contains("scale"),
+        "{err}"
+    );
+    assert!(!dir.path().join("index.html").exists());
+}

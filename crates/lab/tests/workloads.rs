@@ -1,0 +1,172 @@
+//! The workload commands, experiment files and reports as a user runs them.
+
+use std::process::Command;
+
+fn flashkv(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_flashkv"))
+        .args(args)
+        .output()
+        .expect("run flashkv");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+const SMALL_SIM: &[&str] = &[
+    "--records",
+    "3000",
+    "--ops",
+    "3000",
+    "--capacity",
+    "256MiB",
+    "--json",
+];
+
+fn json(args: &[&str]) -> serde_json::Value {
+    let (code, out, err) = flashkv(args);
+    assert_eq!(code, 0, "{args:?}: {err}");
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{args:?}: not JSON ({e}): {out}"))
+}
+
+#[test]
+fn ycsb_reports_the_accounting_names() {
+    let mut args = vec!["ycsb", "--workload", "a", "--value-size", "1024"];
+    args.extend_from_slice(SMALL_SIM);
+    let v = json(&args);
+    for key in [
+        "user_bytes",
+        "host_write_bytes",
+        "flash_program_bytes",
+        "flash_read_bytes",
+        "erases",
+        "gc_copied_pages",
+        "copybacks",
+        "remapped_pages",
+        "write_amplification",
+        "host_write_amplification",
+        "sim_time_s",
+        "wall_time_s",
+        "ops_per_sec",
+        "latency",
+        "levels",
+    ] {
+        assert!(v.get(key).is_some(), "missing {key}");
+    }
+    let phases = v["phases"].as_array().unwrap();
+    assert_eq!(phases.len(), 2);
+    assert_eq!(phases[1]["ops"].as_u64(), Some(3000));
+    assert!(
+        v["user_bytes"].as_u64().unwrap() > 3000 * 1024,
+        "load and updates wrote their records"
+    );
+    assert!(v["write_amplification"].as_f64().unwrap() >= 1.0);
+}
+
+#[test]
+fn mixgraph_runs_its_fill_and_mix() {
+    let mut args = vec!["mixgraph", "--workload", "prefix_dist"];
+    args.extend_from_slice(SMALL_SIM);
+    let v = json(&args);
+    let phases = v["phases"].as_array().unwrap();
+    assert_eq!(phases[0]["name"], "fill");
+    assert_eq!(phases[1]["name"], "run prefix_dist");
+    let kinds = phases[1]["latency_by_kind"].as_object().unwrap();
+    assert!(
+        kinds.contains_key("read") && kinds.contains_key("update") && kinds.contains_key("scan"),
+        "{kinds:?}"
+    );
+}
+
+#[test]
+fn the_same_experiment_and_seed_give_byte_identical_results() {
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/tiny.toml");
+    let a = tempfile::tempdir().unwrap();
+    let b = tempfile::tempdir().unwrap();
+    for dir in [&a, &b] {
+        let (code, _, err) = flashkv(&["run", file, "--out", dir.path().to_str().unwrap()]);
+        assert_eq!(code, 0, "{err}");
+    }
+    let ra = std::fs::read(a.path().join("results.json")).unwrap();
+    let rb = std::fs::read(b.path().join("results.json")).unwrap();
+    assert!(ra.len() > 1000);
+    assert_eq!(
+        ra, rb,
+        "results.json differs between two runs of the same experiment"
+    );
+    for f in [
+        "results.csv",
+        "index.html",
+        "write_amplification_vs_workload_value_size.svg",
+        "timing.json",
+    ] {
+        assert!(a.path().join(f).exists(), "{f} missing");
+    }
+    // The page can be rebuilt from results.json alone.
+    std::fs::remove_file(a.path().join("index.html")).unwrap();
+    let (code, out, err) = flashkv(&["report", a.path().to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("index.html") && a.path().join("index.html").exists());
+}
+
+#[test]
+fn bad_input_names_the_field_and_the_accepted_values() {
+    let (code, _, err) = flashkv(&["ycsb", "--workload", "g"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--workload") && err.contains("load"), "{err}");
+    let (code, _, err) = flashkv(&["mixgraph", "--workload", "random"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("all_random"), "{err}");
+    let (code, _, err) = flashkv(&["bench", "--fs", "floppy", "--num", "10"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("sim, posix:DIR, mem"), "{err}");
+    let (code, _, err) = flashkv(&["bench", "--benchmarks", "fillrand", "--num", "10"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("fillrandom"), "{err}");
+    let (code, _, err) = flashkv(&["ycsb", "--records", "0"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--records"), "{err}");
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.toml");
+    std::fs::write(
+        &bad,
+        "title = \"x\"\n[workload]\nname = \"fillrandom\"\nrecords = \"many\"\n",
+    )
+    .unwrap();
+    let (code, _, err) = flashkv(&["run", bad.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("bad.toml") && err.contains("records"), "{err}");
+    let (code, _, err) = flashkv(&["report", dir.path().join("nowhere").to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("results.json"), "{err}");
+}
+
+#[test]
+fn bench_runs_on_memory_and_on_real_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let fs = format!("posix:{}", dir.path().display());
+    for fs in ["mem", fs.as_str()] {
+        let v = json(&[
+            "bench",
+            "--fs",
+            fs,
+            "--num",
+            "5000",
+            "--benchmarks",
+            "fillrandom,readrandom,readseq",
+            "--json",
+        ]);
+        let phases = v["phases"].as_array().unwrap();
+        assert_eq!(phases.len(), 3);
+        assert_eq!(v["time_base"], "wall-clock");
+        assert!(
+            v["flash_program_bytes"].is_null(),
+            "no device is visible on real files"
+        );
+        assert!(
+            phases[2]["ops"].as_u64().unwrap() > 3000,
+            "readseq counts records (fillrandom leaves about 63 % of the keys)"
+        );
+    }
+}
