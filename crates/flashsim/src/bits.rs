@@ -7,9 +7,7 @@ pub(crate) struct BitSet {
 
 impl BitSet {
     pub fn new(len: u64) -> Self {
-        BitSet {
-            words: vec![0; len.div_ceil(64) as usize],
-        }
+        BitSet { words: vec![0; len.div_ceil(64) as usize] }
     }
 
     pub fn get(&self, i: u32) -> bool {

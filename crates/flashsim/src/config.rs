@@ -30,10 +30,7 @@ impl GcPolicy {
             "fifo" => Ok(GcPolicy::Fifo),
             other => Err(FlashError::InvalidConfig {
                 field: "gc",
-                reason: format!(
-                    "unknown GC policy '{other}'; accepted: {}",
-                    GcPolicy::NAMES.join(", ")
-                ),
+                reason: format!("unknown GC policy '{other}'; accepted: {}", GcPolicy::NAMES.join(", ")),
             }),
         }
     }
@@ -116,9 +113,7 @@ impl SsdConfig {
     pub fn translation_pages(&self) -> u64 {
         match self.mapping {
             MappingMode::PageMapped => 0,
-            MappingMode::Dftl { .. } => self
-                .user_pages()
-                .div_ceil(self.entries_per_translation_page()),
+            MappingMode::Dftl { .. } => self.user_pages().div_ceil(self.entries_per_translation_page()),
         }
     }
 
@@ -131,24 +126,15 @@ impl SsdConfig {
         self.timing.validate()?;
         let invalid = |field, reason: String| Err(FlashError::InvalidConfig { field, reason });
         if !(0.0..1.0).contains(&self.spare_factor) {
-            return invalid(
-                "spare_factor",
-                format!("{} is not in [0, 1)", self.spare_factor),
-            );
+            return invalid("spare_factor", format!("{} is not in [0, 1)", self.spare_factor));
         }
         if self.gc_reserve_blocks == 0 {
-            return invalid(
-                "gc_reserve_blocks",
-                "GC needs at least one reserved free block per plane".into(),
-            );
+            return invalid("gc_reserve_blocks", "GC needs at least one reserved free block per plane".into());
         }
         if self.gc_background_blocks < self.gc_reserve_blocks {
             return invalid(
                 "gc_background_blocks",
-                format!(
-                    "{} is below gc_reserve_blocks {}",
-                    self.gc_background_blocks, self.gc_reserve_blocks
-                ),
+                format!("{} is below gc_reserve_blocks {}", self.gc_background_blocks, self.gc_reserve_blocks),
             );
         }
         if self.gc_background_blocks + 2 > self.geometry.blocks_per_plane {
@@ -165,18 +151,13 @@ impl SsdConfig {
         }
         if let MappingMode::Dftl { cmt_entries } = self.mapping {
             if cmt_entries == 0 {
-                return invalid(
-                    "cmt_entries",
-                    "the DFTL mapping cache needs at least one entry".into(),
-                );
+                return invalid("cmt_entries", "the DFTL mapping cache needs at least one entry".into());
             }
         }
         // GC must always find a block with an invalid page: the spare area has to exceed what the
         // write frontiers and reserved blocks of every plane can hold.
         let g = &self.geometry;
-        let needed = g.total_planes() as u64
-            * (self.gc_reserve_blocks as u64 + 2)
-            * g.pages_per_block as u64;
+        let needed = g.total_planes() as u64 * (self.gc_reserve_blocks as u64 + 2) * g.pages_per_block as u64;
         let spare = g.total_pages() - self.user_pages() - self.translation_pages();
         if spare < needed {
             let min_sf = needed as f64 / g.total_pages() as f64;

@@ -77,8 +77,7 @@ impl Counters {
 
     /// NAND programs per host page written; `None` before the host wrote anything.
     pub fn write_amplification(&self) -> Option<f64> {
-        (self.host_write_pages > 0)
-            .then(|| self.nand_programs as f64 / self.host_write_pages as f64)
+        (self.host_write_pages > 0).then(|| self.nand_programs as f64 / self.host_write_pages as f64)
     }
 
     /// The counters under the project's accounting names, in bytes where the names say so.

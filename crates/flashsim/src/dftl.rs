@@ -30,13 +30,7 @@ pub(crate) struct Cmt {
 
 impl Cmt {
     pub fn new(capacity: u32, entries_per_page: u64) -> Self {
-        Cmt {
-            capacity: capacity as usize,
-            entries_per_page,
-            cached: BTreeMap::new(),
-            lru: BTreeMap::new(),
-            clock: 0,
-        }
+        Cmt { capacity: capacity as usize, entries_per_page, cached: BTreeMap::new(), lru: BTreeMap::new(), clock: 0 }
     }
 
     pub fn translation_page_of(&self, lpn: u32) -> u64 {
@@ -107,28 +101,13 @@ mod tests {
     #[test]
     fn misses_read_and_dirty_evictions_write_back_once_per_page() {
         let mut c = Cmt::new(2, 4);
-        assert_eq!(
-            c.access(0, true),
-            (
-                false,
-                TranslationIo {
-                    write_back: vec![],
-                    read: Some(0)
-                }
-            )
-        );
+        assert_eq!(c.access(0, true), (false, TranslationIo { write_back: vec![], read: Some(0) }));
         assert_eq!(c.access(1, true).1.read, Some(0));
         assert!(c.access(0, false).0);
         // Evicts LPN 1 (least recent, dirty): page 0 written back, which also cleans LPN 0.
         let (hit, io) = c.access(9, false);
         assert!(!hit);
-        assert_eq!(
-            io,
-            TranslationIo {
-                write_back: vec![0],
-                read: Some(2)
-            }
-        );
+        assert_eq!(io, TranslationIo { write_back: vec![0], read: Some(2) });
         // Evicts LPN 0, now clean: no write back.
         assert_eq!(c.access(5, false).1.write_back, Vec::<u64>::new());
     }

@@ -19,11 +19,7 @@ pub enum FlashError {
 
     /// A buffer length that is not a whole number of pages.
     #[error("misaligned {op}: {len} bytes is not a multiple of the {page_size}-byte page")]
-    Misaligned {
-        op: &'static str,
-        len: usize,
-        page_size: u32,
-    },
+    Misaligned { op: &'static str, len: usize, page_size: u32 },
 
     /// Source and destination ranges of a remap share pages.
     #[error("overlapping remap: source [{src}, {src}+{len}) and destination [{dst}, {dst}+{len}) share pages")]
@@ -40,9 +36,5 @@ pub enum FlashError {
 
     /// The sparse backing file failed.
     #[error("backing file {path}: {op}: {source}")]
-    Backing {
-        path: PathBuf,
-        op: &'static str,
-        source: std::io::Error,
-    },
+    Backing { path: PathBuf, op: &'static str, source: std::io::Error },
 }

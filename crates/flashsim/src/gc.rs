@@ -16,12 +16,7 @@ use crate::timing::Nanos;
 impl BlockSsd {
     /// Collects one victim block of `plane` starting at `at`. Returns when it finished, or `None`
     /// when no closed block would yield a free page (the plane is full of valid data).
-    pub(crate) fn collect(
-        &mut self,
-        plane: usize,
-        at: Nanos,
-        foreground: bool,
-    ) -> Result<Option<Nanos>> {
+    pub(crate) fn collect(&mut self, plane: usize, at: Nanos, foreground: bool) -> Result<Option<Nanos>> {
         let Some(victim) = self.pick_victim(plane) else {
             return Ok(None);
         };
@@ -59,16 +54,9 @@ impl BlockSsd {
             if oob_owner {
                 owners.insert(0, oob);
             }
-            debug_assert_eq!(
-                owners.len() as u32,
-                self.refs[ppn as usize],
-                "owners of PPN {ppn}"
-            );
+            debug_assert_eq!(owners.len() as u32, self.refs[ppn as usize], "owners of PPN {ppn}");
             let Some(dst) = self.take_page(plane, false) else {
-                return Err(FlashError::DeviceFull {
-                    op: "gc relocation",
-                    lpn: owners[0] as u64,
-                });
+                return Err(FlashError::DeviceFull { op: "gc relocation", lpn: owners[0] as u64 });
             };
             t = if self.cfg.copyback {
                 self.counters.copybacks += 1;
@@ -112,11 +100,7 @@ impl BlockSsd {
                     }
                     let u = info.valid as f64 / ppb as f64;
                     let age = (now - info.closed_at + 1) as f64;
-                    let score = if info.valid == 0 {
-                        f64::INFINITY
-                    } else {
-                        age * (1.0 - u) / (2.0 * u)
-                    };
+                    let score = if info.valid == 0 { f64::INFINITY } else { age * (1.0 - u) / (2.0 * u) };
                     if best.is_none_or(|(s, bb)| score > s || (score == s && b < bb)) {
                         best = Some((score, b));
                     }
@@ -144,13 +128,7 @@ impl BlockSsd {
             self.l2p[lpn as usize] = dst;
             if lpn != named {
                 self.via_log.set(lpn, true);
-                self.log.push(
-                    dst_block,
-                    RemapEntry {
-                        page: dst % self.geo.pages_per_block,
-                        lpn,
-                    },
-                );
+                self.log.push(dst_block, RemapEntry { page: dst % self.geo.pages_per_block, lpn });
             }
             self.note_moved(lpn);
         }

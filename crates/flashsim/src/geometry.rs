@@ -55,19 +55,13 @@ impl Geometry {
         ];
         for (field, v) in dims {
             if v == 0 {
-                return Err(FlashError::InvalidConfig {
-                    field,
-                    reason: "must be at least 1".into(),
-                });
+                return Err(FlashError::InvalidConfig { field, reason: "must be at least 1".into() });
             }
         }
         if self.page_size < 512 || !self.page_size.is_power_of_two() {
             return Err(FlashError::InvalidConfig {
                 field: "page_size",
-                reason: format!(
-                    "{} is not a power of two of at least 512 bytes",
-                    self.page_size
-                ),
+                reason: format!("{} is not a power of two of at least 512 bytes", self.page_size),
             });
         }
         if self.pages_per_block > u16::MAX as u32 + 1 {
@@ -89,10 +83,7 @@ impl Geometry {
         if self.total_pages() >= u32::MAX as u64 {
             return Err(FlashError::InvalidConfig {
                 field: "capacity",
-                reason: format!(
-                    "{} pages exceed the 2^32-1 pages a mapping entry can address",
-                    self.total_pages()
-                ),
+                reason: format!("{} pages exceed the 2^32-1 pages a mapping entry can address", self.total_pages()),
             });
         }
         Ok(())
@@ -148,13 +139,7 @@ impl Geometry {
         let block = self.block_of(ppn);
         let plane = self.plane_of_block(block);
         let die = self.die_of_plane(plane);
-        PageAddr {
-            channel: self.channel_of_die(die),
-            die,
-            plane,
-            block,
-            page: ppn % self.pages_per_block,
-        }
+        PageAddr { channel: self.channel_of_die(die), die, plane, block, page: ppn % self.pages_per_block }
     }
 
     /// Planes in the order consecutive writes are striped over them: channel first, then chip, die,
@@ -165,8 +150,7 @@ impl Geometry {
             for die in 0..self.dies_per_chip {
                 for chip in 0..self.chips_per_channel {
                     for ch in 0..self.channels {
-                        let die_global =
-                            (ch * self.chips_per_channel + chip) * self.dies_per_chip + die;
+                        let die_global = (ch * self.chips_per_channel + chip) * self.dies_per_chip + die;
                         order.push(die_global * self.planes_per_die + plane);
                     }
                 }
@@ -200,10 +184,7 @@ mod tests {
         assert_eq!(g.total_planes(), 16);
         assert_eq!(g.total_pages(), 16 * 8 * 4);
         let a = g.addr(g.first_ppn_of_block(8 * 5 + 3) + 2);
-        assert_eq!(
-            (a.plane, a.block, a.page, a.die, a.channel),
-            (5, 43, 2, 2, 0)
-        );
+        assert_eq!((a.plane, a.block, a.page, a.die, a.channel), (5, 43, 2, 2, 0));
         let mut order = g.stripe_order();
         // Channel first: the first two planes are on different channels.
         let ch = |p: u32| g.channel_of_die(g.die_of_plane(p));
@@ -223,10 +204,6 @@ mod tests {
         assert!(g.validate().unwrap_err().to_string().contains("channels"));
         let mut g = small();
         g.blocks_per_plane = 2;
-        assert!(g
-            .validate()
-            .unwrap_err()
-            .to_string()
-            .contains("blocks_per_plane"));
+        assert!(g.validate().unwrap_err().to_string().contains("blocks_per_plane"));
     }
 }

@@ -44,14 +44,11 @@ impl Latencies {
     pub fn new() -> Self {
         // 3 significant digits, auto-resizing: any simulated latency fits.
         let h = || {
-            let mut h =
-                Histogram::new(3).expect("3 significant figures is a valid histogram precision");
+            let mut h = Histogram::new(3).expect("3 significant figures is a valid histogram precision");
             h.auto(true);
             h
         };
-        Latencies {
-            hists: [h(), h(), h(), h()],
-        }
+        Latencies { hists: [h(), h(), h(), h()] }
     }
 
     pub fn record(&mut self, op: HostOp, latency: Nanos) {
@@ -78,14 +75,7 @@ impl Latencies {
 pub fn summarize(h: &Histogram<u64>) -> LatencySummary {
     let us = |ns: u64| ns as f64 / 1000.0;
     if h.is_empty() {
-        return LatencySummary {
-            count: 0,
-            mean_us: 0.0,
-            p50_us: 0.0,
-            p99_us: 0.0,
-            p999_us: 0.0,
-            max_us: 0.0,
-        };
+        return LatencySummary { count: 0, mean_us: 0.0, p50_us: 0.0, p99_us: 0.0, p999_us: 0.0, max_us: 0.0 };
     }
     LatencySummary {
         count: h.len(),

@@ -34,15 +34,7 @@ pub(crate) struct BlockInfo {
 
 impl BlockInfo {
     pub fn new() -> Self {
-        BlockInfo {
-            state: BlockState::Free,
-            written: 0,
-            valid: 0,
-            erase_count: 0,
-            closed_at: 0,
-            prev: NIL,
-            next: NIL,
-        }
+        BlockInfo { state: BlockState::Free, written: 0, valid: 0, erase_count: 0, closed_at: 0, prev: NIL, next: NIL }
     }
 }
 

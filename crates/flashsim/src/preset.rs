@@ -41,10 +41,7 @@ impl Preset {
             "kvftl" => Ok(Preset::Kvftl),
             other => Err(FlashError::InvalidConfig {
                 field: "preset",
-                reason: format!(
-                    "unknown preset '{other}'; accepted: {}",
-                    Preset::NAMES.join(", ")
-                ),
+                reason: format!("unknown preset '{other}'; accepted: {}", Preset::NAMES.join(", ")),
             }),
         }
     }
@@ -95,18 +92,12 @@ impl Preset {
 
     pub fn timing(self) -> Timing {
         match self {
-            Preset::Femu => Timing {
-                read_ns: 40_000,
-                program_ns: 200_000,
-                erase_ns: 2_000_000,
-                transfer_ps_per_byte: 0,
-            },
-            Preset::Plsc | Preset::Kvftl => Timing {
-                read_ns: 115_000,
-                program_ns: 1_600_000,
-                erase_ns: 3_000_000,
-                transfer_ps_per_byte: 10_000,
-            },
+            Preset::Femu => {
+                Timing { read_ns: 40_000, program_ns: 200_000, erase_ns: 2_000_000, transfer_ps_per_byte: 0 }
+            }
+            Preset::Plsc | Preset::Kvftl => {
+                Timing { read_ns: 115_000, program_ns: 1_600_000, erase_ns: 3_000_000, transfer_ps_per_byte: 10_000 }
+            }
         }
     }
 
@@ -129,11 +120,10 @@ pub fn scale(mut g: Geometry, capacity: u64) -> Result<Geometry> {
     loop {
         let per_plane = capacity / (block * g.total_planes() as u64);
         if per_plane >= MIN_BLOCKS_PER_PLANE as u64 || g.total_planes() == 1 {
-            g.blocks_per_plane =
-                u32::try_from(per_plane).map_err(|_| FlashError::InvalidConfig {
-                    field: "capacity",
-                    reason: format!("{capacity} bytes needs more than 2^32 blocks per plane"),
-                })?;
+            g.blocks_per_plane = u32::try_from(per_plane).map_err(|_| FlashError::InvalidConfig {
+                field: "capacity",
+                reason: format!("{capacity} bytes needs more than 2^32 blocks per plane"),
+            })?;
             g.validate()?;
             return Ok(g);
         }
@@ -168,18 +158,12 @@ mod tests {
     #[test]
     fn scaling_keeps_page_shape_and_shrinks_parallelism_only_when_needed() {
         let g = Preset::Femu.geometry_with_capacity(4 << 30).unwrap();
-        assert_eq!(
-            (g.channels, g.chips_per_channel, g.blocks_per_plane),
-            (8, 8, 64)
-        );
+        assert_eq!((g.channels, g.chips_per_channel, g.blocks_per_plane), (8, 8, 64));
         assert_eq!(g.capacity_bytes(), 4 << 30);
         let tiny = Preset::Femu.geometry_with_capacity(64 << 20).unwrap();
         assert!(tiny.blocks_per_plane >= MIN_BLOCKS_PER_PLANE);
         assert_eq!(tiny.capacity_bytes(), 64 << 20);
         assert!(Preset::Femu.geometry_with_capacity(1 << 20).is_err());
-        assert!(Preset::parse("nope")
-            .unwrap_err()
-            .to_string()
-            .contains("femu, plsc, kvftl"));
+        assert!(Preset::parse("nope").unwrap_err().to_string().contains("femu, plsc, kvftl"));
     }
 }

@@ -75,10 +75,7 @@ impl BlockSsd {
         for b in 0..self.blocks.len() as u32 {
             let first = (b * ppb) as usize;
             let info = &mut self.blocks[b as usize];
-            info.valid = self.refs[first..first + ppb as usize]
-                .iter()
-                .filter(|&&r| r > 0)
-                .count() as u32;
+            info.valid = self.refs[first..first + ppb as usize].iter().filter(|&&r| r > 0).count() as u32;
             if info.written > 0 {
                 info.state = BlockState::Closed;
                 closed.push(b);
@@ -113,56 +110,30 @@ impl BlockSsd {
             if ppn % ppb >= self.blocks[block as usize].written {
                 return Err(format!("LPN {lpn} maps to unwritten PPN {ppn}"));
             }
-            let logged = self
-                .log
-                .entries(block)
-                .iter()
-                .any(|e| e.lpn == lpn as u32 && e.page == ppn % ppb);
+            let logged = self.log.entries(block).iter().any(|e| e.lpn == lpn as u32 && e.page == ppn % ppb);
             if self.via_log.get(lpn as u32) != logged {
-                return Err(format!(
-                    "LPN {lpn}: remap flag {} but log entry {logged}",
-                    self.via_log.get(lpn as u32)
-                ));
+                return Err(format!("LPN {lpn}: remap flag {} but log entry {logged}", self.via_log.get(lpn as u32)));
             }
             if !logged && self.oob_lpn[ppn as usize] != lpn as u32 {
-                return Err(format!(
-                    "LPN {lpn} maps to PPN {ppn} whose OOB names {}",
-                    self.oob_lpn[ppn as usize]
-                ));
+                return Err(format!("LPN {lpn} maps to PPN {ppn} whose OOB names {}", self.oob_lpn[ppn as usize]));
             }
             if self.trim_logged.get(lpn as u32) {
                 return Err(format!("mapped LPN {lpn} has a trim entry"));
             }
         }
         if refs != self.refs {
-            let ppn = refs
-                .iter()
-                .zip(&self.refs)
-                .position(|(a, b)| a != b)
-                .unwrap_or(0);
-            return Err(format!(
-                "PPN {ppn}: {} references counted, {} recorded",
-                refs[ppn], self.refs[ppn]
-            ));
+            let ppn = refs.iter().zip(&self.refs).position(|(a, b)| a != b).unwrap_or(0);
+            return Err(format!("PPN {ppn}: {} references counted, {} recorded", refs[ppn], self.refs[ppn]));
         }
         for (b, info) in self.blocks.iter().enumerate() {
             let first = b * ppb as usize;
-            let valid = refs[first..first + ppb as usize]
-                .iter()
-                .filter(|&&r| r > 0)
-                .count() as u32;
+            let valid = refs[first..first + ppb as usize].iter().filter(|&&r| r > 0).count() as u32;
             if valid != info.valid {
-                return Err(format!(
-                    "block {b}: {valid} valid pages, {} recorded",
-                    info.valid
-                ));
+                return Err(format!("block {b}: {valid} valid pages, {} recorded", info.valid));
             }
             for e in self.log.entries(b as u32) {
                 if self.l2p[e.lpn as usize] != first as u32 + e.page {
-                    return Err(format!(
-                        "stale remap entry in block {b}: LPN {} page {}",
-                        e.lpn, e.page
-                    ));
+                    return Err(format!("stale remap entry in block {b}: LPN {} page {}", e.lpn, e.page));
                 }
             }
         }

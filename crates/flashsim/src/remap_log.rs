@@ -49,10 +49,7 @@ impl RemapLog {
         RemapLog {
             segments: vec![Vec::new(); blocks as usize],
             segment_entries: segment_entries as u64,
-            usage: NvramUsage {
-                entry_bytes,
-                ..Default::default()
-            },
+            usage: NvramUsage { entry_bytes, ..Default::default() },
         }
     }
 

@@ -79,25 +79,13 @@ impl BlockSsd {
         let pages = geo.total_pages();
         let blocks = geo.total_blocks();
         let planes = (0..geo.total_planes())
-            .map(|p| {
-                Plane::new(
-                    p * geo.blocks_per_plane,
-                    geo.blocks_per_plane,
-                    geo.pages_per_block,
-                )
-            })
+            .map(|p| Plane::new(p * geo.blocks_per_plane, geo.blocks_per_plane, geo.pages_per_block))
             .collect();
         // Seed 000 section 4.6: 16-bit page offset + 32-bit LPN; wider devices need 8 bytes.
-        let entry_bytes = if lpns <= u32::MAX as u64 && geo.pages_per_block <= 1 << 16 {
-            6
-        } else {
-            8
-        };
+        let entry_bytes = if lpns <= u32::MAX as u64 && geo.pages_per_block <= 1 << 16 { 6 } else { 8 };
         let cmt = match cfg.mapping {
             MappingMode::PageMapped => None,
-            MappingMode::Dftl { cmt_entries } => {
-                Some(Cmt::new(cmt_entries, cfg.entries_per_translation_page()))
-            }
+            MappingMode::Dftl { cmt_entries } => Some(Cmt::new(cmt_entries, cfg.entries_per_translation_page())),
         };
         Ok(BlockSsd {
             timeline: Timeline::new(&cfg.timing, geo.total_dies(), geo.channels, geo.page_size),
@@ -237,11 +225,7 @@ impl BlockSsd {
         self.check_range(src, pages)?;
         self.check_range(dst, pages)?;
         if src < dst + pages && dst < src + pages {
-            return Err(FlashError::OverlappingRemap {
-                src,
-                dst,
-                len: pages,
-            });
+            return Err(FlashError::OverlappingRemap { src, dst, len: pages });
         }
         let t = self.translate_range(at, src, pages, false)?;
         let t = self.translate_range(t, dst, pages, true)?;
@@ -257,13 +241,7 @@ impl BlockSsd {
             self.refs[ppn as usize] += 1;
             self.via_log.set(d, true);
             let block = self.geo.block_of(ppn);
-            self.log.push(
-                block,
-                RemapEntry {
-                    page: ppn % self.geo.pages_per_block,
-                    lpn: d,
-                },
-            );
+            self.log.push(block, RemapEntry { page: ppn % self.geo.pages_per_block, lpn: d });
             self.counters.remapped_pages += 1;
         }
         let done = self.finish_internal_work(t)?;
@@ -271,13 +249,7 @@ impl BlockSsd {
         Ok(done)
     }
 
-    fn host_write(
-        &mut self,
-        at: Nanos,
-        lpn: u64,
-        pages: u64,
-        data: Option<&[u8]>,
-    ) -> Result<Nanos> {
+    fn host_write(&mut self, at: Nanos, lpn: u64, pages: u64, data: Option<&[u8]>) -> Result<Nanos> {
         self.check_range(lpn, pages)?;
         let t = self.translate_range(at, lpn, pages, true)?;
         let done = self.write_pages(t, lpn as u32, pages as u32, data)?;
@@ -308,13 +280,7 @@ impl BlockSsd {
 
     /// Programs `pages` pages for LPNs `lpn..` (host data or translation pages), waiting for
     /// foreground GC where a plane has run out of free blocks; returns the completion time.
-    pub(crate) fn write_pages(
-        &mut self,
-        at: Nanos,
-        lpn: u32,
-        pages: u32,
-        data: Option<&[u8]>,
-    ) -> Result<Nanos> {
+    pub(crate) fn write_pages(&mut self, at: Nanos, lpn: u32, pages: u32, data: Option<&[u8]>) -> Result<Nanos> {
         let ps = self.geo.page_size as usize;
         let mut placed = std::mem::take(&mut self.placed);
         placed.clear();
@@ -364,10 +330,7 @@ impl BlockSsd {
                 }
             }
         }
-        Err(FlashError::DeviceFull {
-            op: "write",
-            lpn: lpn as u64,
-        })
+        Err(FlashError::DeviceFull { op: "write", lpn: lpn as u64 })
     }
 
     /// The next page of `plane`'s write frontier, opening a free block if needed. Host writes leave
@@ -382,11 +345,7 @@ impl BlockSsd {
             }
             self.close_block(plane, b);
         }
-        let reserve = if host {
-            self.cfg.gc_reserve_blocks as usize
-        } else {
-            0
-        };
+        let reserve = if host { self.cfg.gc_reserve_blocks as usize } else { 0 };
         if self.planes[plane].free.len() <= reserve {
             return None;
         }
@@ -527,11 +486,7 @@ impl BlockSsd {
     fn whole_pages(&self, len: usize, op: &'static str) -> Result<u64> {
         let ps = self.geo.page_size;
         if len % ps as usize != 0 {
-            return Err(FlashError::Misaligned {
-                op,
-                len,
-                page_size: ps,
-            });
+            return Err(FlashError::Misaligned { op, len, page_size: ps });
         }
         Ok((len / ps as usize) as u64)
     }
@@ -539,11 +494,7 @@ impl BlockSsd {
     fn check_range(&self, lpn: u64, pages: u64) -> Result<()> {
         match lpn.checked_add(pages) {
             Some(end) if end <= self.user_pages => Ok(()),
-            _ => Err(FlashError::OutOfRange {
-                lpn,
-                len: pages,
-                capacity: self.user_pages,
-            }),
+            _ => Err(FlashError::OutOfRange { lpn, len: pages, capacity: self.user_pages }),
         }
     }
 }

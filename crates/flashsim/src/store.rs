@@ -26,12 +26,7 @@ pub enum DataMode {
 
 pub(crate) enum PageStore {
     Memory(Vec<Option<Arc<[u8]>>>),
-    File {
-        file: File,
-        path: PathBuf,
-        page_size: u64,
-        present: BitSet,
-    },
+    File { file: File, path: PathBuf, page_size: u64, present: BitSet },
     None,
 }
 
@@ -48,14 +43,8 @@ impl PageStore {
                     .truncate(true)
                     .open(path)
                     .map_err(|e| backing(path, "create", e))?;
-                file.set_len(pages * page_size as u64)
-                    .map_err(|e| backing(path, "set_len", e))?;
-                PageStore::File {
-                    file,
-                    path: path.clone(),
-                    page_size: page_size as u64,
-                    present: BitSet::new(pages),
-                }
+                file.set_len(pages * page_size as u64).map_err(|e| backing(path, "set_len", e))?;
+                PageStore::File { file, path: path.clone(), page_size: page_size as u64, present: BitSet::new(pages) }
             }
         })
     }
@@ -64,15 +53,9 @@ impl PageStore {
     pub fn put(&mut self, ppn: u32, data: Option<&[u8]>) -> Result<()> {
         match self {
             PageStore::Memory(pages) => pages[ppn as usize] = data.map(Arc::from),
-            PageStore::File {
-                file,
-                path,
-                page_size,
-                present,
-            } => match data {
+            PageStore::File { file, path, page_size, present } => match data {
                 Some(d) => {
-                    file.write_all_at(d, ppn as u64 * *page_size)
-                        .map_err(|e| backing(path, "write", e))?;
+                    file.write_all_at(d, ppn as u64 * *page_size).map_err(|e| backing(path, "write", e))?;
                     present.set(ppn, true);
                 }
                 None => present.set(ppn, false),
@@ -92,17 +75,11 @@ impl PageStore {
                 }
                 None => Ok(false),
             },
-            PageStore::File {
-                file,
-                path,
-                page_size,
-                present,
-            } => {
+            PageStore::File { file, path, page_size, present } => {
                 if !present.get(ppn) {
                     return Ok(false);
                 }
-                file.read_exact_at(buf, ppn as u64 * *page_size)
-                    .map_err(|e| backing(path, "read", e))?;
+                file.read_exact_at(buf, ppn as u64 * *page_size).map_err(|e| backing(path, "read", e))?;
                 Ok(true)
             }
             PageStore::None => Ok(false),
@@ -134,9 +111,5 @@ impl PageStore {
 }
 
 fn backing(path: &Path, op: &'static str, source: std::io::Error) -> FlashError {
-    FlashError::Backing {
-        path: path.to_path_buf(),
-        op,
-        source,
-    }
+    FlashError::Backing { path: path.to_path_buf(), op, source }
 }

@@ -18,11 +18,7 @@ pub fn lambert_w0(x: f64) -> f64 {
         return -1.0;
     }
     // Start near the branch point with its series, elsewhere with log1p.
-    let mut w = if x < -0.25 {
-        -1.0 + (2.0 * (1.0 + std::f64::consts::E * x)).sqrt()
-    } else {
-        x.ln_1p()
-    };
+    let mut w = if x < -0.25 { -1.0 + (2.0 * (1.0 + std::f64::consts::E * x)).sqrt() } else { x.ln_1p() };
     for _ in 0..64 {
         let ew = w.exp();
         let f = w * ew - x;

@@ -130,12 +130,7 @@ mod tests {
     use super::*;
 
     fn t() -> Timing {
-        Timing {
-            read_ns: 40_000,
-            program_ns: 200_000,
-            erase_ns: 2_000_000,
-            transfer_ps_per_byte: 10_000,
-        }
+        Timing { read_ns: 40_000, program_ns: 200_000, erase_ns: 2_000_000, transfer_ps_per_byte: 10_000 }
     }
 
     #[test]

@@ -12,13 +12,7 @@ use crate::timing::Nanos;
 impl BlockSsd {
     /// Resolves the mappings of `pages` LPNs from `lpn` (marking them dirty when the operation
     /// changes them). Returns when the data operation may start.
-    pub(crate) fn translate_range(
-        &mut self,
-        at: Nanos,
-        lpn: u64,
-        pages: u64,
-        dirty: bool,
-    ) -> Result<Nanos> {
+    pub(crate) fn translate_range(&mut self, at: Nanos, lpn: u64, pages: u64, dirty: bool) -> Result<Nanos> {
         let Some(cmt) = self.cmt.as_mut() else {
             return Ok(at);
         };

@@ -19,12 +19,7 @@ fn measured_wa(spare_factor: f64, blocks: u32, policy: GcPolicy, seed: u64) -> f
         page_size: 4096,
         oob_size: 128,
     };
-    let timing = Timing {
-        read_ns: 40_000,
-        program_ns: 200_000,
-        erase_ns: 2_000_000,
-        transfer_ps_per_byte: 0,
-    };
+    let timing = Timing { read_ns: 40_000, program_ns: 200_000, erase_ns: 2_000_000, transfer_ps_per_byte: 0 };
     let mut cfg = SsdConfig::new(geometry, timing);
     cfg.spare_factor = spare_factor;
     cfg.gc_policy = policy;
@@ -56,15 +51,8 @@ fn greedy_gc_reaches_the_large_block_limit() {
         let theory = greedy_wa_limit(sf);
         let got = measured_wa(sf, 1024, GcPolicy::Greedy, 42);
         let err = (got - theory).abs() / theory;
-        println!(
-            "S_f {sf}: measured {got:.3}, limit {theory:.3}, error {:.2} %",
-            err * 100.0
-        );
-        assert!(
-            err < 0.05,
-            "S_f {sf}: measured WA {got:.3} vs limit {theory:.3} ({:.1} % off)",
-            err * 100.0
-        );
+        println!("S_f {sf}: measured {got:.3}, limit {theory:.3}, error {:.2} %", err * 100.0);
+        assert!(err < 0.05, "S_f {sf}: measured WA {got:.3} vs limit {theory:.3} ({:.1} % off)", err * 100.0);
     }
 }
 
@@ -73,13 +61,7 @@ fn more_spare_means_less_amplification_for_every_policy() {
     for policy in [GcPolicy::Greedy, GcPolicy::CostBenefit, GcPolicy::Fifo] {
         let low = measured_wa(0.10, 128, policy, 7);
         let high = measured_wa(0.28, 128, policy, 7);
-        assert!(
-            high < low,
-            "{policy:?}: WA {high} at S_f 0.28 is not below {low} at 0.10"
-        );
-        assert!(
-            high > 1.0,
-            "{policy:?}: WA {high} cannot be below 1 under overwrites"
-        );
+        assert!(high < low, "{policy:?}: WA {high} at S_f 0.28 is not below {low} at 0.10");
+        assert!(high > 1.0, "{policy:?}: WA {high} cannot be below 1 under overwrites");
     }
 }

@@ -4,9 +4,7 @@
 
 use std::collections::HashMap;
 
-use flashsim::{
-    BlockSsd, DataMode, FlashError, GcPolicy, Geometry, MappingMode, SsdConfig, Timing,
-};
+use flashsim::{BlockSsd, DataMode, FlashError, GcPolicy, Geometry, MappingMode, SsdConfig, Timing};
 use proptest::prelude::*;
 
 const PAGE: usize = 512;
@@ -42,12 +40,7 @@ fn config(policy: GcPolicy, copyback: bool, multi_plane: bool, dftl: bool) -> Ss
         page_size: PAGE as u32,
         oob_size: 16,
     };
-    let timing = Timing {
-        read_ns: 50_000,
-        program_ns: 500_000,
-        erase_ns: 3_000_000,
-        transfer_ps_per_byte: 10_000,
-    };
+    let timing = Timing { read_ns: 50_000, program_ns: 500_000, erase_ns: 3_000_000, transfer_ps_per_byte: 10_000 };
     let mut cfg = SsdConfig::new(geometry, timing);
     cfg.spare_factor = 0.4;
     cfg.gc_policy = policy;
@@ -70,16 +63,10 @@ fn expect(model: &HashMap<u64, Vec<u8>>, lpn: u64) -> Vec<u8> {
     model.get(&lpn).cloned().unwrap_or_else(|| vec![0; PAGE])
 }
 
-fn check_all(
-    ssd: &mut BlockSsd,
-    model: &HashMap<u64, Vec<u8>>,
-    t: &mut u64,
-) -> Result<(), TestCaseError> {
+fn check_all(ssd: &mut BlockSsd, model: &HashMap<u64, Vec<u8>>, t: &mut u64) -> Result<(), TestCaseError> {
     let mut buf = vec![0; PAGE];
     for lpn in 0..ssd.user_pages() {
-        *t = ssd
-            .read(*t, lpn, &mut buf)
-            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        *t = ssd.read(*t, lpn, &mut buf).map_err(|e| TestCaseError::fail(e.to_string()))?;
         prop_assert_eq!(&buf, &expect(model, lpn), "LPN {}", lpn);
     }
     Ok(())
@@ -95,9 +82,7 @@ fn run(ops: Vec<Op>, cfg: SsdConfig) -> Result<(), TestCaseError> {
             Op::Write { lpn, pages, tag } => {
                 let pages = pages.min(user - lpn);
                 let data: Vec<u8> = (0..pages).flat_map(|i| page_bytes(tag, lpn, i)).collect();
-                let done = ssd
-                    .write(t, lpn, &data)
-                    .map_err(|e| TestCaseError::fail(e.to_string()))?;
+                let done = ssd.write(t, lpn, &data).map_err(|e| TestCaseError::fail(e.to_string()))?;
                 prop_assert!(done > t, "a program takes time");
                 t = done;
                 for i in 0..pages {
@@ -107,9 +92,7 @@ fn run(ops: Vec<Op>, cfg: SsdConfig) -> Result<(), TestCaseError> {
             Op::Read { lpn, pages } => {
                 let pages = pages.min(user - lpn);
                 let mut buf = vec![0; pages as usize * PAGE];
-                t = ssd
-                    .read(t, lpn, &mut buf)
-                    .map_err(|e| TestCaseError::fail(e.to_string()))?;
+                t = ssd.read(t, lpn, &mut buf).map_err(|e| TestCaseError::fail(e.to_string()))?;
                 for i in 0..pages {
                     let got = &buf[i as usize * PAGE..(i as usize + 1) * PAGE];
                     prop_assert_eq!(got, &expect(&model, lpn + i)[..], "LPN {}", lpn + i);
@@ -117,9 +100,7 @@ fn run(ops: Vec<Op>, cfg: SsdConfig) -> Result<(), TestCaseError> {
             }
             Op::Trim { lpn, pages } => {
                 let pages = pages.min(user - lpn);
-                t = ssd
-                    .trim(t, lpn, pages)
-                    .map_err(|e| TestCaseError::fail(e.to_string()))?;
+                t = ssd.trim(t, lpn, pages).map_err(|e| TestCaseError::fail(e.to_string()))?;
                 for l in lpn..lpn + pages {
                     model.remove(&l);
                 }
@@ -128,11 +109,7 @@ fn run(ops: Vec<Op>, cfg: SsdConfig) -> Result<(), TestCaseError> {
                 let pages = pages.min(user - src).min(user - dst);
                 let r = ssd.remap(t, src, dst, pages);
                 if src < dst + pages && dst < src + pages {
-                    prop_assert!(
-                        matches!(r, Err(FlashError::OverlappingRemap { .. })),
-                        "{:?}",
-                        r
-                    );
+                    prop_assert!(matches!(r, Err(FlashError::OverlappingRemap { .. })), "{:?}", r);
                     continue;
                 }
                 t = r.map_err(|e| TestCaseError::fail(e.to_string()))?;
@@ -180,11 +157,7 @@ proptest! {
 fn the_model_device_is_small_enough_to_force_gc() {
     let cfg = config(GcPolicy::Greedy, true, true, false);
     let mut ssd = BlockSsd::new(cfg).unwrap();
-    assert!(
-        ssd.user_pages() >= 230,
-        "strategies draw LPNs below 230; device has {}",
-        ssd.user_pages()
-    );
+    assert!(ssd.user_pages() >= 230, "strategies draw LPNs below 230; device has {}", ssd.user_pages());
     let page = vec![7u8; PAGE];
     let mut t = 0;
     for i in 0..5_000u64 {
@@ -201,10 +174,7 @@ fn metadata_only_reads_are_errors_not_fake_data() {
     let mut ssd = BlockSsd::new(cfg).unwrap();
     let t = ssd.write(0, 3, &vec![1; PAGE]).unwrap();
     let mut buf = vec![0; PAGE];
-    assert!(matches!(
-        ssd.read(t, 3, &mut buf),
-        Err(FlashError::NoData { lpn: 3 })
-    ));
+    assert!(matches!(ssd.read(t, 3, &mut buf), Err(FlashError::NoData { lpn: 3 })));
     // An unmapped page reads as zeros (deterministic read after TRIM), which is not made up.
     ssd.read(t, 4, &mut buf).unwrap();
     assert_eq!(buf, vec![0; PAGE]);

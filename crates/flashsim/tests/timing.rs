@@ -16,12 +16,7 @@ fn device(channels: u32, chips: u32) -> BlockSsd {
         oob_size: 64,
     };
     // 1 ns per byte: a 4 KiB transfer (4.1 us) is small next to the read latency.
-    let timing = Timing {
-        read_ns: READ_NS,
-        program_ns: 200_000,
-        erase_ns: 2_000_000,
-        transfer_ps_per_byte: 1_000,
-    };
+    let timing = Timing { read_ns: READ_NS, program_ns: 200_000, erase_ns: 2_000_000, transfer_ps_per_byte: 1_000 };
     BlockSsd::new(SsdConfig::new(geometry, timing)).unwrap()
 }
 
@@ -30,10 +25,7 @@ fn parallel_reads(ssd: &mut BlockSsd, n: u64) -> (u64, u64) {
     let t = ssd.write(0, 0, &vec![1u8; 4096 * n as usize]).unwrap();
     let t0 = ssd.idle_at().max(t);
     let mut buf = vec![0u8; 4096];
-    let last = (0..n)
-        .map(|lpn| ssd.read(t0, lpn, &mut buf).unwrap())
-        .max()
-        .unwrap();
+    let last = (0..n).map(|lpn| ssd.read(t0, lpn, &mut buf).unwrap()).max().unwrap();
     (t0, last)
 }
 
@@ -44,10 +36,7 @@ fn reads_on_independent_dies_overlap() {
     let (t0, last) = parallel_reads(&mut ssd, n);
     let elapsed = last - t0;
     // One read latency, plus at most the 4 transfers queued on each channel.
-    assert!(
-        (READ_NS..READ_NS + 4 * 4_200).contains(&elapsed),
-        "{n} reads on {n} dies took {elapsed} ns"
-    );
+    assert!((READ_NS..READ_NS + 4 * 4_200).contains(&elapsed), "{n} reads on {n} dies took {elapsed} ns");
 }
 
 #[test]
@@ -72,8 +61,5 @@ fn a_multi_page_write_spreads_over_the_dies() {
     let t_wide = wide.write(0, 0, &data).unwrap();
     let t_narrow = narrow.write(0, 0, &data).unwrap();
     assert!(t_narrow >= 16 * 200_000, "{t_narrow}");
-    assert!(
-        t_wide < 2 * (200_000 + 4 * 4_096),
-        "16 programs on 16 dies took {t_wide} ns"
-    );
+    assert!(t_wide < 2 * (200_000 + 4 * 4_096), "16 programs on 16 dies took {t_wide} ns");
 }

@@ -17,10 +17,7 @@ use crate::workload_cmd::EngineArgs;
 pub struct BenchArgs {
     /// Comma-separated db_bench benchmarks: fillseq, fillrandom, overwrite, readrandom, readseq,
     /// seekrandom, fillzipfian.
-    #[arg(
-        long,
-        default_value = "fillseq,fillrandom,overwrite,readrandom,readseq"
-    )]
+    #[arg(long, default_value = "fillseq,fillrandom,overwrite,readrandom,readseq")]
     pub benchmarks: String,
     /// Keys (and writes per fill benchmark).
     #[arg(long, default_value_t = 1_000_000)]
@@ -50,22 +47,14 @@ fn parse_benchmarks(s: &str, key_dist: &str) -> Result<Vec<DbBenchKind>, String>
     let zipf = match key_dist {
         "uniform" => false,
         "zipfian" => true,
-        other => {
-            return Err(format!(
-                "--key-dist: unknown '{other}'; accepted: uniform, zipfian"
-            ))
-        }
+        other => return Err(format!("--key-dist: unknown '{other}'; accepted: uniform, zipfian")),
     };
     let kinds: Vec<DbBenchKind> = s
         .split(',')
         .filter(|b| !b.trim().is_empty())
         .map(|b| {
             let k: DbBenchKind = b.trim().parse().map_err(|e| format!("--benchmarks: {e}"))?;
-            Ok(if zipf && k == DbBenchKind::FillRandom {
-                DbBenchKind::FillZipfian
-            } else {
-                k
-            })
+            Ok(if zipf && k == DbBenchKind::FillRandom { DbBenchKind::FillZipfian } else { k })
         })
         .collect::<Result<_, String>>()?;
     if kinds.is_empty() {
@@ -80,14 +69,11 @@ pub fn run(a: &BenchArgs, progress: bool) -> Result<(RunResult, Timing), String>
     if a.num == 0 {
         return Err("--num: must be at least 1".into());
     }
-    let value_size: ValueSize = a
-        .value_size
-        .parse()
-        .map_err(|e| format!("--value-size: {e}"))?;
+    let value_size: ValueSize = a.value_size.parse().map_err(|e| format!("--value-size: {e}"))?;
     let stack = Stack::build(&a.device)?;
     let mut engine = LsmEngine::open(
         Arc::clone(&stack.fs),
-        a.engine.options(&stack),
+        lsm::Options { sim_clock: stack.clock.clone(), ..a.engine.options()? },
         a.engine.sync,
     )?;
     let mut phases = Vec::new();
@@ -99,61 +85,29 @@ pub fn run(a: &BenchArgs, progress: bool) -> Result<(RunResult, Timing), String>
         // are charged to simulated time). On real files, as in db_bench, the next benchmark starts
         // while background compaction goes on.
         let settle = kind.writes() && stack.simulated();
-        let mut p = run_phase(
-            kind.name(),
-            &mut engine,
-            &stack,
-            ops,
-            a.num,
-            settle,
-            progress,
-        )?;
+        let mut p = run_phase(kind.name(), &mut engine, &stack, ops, a.num, settle, progress)?;
         if *kind == DbBenchKind::ReadSeq {
             // db_bench counts every record read by readseq as one operation.
             p.ops = p.scanned_records;
-            p.ops_per_sec = if p.elapsed_s > 0.0 {
-                p.ops as f64 / p.elapsed_s
-            } else {
-                0.0
-            };
-            p.micros_per_op = if p.ops > 0 {
-                p.elapsed_s * 1e6 / p.ops as f64
-            } else {
-                0.0
-            };
+            p.ops_per_sec = if p.elapsed_s > 0.0 { p.ops as f64 / p.elapsed_s } else { 0.0 };
+            p.micros_per_op = if p.ops > 0 { p.elapsed_s * 1e6 / p.ops as f64 } else { 0.0 };
         }
         phases.push(p);
     }
     let stats = engine.stats().ok_or("the engine closed early")?;
-    let result = RunResult::collect(
-        "db_bench",
-        engine.describe(),
-        a.device.describe(),
-        &stack,
-        phases,
-        &stats,
-    );
+    let result = RunResult::collect("db_bench", engine.describe(), a.device.describe(), &stack, phases, &stats);
     engine.close()?;
     let wall_time_s = wall.elapsed().as_secs_f64();
     let nand = stack.nand_ops().map(|n| n as f64 / wall_time_s.max(1e-9));
-    Ok((
-        result,
-        Timing {
-            wall_time_s,
-            nand_ops_per_wall_sec: nand,
-        },
-    ))
+    Ok((result, Timing { wall_time_s, nand_ops_per_wall_sec: nand }))
 }
 
 /// db_bench's lines, then the common tables.
 pub fn render(r: &RunResult) -> String {
     let mut out = String::new();
     for p in &r.phases {
-        let mb_s = if p.elapsed_s > 0.0 {
-            (p.user_bytes + p.read_bytes) as f64 / (1 << 20) as f64 / p.elapsed_s
-        } else {
-            0.0
-        };
+        let mb_s =
+            if p.elapsed_s > 0.0 { (p.user_bytes + p.read_bytes) as f64 / (1 << 20) as f64 / p.elapsed_s } else { 0.0 };
         out.push_str(&format!(
             "{:<12}: {:>10.3} micros/op; {:>10.0} ops/sec; {:>8.1} MB/s\n",
             p.name, p.micros_per_op, p.ops_per_sec, mb_s

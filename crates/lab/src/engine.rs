@@ -33,17 +33,11 @@ pub struct LsmEngine {
 impl LsmEngine {
     pub fn open(fs: Arc<dyn Fs>, options: lsm::Options, sync: bool) -> Result<LsmEngine, String> {
         let db = Db::open(fs, "db", options.clone()).map_err(|e| e.to_string())?;
-        Ok(LsmEngine {
-            db: Some(db),
-            options,
-            write: WriteOptions { sync },
-        })
+        Ok(LsmEngine { db: Some(db), options, write: WriteOptions { sync } })
     }
 
     fn db(&self) -> Result<&Db, String> {
-        self.db
-            .as_ref()
-            .ok_or_else(|| "the database is closed".to_string())
+        self.db.as_ref().ok_or_else(|| "the database is closed".to_string())
     }
 
     pub fn close(&mut self) -> Result<(), String> {
@@ -58,15 +52,12 @@ impl KvEngine for LsmEngine {
     fn describe(&self) -> String {
         let o = &self.options;
         format!(
-            "lsm (write buffer {} KiB, SST {} KiB, block {} B{}, bloom {:?})",
+            "lsm (write buffer {} KiB, SST {} KiB, block {} B{}, remap {}, bloom {:?})",
             o.write_buffer_size >> 10,
             o.max_file_size >> 10,
             o.block_size,
-            if o.align_blocks {
-                ", aligned blocks"
-            } else {
-                ""
-            },
+            if o.align_blocks { ", aligned blocks" } else { "" },
+            o.remap,
             o.bloom_bits_per_key
         )
     }
@@ -77,18 +68,11 @@ impl KvEngine for LsmEngine {
     }
 
     fn get(&mut self, key: &[u8]) -> Result<Option<usize>, String> {
-        Ok(self
-            .db()?
-            .get(&ReadOptions::default(), key)
-            .map_err(|e| e.to_string())?
-            .map(|v| v.len()))
+        Ok(self.db()?.get(&ReadOptions::default(), key).map_err(|e| e.to_string())?.map(|v| v.len()))
     }
 
     fn scan(&mut self, start: &[u8], len: u64) -> Result<(u64, u64), String> {
-        let mut it = self
-            .db()?
-            .iter(&ReadOptions::default())
-            .map_err(|e| e.to_string())?;
+        let mut it = self.db()?.iter(&ReadOptions::default()).map_err(|e| e.to_string())?;
         it.seek(start);
         let (mut n, mut bytes) = (0u64, 0u64);
         while it.valid() && n < len {

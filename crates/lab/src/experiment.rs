@@ -28,19 +28,16 @@
 //! field (and, for names, the accepted values).
 
 use std::path::Path;
-use std::sync::Arc;
 
 use serde::Deserialize;
 use toml::{Table, Value};
-use workload::mixgraph::{Mixgraph, MixgraphConfig, MixgraphFill};
-use workload::{ValueSize, Workload, WorkloadSpec, YcsbWorkload};
+use workload::{ValueSize, Workload};
 
-use crate::engine::{KvEngine, LsmEngine};
-use crate::harness::{run_phase, PhaseResult};
 use crate::report::model::{Cell, Figure, FigureKind, ResultSet, ResultTable, Series};
 use crate::result::{RunResult, Timing};
+use crate::runner::{self, RunSpec};
 use crate::size::parse_size;
-use crate::stack::{DeviceArgs, Stack};
+use crate::stack::DeviceArgs;
 
 /// A size given as a number of bytes or as a string with a unit.
 #[derive(Clone, Debug, Deserialize)]
@@ -80,6 +77,8 @@ struct EngineConfig {
     l0_stop_writes_trigger: Option<usize>,
     #[serde(default)]
     align_blocks: bool,
+    /// RemapCom mode: "off", "base" or "full" (base and full align blocks too).
+    remap: Option<String>,
     #[serde(default)]
     sync: bool,
 }
@@ -128,11 +127,7 @@ impl WorkloadConfig {
             (Some(r), None) if *r > 0 => Ok(*r),
             (None, Some(d)) => {
                 let bytes = d.bytes("workload.data")?;
-                let vs: ValueSize = self
-                    .value_size
-                    .text()
-                    .parse()
-                    .map_err(|e| format!("workload.value_size: {e}"))?;
+                let vs: ValueSize = self.value_size.text().parse().map_err(|e| format!("workload.value_size: {e}"))?;
                 Ok((bytes / (16 + vs.mean() as u64).max(1)).max(1))
             }
             (Some(_), None) => Err("workload.records: must be at least 1".into()),
@@ -209,10 +204,7 @@ impl Experiment {
         let file: ExperimentFile = toml::from_str(text).map_err(|e| e.to_string())?;
         for m in &file.metrics {
             if !METRICS.contains(&m.as_str()) {
-                return Err(format!(
-                    "metrics: unknown metric '{m}'; accepted: {}",
-                    METRICS.join(", ")
-                ));
+                return Err(format!("metrics: unknown metric '{m}'; accepted: {}", METRICS.join(", ")));
             }
         }
         let variants: Vec<(String, Table)> = if file.variant.is_empty() {
@@ -225,12 +217,7 @@ impl Experiment {
                     let mut v = v.clone();
                     let name = match v.remove("name") {
                         Some(Value::String(s)) => s,
-                        Some(other) => {
-                            return Err(format!(
-                                "variant {}: name must be a string, got {other}",
-                                i + 1
-                            ))
-                        }
+                        Some(other) => return Err(format!("variant {}: name must be a string, got {other}", i + 1)),
                         None => format!("variant {}", i + 1),
                     };
                     Ok((name, v))
@@ -255,12 +242,12 @@ impl Experiment {
                 sections.insert("workload".into(), Value::Table(file.workload.clone()));
                 for (section, v) in overrides {
                     let Value::Table(t) = v else {
-                        return Err(format!(
-                            "variant '{name}': '{section}' must be a table of overrides"
-                        ));
+                        return Err(format!("variant '{name}': '{section}' must be a table of overrides"));
                     };
                     let Some(Value::Table(base)) = sections.get_mut(section) else {
-                        return Err(format!("variant '{name}': unknown section '{section}'; accepted: engine, device, workload"));
+                        return Err(format!(
+                            "variant '{name}': unknown section '{section}'; accepted: engine, device, workload"
+                        ));
                     };
                     for (k, v) in t {
                         base.insert(k.clone(), v.clone());
@@ -268,39 +255,23 @@ impl Experiment {
                 }
                 if let (Some(s), Some(v)) = (&file.sweep, value) {
                     let (section, field) = s.parameter.split_once('.').ok_or_else(|| {
-                        format!(
-                            "sweep.parameter: '{}' must be section.field, e.g. workload.value_size",
-                            s.parameter
-                        )
+                        format!("sweep.parameter: '{}' must be section.field, e.g. workload.value_size", s.parameter)
                     })?;
                     let Some(Value::Table(base)) = sections.get_mut(section) else {
-                        return Err(format!("sweep.parameter: unknown section '{section}'; accepted: engine, device, workload"));
+                        return Err(format!(
+                            "sweep.parameter: unknown section '{section}'; accepted: engine, device, workload"
+                        ));
                     };
                     base.insert(field.to_string(), v.clone());
                 }
-                let typed = |section: &str| -> Value {
-                    sections
-                        .get(section)
-                        .cloned()
-                        .unwrap_or(Value::Table(Table::new()))
-                };
+                let typed =
+                    |section: &str| -> Value { sections.get(section).cloned().unwrap_or(Value::Table(Table::new())) };
                 let engine: EngineConfig = typed_section(&typed("engine"), "engine", name)?;
                 let device: DeviceConfig = typed_section(&typed("device"), "device", name)?;
                 let workload: WorkloadConfig = typed_section(&typed("workload"), "workload", name)?;
-                workload
-                    .name
-                    .parse::<Workload>()
-                    .map_err(|e| format!("variant '{name}': workload.name: {e}"))?;
-                workload
-                    .record_count()
-                    .map_err(|e| format!("variant '{name}': {e}"))?;
-                points.push(Point {
-                    variant: name.clone(),
-                    sweep_value: value.clone(),
-                    engine,
-                    device,
-                    workload,
-                });
+                workload.name.parse::<Workload>().map_err(|e| format!("variant '{name}': workload.name: {e}"))?;
+                workload.record_count().map_err(|e| format!("variant '{name}': {e}"))?;
+                points.push(Point { variant: name.clone(), sweep_value: value.clone(), engine, device, workload });
             }
         }
         Ok(Experiment { file, points })
@@ -324,12 +295,10 @@ impl Experiment {
                     sweep_label(&p.sweep_value).map_or(String::new(), |v| format!(" @ {v}"))
                 );
             }
-            let wall = std::time::Instant::now();
-            let r = run_point(p, progress).map_err(|e| format!("variant '{}': {e}", p.variant))?;
-            timings.push(Timing {
-                wall_time_s: wall.elapsed().as_secs_f64(),
-                nand_ops_per_wall_sec: None,
-            });
+            let (r, t) = run_spec(p)
+                .and_then(|spec| runner::run(&spec, progress))
+                .map_err(|e| format!("variant '{}': {e}", p.variant))?;
+            timings.push(t);
             results.push(r);
         }
         Ok((self.result_set(&results), timings))
@@ -338,14 +307,7 @@ impl Experiment {
     fn scale(&self) -> String {
         let p = &self.points[0];
         let dev = if p.device.fs == "sim" {
-            format!(
-                "{} {}",
-                p.device.preset,
-                p.device
-                    .capacity
-                    .as_ref()
-                    .map_or("default size".into(), |c| c.text())
-            )
+            format!("{} {}", p.device.preset, p.device.capacity.as_ref().map_or("default size".into(), |c| c.text()))
         } else {
             p.device.fs.clone()
         };
@@ -353,11 +315,8 @@ impl Experiment {
             Some(d) => format!("{} of data", d.text()),
             None => format!("{} records", p.workload.records.unwrap_or(0)),
         };
-        let ops = if p.workload.operations > 0 {
-            format!(", {} operations", p.workload.operations)
-        } else {
-            String::new()
-        };
+        let ops =
+            if p.workload.operations > 0 { format!(", {} operations", p.workload.operations) } else { String::new() };
         format!("{size}{ops}, device {dev}")
     }
 
@@ -368,17 +327,8 @@ impl Experiment {
             columns.push(s.clone());
         }
         columns.extend(
-            [
-                "workload",
-                "user MB",
-                "host WA",
-                "flash WA",
-                "ops/s",
-                "p99 us",
-                "remapped pages",
-                "sim time s",
-            ]
-            .map(String::from),
+            ["workload", "user MB", "host WA", "flash WA", "ops/s", "p99 us", "remapped pages", "sim time s"]
+                .map(String::from),
         );
         let mut rows = Vec::new();
         for (p, r) in self.points.iter().zip(results) {
@@ -389,26 +339,16 @@ impl Experiment {
             row.push(r.workload.clone().into());
             row.push((r.user_bytes as f64 / (1 << 20) as f64).into());
             row.push(r.host_write_amplification.into());
-            row.push(
-                r.write_amplification
-                    .map_or(Cell::Text("-".into()), Cell::Number),
-            );
+            row.push(r.write_amplification.map_or(Cell::Text("-".into()), Cell::Number));
             row.push(r.ops_per_sec.into());
             row.push(r.latency.p99_us.into());
-            row.push(
-                r.remapped_pages
-                    .map_or(Cell::Text("-".into()), |v| Cell::Number(v as f64)),
-            );
+            row.push(r.remapped_pages.map_or(Cell::Text("-".into()), |v| Cell::Number(v as f64)));
             row.push(r.sim_time_s.map_or(Cell::Text("-".into()), Cell::Number));
             rows.push(row);
         }
         let mut level_rows = Vec::new();
         for (p, r) in self.points.iter().zip(results) {
-            for l in r
-                .levels
-                .iter()
-                .filter(|l| l.bytes_written > 0 || l.files > 0)
-            {
+            for l in r.levels.iter().filter(|l| l.bytes_written > 0 || l.files > 0) {
                 level_rows.push(vec![
                     Cell::Text(p.variant.clone()),
                     Cell::Text(sweep_label(&p.sweep_value).unwrap_or_default()),
@@ -417,9 +357,7 @@ impl Experiment {
                     Cell::Number(l.bytes_read as f64 / (1 << 20) as f64),
                     Cell::Number(l.bytes_written as f64 / (1 << 20) as f64),
                     Cell::Number(l.bytes_remapped as f64 / (1 << 20) as f64),
-                    l.host_write_bytes.map_or(Cell::Text("-".into()), |b| {
-                        Cell::Number(b as f64 / (1 << 20) as f64)
-                    }),
+                    l.host_write_bytes.map_or(Cell::Text("-".into()), |b| Cell::Number(b as f64 / (1 << 20) as f64)),
                 ]);
             }
         }
@@ -442,42 +380,24 @@ impl Experiment {
             scale: self.scale(),
             notes,
             tables: vec![
-                ResultTable {
-                    name: "runs".into(),
-                    columns,
-                    rows,
-                },
+                ResultTable { name: "runs".into(), columns, rows },
                 ResultTable {
                     name: "levels".into(),
-                    columns: [
-                        "variant",
-                        "sweep",
-                        "level",
-                        "files",
-                        "read MB",
-                        "written MB",
-                        "remapped MB",
-                        "host MB",
-                    ]
-                    .map(String::from)
-                    .to_vec(),
+                    columns: ["variant", "sweep", "level", "files", "read MB", "written MB", "remapped MB", "host MB"]
+                        .map(String::from)
+                        .to_vec(),
                     rows: level_rows,
                 },
             ],
             figures,
-            runs: results
-                .iter()
-                .filter_map(|r| serde_json::to_value(r).ok())
-                .collect(),
+            runs: results.iter().filter_map(|r| serde_json::to_value(r).ok()).collect(),
         }
     }
 
     fn figure(&self, metric: &str, results: &[RunResult]) -> Figure {
         let value = |r: &RunResult| -> f64 {
             match metric {
-                "write_amplification" => {
-                    r.write_amplification.unwrap_or(r.host_write_amplification)
-                }
+                "write_amplification" => r.write_amplification.unwrap_or(r.host_write_amplification),
                 "host_write_amplification" => r.host_write_amplification,
                 "ops_per_sec" => r.ops_per_sec,
                 "p99_latency_us" => r.latency.p99_us,
@@ -501,11 +421,8 @@ impl Experiment {
         }
         match &self.file.sweep {
             Some(s) => {
-                let categories: Vec<String> = s
-                    .values
-                    .iter()
-                    .map(|v| sweep_label(&Some(v.clone())).unwrap_or_default())
-                    .collect();
+                let categories: Vec<String> =
+                    s.values.iter().map(|v| sweep_label(&Some(v.clone())).unwrap_or_default()).collect();
                 let series = variants
                     .iter()
                     .map(|v| Series {
@@ -540,11 +457,7 @@ impl Experiment {
                 categories: variants.iter().map(|v| v.to_string()).collect(),
                 series: vec![Series {
                     name: metric.replace('_', " "),
-                    points: results
-                        .iter()
-                        .enumerate()
-                        .map(|(i, r)| (i as f64, value(r)))
-                        .collect(),
+                    points: results.iter().enumerate().map(|(i, r)| (i as f64, value(r))).collect(),
                     dashed: false,
                 }],
             },
@@ -553,18 +466,10 @@ impl Experiment {
 }
 
 /// Deserializes one section, naming the field (`section.field`) that has the wrong type.
-fn typed_section<T: serde::de::DeserializeOwned>(
-    v: &Value,
-    section: &str,
-    variant: &str,
-) -> Result<T, String> {
+fn typed_section<T: serde::de::DeserializeOwned>(v: &Value, section: &str, variant: &str) -> Result<T, String> {
     serde_path_to_error::deserialize(v.clone()).map_err(|e| {
         let path = e.path().to_string();
-        let field = if path == "." {
-            section.to_string()
-        } else {
-            format!("{section}.{path}")
-        };
+        let field = if path == "." { section.to_string() } else { format!("{section}.{path}") };
         format!("variant '{variant}': {field}: {}", e.inner().message())
     })
 }
@@ -576,96 +481,28 @@ fn sweep_label(v: &Option<Value>) -> Option<String> {
     })
 }
 
-/// Runs one point: the workload's load/fill phase, then its run phase.
-fn run_point(p: &Point, progress: bool) -> Result<RunResult, String> {
-    let device = DeviceArgs {
-        fs: p.device.fs.clone(),
-        preset: p.device.preset.clone(),
-        capacity: p.device.capacity.as_ref().map(|c| c.text()),
-        spare_factor: p.device.spare_factor,
-    };
-    let stack = Stack::build(&device)?;
-    let options = engine_options(&p.engine, &stack)?;
-    let mut engine = LsmEngine::open(Arc::clone(&stack.fs), options, p.engine.sync)?;
+/// The run a point describes.
+fn run_spec(p: &Point) -> Result<RunSpec, String> {
     let w = &p.workload;
-    let which: Workload = w.name.parse().map_err(|e| format!("workload.name: {e}"))?;
-    let value_size: ValueSize = w
-        .value_size
-        .text()
-        .parse()
-        .map_err(|e| format!("workload.value_size: {e}"))?;
-    let records = w.record_count()?;
-    let spec = WorkloadSpec {
-        records,
-        operations: w.operations.max(1),
-        value_size,
-    };
-    let settle = stack.simulated();
-    let mut phases: Vec<PhaseResult> = Vec::new();
-    let mut phase = |name: &str,
-                     ops: Box<dyn Iterator<Item = workload::Op> + Send>,
-                     n: u64,
-                     engine: &mut LsmEngine|
-     -> Result<(), String> {
-        phases.push(run_phase(name, engine, &stack, ops, n, settle, progress)?);
-        Ok(())
-    };
-    match which {
-        Workload::Ycsb(y) => {
-            let load = Workload::Ycsb(YcsbWorkload::Load)
-                .build(&spec, w.seed)
-                .map_err(|e| e.to_string())?;
-            phase("load", load, records, &mut engine)?;
-            if y != YcsbWorkload::Load && w.operations > 0 {
-                let ops = which.build(&spec, w.seed + 1).map_err(|e| e.to_string())?;
-                phase(&format!("run {}", y.name()), ops, w.operations, &mut engine)?;
-            }
-        }
-        Workload::Mixgraph(k) => {
-            let cfg = MixgraphConfig::fast20(k, records, w.operations.max(1));
-            let fill = MixgraphFill::new(&cfg, w.seed).map_err(|e| e.to_string())?;
-            phase("fill", Box::new(fill), records, &mut engine)?;
-            if w.operations > 0 {
-                let mix = Mixgraph::new(cfg, w.seed + 1).map_err(|e| e.to_string())?;
-                phase(
-                    &format!("run {}", k.name()),
-                    Box::new(mix),
-                    w.operations,
-                    &mut engine,
-                )?;
-            }
-        }
-        Workload::DbBench(k) => {
-            if !k.writes() {
-                let fill = Workload::DbBench(workload::db_bench::DbBenchKind::FillRandom)
-                    .build(&spec, w.seed)
-                    .map_err(|e| e.to_string())?;
-                phase("fillrandom", fill, records, &mut engine)?;
-            }
-            let ops = which.build(&spec, w.seed + 1).map_err(|e| e.to_string())?;
-            let n = if k.writes() {
-                records
-            } else {
-                w.operations.max(1)
-            };
-            phase(k.name(), ops, n, &mut engine)?;
-        }
-    }
-    let stats = engine.stats().ok_or("the engine closed early")?;
-    let r = RunResult::collect(
-        &w.name,
-        engine.describe(),
-        device.describe(),
-        &stack,
-        phases,
-        &stats,
-    );
-    engine.close()?;
-    Ok(r)
+    Ok(RunSpec {
+        device: DeviceArgs {
+            fs: p.device.fs.clone(),
+            preset: p.device.preset.clone(),
+            capacity: p.device.capacity.as_ref().map(|c| c.text()),
+            spare_factor: p.device.spare_factor,
+        },
+        engine: engine_options(&p.engine)?,
+        sync: p.engine.sync,
+        workload: w.name.parse().map_err(|e| format!("workload.name: {e}"))?,
+        records: w.record_count()?,
+        operations: w.operations,
+        value_size: w.value_size.text().parse().map_err(|e| format!("workload.value_size: {e}"))?,
+        seed: w.seed,
+    })
 }
 
-fn engine_options(e: &EngineConfig, stack: &Stack) -> Result<lsm::Options, String> {
-    let mut o = stack.engine_options();
+fn engine_options(e: &EngineConfig) -> Result<lsm::Options, String> {
+    let mut o = lsm::Options { create_if_missing: true, ..lsm::Options::default() };
     let size = |s: &Option<Size>, field: &str| -> Result<Option<u64>, String> {
         s.as_ref().map(|s| s.bytes(field)).transpose()
     };
@@ -681,10 +518,7 @@ fn engine_options(e: &EngineConfig, stack: &Stack) -> Result<lsm::Options, Strin
     if let Some(v) = size(&e.block_cache, "engine.block_cache")? {
         o.block_cache_bytes = v as usize;
     }
-    if let Some(v) = size(
-        &e.max_bytes_for_level_base,
-        "engine.max_bytes_for_level_base",
-    )? {
+    if let Some(v) = size(&e.max_bytes_for_level_base, "engine.max_bytes_for_level_base")? {
         o.max_bytes_for_level_base = v;
     }
     if let Some(v) = e.bloom_bits_per_key {
@@ -699,7 +533,10 @@ fn engine_options(e: &EngineConfig, stack: &Stack) -> Result<lsm::Options, Strin
     if let Some(v) = e.l0_stop_writes_trigger {
         o.l0_stop_writes_trigger = v;
     }
-    o.align_blocks = e.align_blocks;
+    if let Some(m) = &e.remap {
+        o.remap = m.parse().map_err(|err| format!("engine.remap: {err}"))?;
+    }
+    o.align_blocks = e.align_blocks || o.remap != lsm::RemapMode::Off;
     o.validate().map_err(|e| format!("engine: {e}"))?;
     Ok(o)
 }
@@ -741,9 +578,6 @@ records = 1000
         let e = Experiment::parse(&metric).err().unwrap();
         assert!(e.contains("ops_per_sec"), "{e}");
         let sweep = format!("{BASE}\n[sweep]\nparameter = \"value_size\"\nvalues = [1]\n");
-        assert!(Experiment::parse(&sweep)
-            .err()
-            .unwrap()
-            .contains("section.field"));
+        assert!(Experiment::parse(&sweep).err().unwrap().contains("section.field"));
     }
 }

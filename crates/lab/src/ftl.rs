@@ -11,9 +11,7 @@ use std::collections::BinaryHeap;
 use std::time::Instant;
 
 use flashsim::theory::greedy_wa_limit;
-use flashsim::{
-    BlockSsd, DataMode, GcPolicy, HostOp, LatencySummary, Nanos, NvramUsage, Preset, SsdConfig,
-};
+use flashsim::{BlockSsd, DataMode, GcPolicy, HostOp, LatencySummary, Nanos, NvramUsage, Preset, SsdConfig};
 use rand::{Rng, SeedableRng};
 use serde::Serialize;
 use workload::zipfian::Zipfian;
@@ -87,9 +85,7 @@ impl Pattern {
             "uniform" => Ok(Pattern::Uniform),
             _ => match s.strip_prefix("zipf:") {
                 Some(t) => match t.parse::<f64>() {
-                    Ok(theta) if theta > 0.0 && theta != 1.0 && theta.is_finite() => {
-                        Ok(Pattern::Zipf(theta))
-                    }
+                    Ok(theta) if theta > 0.0 && theta != 1.0 && theta.is_finite() => Ok(Pattern::Zipf(theta)),
                     _ => Err(format!("--pattern: bad zipf exponent '{t}'; {accepted}")),
                 },
                 None => Err(format!("--pattern: unknown pattern '{s}'; {accepted}")),
@@ -124,11 +120,7 @@ impl FtlSpec {
         let mut g = preset.geometry();
         let default_capacity = g.capacity_bytes();
         for (flag, value, slot) in [
-            (
-                "--pages-per-block",
-                a.pages_per_block,
-                &mut g.pages_per_block,
-            ),
+            ("--pages-per-block", a.pages_per_block, &mut g.pages_per_block),
             ("--channels", a.channels, &mut g.channels),
             ("--chips", a.chips, &mut g.chips_per_channel),
             ("--dies", a.dies, &mut g.dies_per_chip),
@@ -145,14 +137,10 @@ impl FtlSpec {
             Some(c) => parse_size("--capacity", c)?,
             None => default_capacity,
         };
-        let geometry =
-            flashsim::preset::scale(g, capacity).map_err(|e| format!("--capacity: {e}"))?;
+        let geometry = flashsim::preset::scale(g, capacity).map_err(|e| format!("--capacity: {e}"))?;
         let mut config = SsdConfig::new(geometry, preset.timing());
         if !(0.0..1.0).contains(&a.spare_factor) {
-            return Err(format!(
-                "--spare-factor: {} is not in [0, 1)",
-                a.spare_factor
-            ));
+            return Err(format!("--spare-factor: {} is not in [0, 1)", a.spare_factor));
         }
         config.spare_factor = a.spare_factor;
         config.gc_policy = GcPolicy::parse(&a.gc).map_err(|e| format!("--gc: {e}"))?;
@@ -160,10 +148,7 @@ impl FtlSpec {
         config.data = DataMode::MetadataOnly;
         config.validate().map_err(|e| e.to_string())?;
         if !(a.writes > 0.0 && a.writes.is_finite()) {
-            return Err(format!(
-                "--writes: {} must be a positive number of capacity-writes",
-                a.writes
-            ));
+            return Err(format!("--writes: {} must be a positive number of capacity-writes", a.writes));
         }
         if !(0.0..1.0).contains(&a.warmup) {
             return Err(format!("--warmup: {} is not in [0, 1)", a.warmup));
@@ -229,9 +214,7 @@ pub fn run(spec: &FtlSpec, progress: bool) -> Result<FtlResult, String> {
     let measure_from = (spec.warmup * overwrites as f64).round() as u64;
     let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(spec.seed);
     let mut zipf = match spec.pattern {
-        Pattern::Zipf(theta) => {
-            Some(Zipfian::new(user, theta).map_err(|e| format!("--pattern: {e}"))?)
-        }
+        Pattern::Zipf(theta) => Some(Zipfian::new(user, theta).map_err(|e| format!("--pattern: {e}"))?),
         _ => None,
     };
     let bar = crate::progress::bar(progress, user + overwrites, "ftl");
@@ -296,11 +279,7 @@ pub fn run(spec: &FtlSpec, progress: bool) -> Result<FtlResult, String> {
         flash_program_bytes: report.flash_program_bytes,
         flash_read_bytes: report.flash_read_bytes,
         sim_time_s: end_time as f64 / 1e9,
-        ops_per_sec: if sim_span > 0.0 {
-            measured.host_write_pages as f64 / sim_span
-        } else {
-            0.0
-        },
+        ops_per_sec: if sim_span > 0.0 { measured.host_write_pages as f64 / sim_span } else { 0.0 },
         wall_time_s: wall,
         nand_ops: all.nand_ops(),
         nand_ops_per_wall_sec: all.nand_ops() as f64 / wall.max(1e-9),
@@ -318,11 +297,7 @@ struct Queue {
 
 impl Queue {
     fn new(depth: u32) -> Self {
-        Queue {
-            depth: depth as usize,
-            outstanding: BinaryHeap::new(),
-            last_issue: 0,
-        }
+        Queue { depth: depth as usize, outstanding: BinaryHeap::new(), last_issue: 0 }
     }
 
     fn issue_time(&mut self) -> Nanos {
@@ -339,12 +314,7 @@ impl Queue {
     }
 
     fn drain(&mut self) -> Nanos {
-        self.outstanding
-            .drain()
-            .map(|Reverse(t)| t)
-            .max()
-            .unwrap_or(self.last_issue)
-            .max(self.last_issue)
+        self.outstanding.drain().map(|Reverse(t)| t).max().unwrap_or(self.last_issue).max(self.last_issue)
     }
 }
 
@@ -365,38 +335,20 @@ pub fn render(r: &FtlResult) -> String {
     row("spare factor", format!("{}", r.spare_factor));
     row("pages per block", r.pages_per_block.to_string());
     row("gc / pattern", format!("{:?} / {}", r.gc, r.pattern));
-    row(
-        "write amplification",
-        format!("{:.3}", r.write_amplification),
-    );
+    row("write amplification", format!("{:.3}", r.write_amplification));
     if let Some(th) = r.theory_write_amplification {
-        row(
-            "greedy large-block limit",
-            format!(
-                "{th:.3} ({:+.1} %)",
-                (r.write_amplification / th - 1.0) * 100.0
-            ),
-        );
+        row("greedy large-block limit", format!("{th:.3} ({:+.1} %)", (r.write_amplification / th - 1.0) * 100.0));
     }
     row("erases", r.erases.to_string());
     row("gc copied pages", r.gc_copied_pages.to_string());
     row("copybacks", r.copybacks.to_string());
     row("simulated time", format!("{:.2} s", r.sim_time_s));
-    row(
-        "write throughput (simulated)",
-        format!("{:.0} pages/s", r.ops_per_sec),
-    );
+    row("write throughput (simulated)", format!("{:.0} pages/s", r.ops_per_sec));
     row(
         "write latency p50 / p99 / p99.9",
-        format!(
-            "{:.0} / {:.0} / {:.0} us",
-            r.write_latency.p50_us, r.write_latency.p99_us, r.write_latency.p999_us
-        ),
+        format!("{:.0} / {:.0} / {:.0} us", r.write_latency.p50_us, r.write_latency.p99_us, r.write_latency.p999_us),
     );
     row("wall time", format!("{:.2} s", r.wall_time_s));
-    row(
-        "NAND ops per wall second",
-        format!("{:.2} M", r.nand_ops_per_wall_sec / 1e6),
-    );
+    row("NAND ops per wall second", format!("{:.2} M", r.nand_ops_per_wall_sec / 1e6));
     t.render()
 }

@@ -45,16 +45,14 @@ pub fn run_phase(
 ) -> Result<PhaseResult, String> {
     let bar = crate::progress::bar(progress, expected, name);
     let new_hist = || -> Histogram<u64> {
-        let mut h =
-            Histogram::new(3).expect("3 significant figures is a valid histogram precision");
+        let mut h = Histogram::new(3).expect("3 significant figures is a valid histogram precision");
         h.auto(true);
         h
     };
     let mut all = new_hist();
     let mut by_kind: BTreeMap<OpKind, Histogram<u64>> = BTreeMap::new();
     let start = stack.now_ns();
-    let (mut count, mut user_bytes, mut read_bytes, mut found, mut scanned) =
-        (0u64, 0u64, 0u64, 0u64, 0u64);
+    let (mut count, mut user_bytes, mut read_bytes, mut found, mut scanned) = (0u64, 0u64, 0u64, 0u64, 0u64);
     for op in ops {
         let t0 = stack.now_ns();
         match &op {
@@ -99,24 +97,13 @@ pub fn run_phase(
         name: name.to_string(),
         ops: count,
         elapsed_s: elapsed,
-        ops_per_sec: if elapsed > 0.0 {
-            count as f64 / elapsed
-        } else {
-            0.0
-        },
-        micros_per_op: if count > 0 {
-            elapsed * 1e6 / count as f64
-        } else {
-            0.0
-        },
+        ops_per_sec: if elapsed > 0.0 { count as f64 / elapsed } else { 0.0 },
+        micros_per_op: if count > 0 { elapsed * 1e6 / count as f64 } else { 0.0 },
         user_bytes,
         read_bytes,
         found,
         scanned_records: scanned,
         latency: flashsim::latency::summarize(&all),
-        latency_by_kind: by_kind
-            .iter()
-            .map(|(k, h)| (k.name().to_string(), flashsim::latency::summarize(h)))
-            .collect(),
+        latency_by_kind: by_kind.iter().map(|(k, h)| (k.name().to_string(), flashsim::latency::summarize(h))).collect(),
     })
 }

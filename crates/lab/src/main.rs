@@ -14,6 +14,7 @@ mod progress;
 mod publish;
 mod report;
 mod result;
+mod runner;
 mod size;
 mod stack;
 mod table;
@@ -26,11 +27,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser, Debug)]
-#[command(
-    name = "flashkv",
-    version,
-    about = "Key-value stores and flash SSDs, simulated exactly and fast"
-)]
+#[command(name = "flashkv", version, about = "Key-value stores and flash SSDs, simulated exactly and fast")]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -74,46 +71,20 @@ fn main() -> ExitCode {
         None => demo::run(&PathBuf::from("results/demo"), progress),
         Some(Command::Demo { out }) => demo::run(&out, progress),
         Some(Command::Ftl(args)) => run_ftl(&args),
-        Some(Command::Bench(args)) => {
-            bench::run(&args, progress && !args.json).and_then(|(r, t)| {
-                publish::emit(
-                    "db_bench",
-                    &r,
-                    &t,
-                    args.json,
-                    args.out.as_deref(),
-                    bench::render(&r),
-                )
+        Some(Command::Bench(args)) => bench::run(&args, progress && !args.json)
+            .and_then(|(r, t)| publish::emit("db_bench", &r, &t, args.json, args.out.as_deref(), bench::render(&r))),
+        Some(Command::Ycsb(args)) => workload_cmd::run_ycsb(&args, progress && !args.json).and_then(|(r, t)| {
+            let text = result::render(&r);
+            publish::emit(&r.workload.clone(), &r, &t, args.json, args.out.as_deref(), text)
+        }),
+        Some(Command::Mixgraph(args)) => {
+            workload_cmd::run_mixgraph(&args, progress && !args.json).and_then(|(r, t)| {
+                let text = result::render(&r);
+                publish::emit(&r.workload.clone(), &r, &t, args.json, args.out.as_deref(), text)
             })
         }
-        Some(Command::Ycsb(args)) => workload_cmd::run_ycsb(&args, progress && !args.json)
-            .and_then(|(r, t)| {
-                let text = result::render(&r);
-                publish::emit(
-                    &r.workload.clone(),
-                    &r,
-                    &t,
-                    args.json,
-                    args.out.as_deref(),
-                    text,
-                )
-            }),
-        Some(Command::Mixgraph(args)) => workload_cmd::run_mixgraph(&args, progress && !args.json)
-            .and_then(|(r, t)| {
-                let text = result::render(&r);
-                publish::emit(
-                    &r.workload.clone(),
-                    &r,
-                    &t,
-                    args.json,
-                    args.out.as_deref(),
-                    text,
-                )
-            }),
         Some(Command::Run { file, out }) => publish::run_experiment(&file, out, progress),
-        Some(Command::Report { dir }) => {
-            report::rebuild(&dir).map(|index| println!("report: {}", index.display()))
-        }
+        Some(Command::Report { dir }) => report::rebuild(&dir).map(|index| println!("report: {}", index.display())),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -129,10 +100,7 @@ fn run_ftl(args: &ftl::FtlArgs) -> Result<(), String> {
     let show_progress = !args.json && std::io::stderr().is_terminal();
     let result = ftl::run(&spec, show_progress)?;
     if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&result).map_err(|e| e.to_string())?
-        );
+        println!("{}", serde_json::to_string_pretty(&result).map_err(|e| e.to_string())?);
     } else {
         print!("{}", ftl::render(&result));
     }

@@ -22,10 +22,7 @@ pub fn emit(
         if let Some(o) = v.as_object_mut() {
             o.insert("wall_time_s".into(), serde_json::json!(t.wall_time_s));
         }
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
-        );
+        println!("{}", serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?);
     } else {
         print!("{text}");
         println!("wall time {:.1} s", t.wall_time_s);
@@ -61,9 +58,7 @@ fn single_run_set(title: &str, r: &RunResult) -> ResultSet {
         notes: Vec::new(),
         tables: vec![ResultTable {
             name: "phases".into(),
-            columns: ["phase", "ops", "ops/s", "p50 us", "p99 us", "p99.9 us"]
-                .map(String::from)
-                .to_vec(),
+            columns: ["phase", "ops", "ops/s", "p50 us", "p99 us", "p99.9 us"].map(String::from).to_vec(),
             rows,
         }],
         figures: Vec::new(),
@@ -75,18 +70,14 @@ fn single_run_set(title: &str, r: &RunResult) -> ResultSet {
 pub fn write_folder(dir: &Path, set: &ResultSet, timings: &[Timing]) -> Result<(), String> {
     crate::report::write_report(dir, set)?;
     let t = serde_json::to_string_pretty(timings).map_err(|e| e.to_string())?;
-    std::fs::write(dir.join("timing.json"), t)
-        .map_err(|e| format!("{}: {e}", dir.join("timing.json").display()))
+    std::fs::write(dir.join("timing.json"), t).map_err(|e| format!("{}: {e}", dir.join("timing.json").display()))
 }
 
 /// `flashkv run FILE`.
 pub fn run_experiment(file: &Path, out: Option<PathBuf>, progress: bool) -> Result<(), String> {
     let e = Experiment::load(file)?;
     let out = out.unwrap_or_else(|| {
-        PathBuf::from("results").join(
-            file.file_stem()
-                .map_or("experiment".into(), |s| s.to_string_lossy().to_string()),
-        )
+        PathBuf::from("results").join(file.file_stem().map_or("experiment".into(), |s| s.to_string_lossy().to_string()))
     });
     let (set, timings) = e.run(progress)?;
     print!("{}", summary(&set));

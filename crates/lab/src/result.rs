@@ -27,6 +27,10 @@ pub struct LevelResult {
     pub input_data_blocks: u64,
     pub output_data_blocks: u64,
     pub padding_bytes: u64,
+    /// RemapCom: unchanged data blocks found among this level's compaction inputs, and cloned
+    /// (remapped) into its outputs.
+    pub udbs: u64,
+    pub udbs_cloned: u64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -61,6 +65,9 @@ pub struct RunResult {
     pub latency: flashsim::LatencySummary,
     pub stall_count: u64,
     pub stall_s: f64,
+    /// RemapCom: UDBs / data blocks of the compaction inputs, and cloned UDBs / output data blocks.
+    pub udb_ratio_inputs: f64,
+    pub udb_ratio_outputs: f64,
     pub levels: Vec<LevelResult>,
 }
 
@@ -83,9 +90,7 @@ impl RunResult {
         let user_bytes: u64 = phases.iter().map(|p| p.user_bytes).sum();
         let dev = stack.device_report(user_bytes);
         let engine_write_bytes = stats.engine_write_bytes();
-        let host = dev
-            .as_ref()
-            .map_or(engine_write_bytes, |d| d.host_write_bytes.total);
+        let host = dev.as_ref().map_or(engine_write_bytes, |d| d.host_write_bytes.total);
         let ratio = |x: u64| {
             if user_bytes == 0 {
                 0.0
@@ -105,16 +110,15 @@ impl RunResult {
                 bytes_written: l.bytes_written,
                 bytes_moved: l.bytes_moved,
                 bytes_remapped: l.cloned_bytes,
-                host_write_bytes: dev.as_ref().map(|d| {
-                    d.levels
-                        .iter()
-                        .find(|x| x.level == level)
-                        .map_or(0, |x| x.host_write_bytes)
-                }),
+                host_write_bytes: dev
+                    .as_ref()
+                    .map(|d| d.levels.iter().find(|x| x.level == level).map_or(0, |x| x.host_write_bytes)),
                 compactions: l.compactions,
                 input_data_blocks: l.input_data_blocks,
                 output_data_blocks: l.output_data_blocks,
                 padding_bytes: l.padding_bytes,
+                udbs: l.udbs_found,
+                udbs_cloned: l.udbs_cloned,
             })
             .collect();
         let last = phases.last();
@@ -122,11 +126,7 @@ impl RunResult {
             workload: workload.to_string(),
             engine,
             device,
-            time_base: if stack.simulated() {
-                "simulated"
-            } else {
-                "wall-clock"
-            },
+            time_base: if stack.simulated() { "simulated" } else { "wall-clock" },
             user_bytes,
             host_write_bytes: host,
             host_write_bytes_by_cause: dev.as_ref().map(|d| d.host_write_bytes.clone()),
@@ -144,6 +144,8 @@ impl RunResult {
             latency: last.map_or_else(empty_latency, |p| p.latency.clone()),
             stall_count: stats.slowdowns + stats.memtable_stalls + stats.l0_stop_stalls,
             stall_s: stats.stall_nanos as f64 / 1e9,
+            udb_ratio_inputs: stats.udb_ratios().0,
+            udb_ratio_outputs: stats.udb_ratios().1,
             levels,
             phases,
         }
@@ -151,14 +153,7 @@ impl RunResult {
 }
 
 fn empty_latency() -> flashsim::LatencySummary {
-    flashsim::LatencySummary {
-        count: 0,
-        mean_us: 0.0,
-        p50_us: 0.0,
-        p99_us: 0.0,
-        p999_us: 0.0,
-        max_us: 0.0,
-    }
+    flashsim::LatencySummary { count: 0, mean_us: 0.0, p50_us: 0.0, p99_us: 0.0, p999_us: 0.0, max_us: 0.0 }
 }
 
 /// The human-readable tables of a run: phases, levels, write amplification by cause.
@@ -169,16 +164,7 @@ pub fn render(r: &RunResult) -> String {
         "{} on {} with {} ({} time; host CPU time is not modelled in simulation)\n\n",
         r.workload, r.device, r.engine, r.time_base
     );
-    let mut t = Table::new(&[
-        "phase",
-        "ops",
-        "ops/s",
-        "p50 us",
-        "p99 us",
-        "p99.9 us",
-        "MB written",
-        "MB read",
-    ]);
+    let mut t = Table::new(&["phase", "ops", "ops/s", "p50 us", "p99 us", "p99.9 us", "MB written", "MB read"]);
     for p in &r.phases {
         t.row(vec![
             p.name.clone(),

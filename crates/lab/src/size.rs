@@ -8,9 +8,7 @@ pub fn parse_size(field: &str, text: &str) -> Result<u64, String> {
     let (digits, unit) = t.split_at(split);
     let accepted = "a whole number of bytes with an optional suffix B, KiB, MiB, GiB, TiB";
     if digits.is_empty() {
-        return Err(format!(
-            "{field}: '{text}' is not a size; expected {accepted}"
-        ));
+        return Err(format!("{field}: '{text}' is not a size; expected {accepted}"));
     }
     let shift = match unit.trim().to_ascii_lowercase().as_str() {
         "" | "b" => 0,
@@ -18,18 +16,10 @@ pub fn parse_size(field: &str, text: &str) -> Result<u64, String> {
         "m" | "mb" | "mib" => 20,
         "g" | "gb" | "gib" => 30,
         "t" | "tb" | "tib" => 40,
-        _ => {
-            return Err(format!(
-                "{field}: unknown unit '{unit}' in '{text}'; expected {accepted}"
-            ))
-        }
+        _ => return Err(format!("{field}: unknown unit '{unit}' in '{text}'; expected {accepted}")),
     };
-    let n: u64 = digits
-        .parse()
-        .map_err(|_| format!("{field}: '{text}' is too large"))?;
-    let v = n
-        .checked_mul(1u64 << shift)
-        .ok_or_else(|| format!("{field}: '{text}' is too large"))?;
+    let n: u64 = digits.parse().map_err(|_| format!("{field}: '{text}' is too large"))?;
+    let v = n.checked_mul(1u64 << shift).ok_or_else(|| format!("{field}: '{text}' is too large"))?;
     if v == 0 {
         return Err(format!("{field}: size must be positive, got '{text}'"));
     }

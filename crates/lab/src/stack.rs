@@ -37,9 +37,7 @@ impl DeviceArgs {
             format!(
                 "simulated {} SSD{} (spare factor {})",
                 self.preset,
-                self.capacity
-                    .as_deref()
-                    .map_or(String::new(), |c| format!(", {c}")),
+                self.capacity.as_deref().map_or(String::new(), |c| format!(", {c}")),
                 self.spare_factor
             )
         } else {
@@ -67,65 +65,29 @@ impl Stack {
         let started = Instant::now();
         if a.fs == "sim" {
             let preset = Preset::parse(&a.preset).map_err(|e| format!("--preset: {e}"))?;
-            let capacity = a
-                .capacity
-                .as_deref()
-                .map(|c| parse_size("--capacity", c))
-                .transpose()?;
-            let mut cfg =
-                SsdConfig::from_preset(preset, capacity).map_err(|e| format!("--capacity: {e}"))?;
+            let capacity = a.capacity.as_deref().map(|c| parse_size("--capacity", c)).transpose()?;
+            let mut cfg = SsdConfig::from_preset(preset, capacity).map_err(|e| format!("--capacity: {e}"))?;
             if !(0.0..1.0).contains(&a.spare_factor) {
-                return Err(format!(
-                    "--spare-factor: {} is not in [0, 1)",
-                    a.spare_factor
-                ));
+                return Err(format!("--spare-factor: {} is not in [0, 1)", a.spare_factor));
             }
             cfg.spare_factor = a.spare_factor;
             cfg.data = DataMode::Memory;
             let dev = BlockSsd::new(cfg).map_err(|e| e.to_string())?;
             let clock = SimClock::new();
-            let fs = SimFs::format(dev, clock.clone(), SimFsOptions::default())
-                .map_err(|e| e.to_string())?;
-            return Ok(Stack {
-                fs: Arc::new(fs.clone()),
-                backend: Backend::Sim(fs),
-                clock: Some(clock),
-                started,
-            });
+            let fs = SimFs::format(dev, clock.clone(), SimFsOptions::default()).map_err(|e| e.to_string())?;
+            return Ok(Stack { fs: Arc::new(fs.clone()), backend: Backend::Sim(fs), clock: Some(clock), started });
         }
         if a.fs == "mem" {
-            return Ok(Stack {
-                fs: Arc::new(MemFs::new()),
-                backend: Backend::Mem,
-                clock: None,
-                started,
-            });
+            return Ok(Stack { fs: Arc::new(MemFs::new()), backend: Backend::Mem, clock: None, started });
         }
         if let Some(dir) = a.fs.strip_prefix("posix:") {
             if dir.is_empty() {
                 return Err("--fs: posix: needs a directory, e.g. posix:/tmp/flashkv".into());
             }
             let fs = PosixFs::new(PathBuf::from(dir)).map_err(|e| format!("--fs: {e}"))?;
-            return Ok(Stack {
-                fs: Arc::new(fs),
-                backend: Backend::Posix,
-                clock: None,
-                started,
-            });
+            return Ok(Stack { fs: Arc::new(fs), backend: Backend::Posix, clock: None, started });
         }
-        Err(format!(
-            "--fs: unknown file system '{}'; accepted: sim, posix:DIR, mem",
-            a.fs
-        ))
-    }
-
-    /// Engine options for this stack.
-    pub fn engine_options(&self) -> lsm::Options {
-        lsm::Options {
-            create_if_missing: true,
-            sim_clock: self.clock.clone(),
-            ..lsm::Options::default()
-        }
+        Err(format!("--fs: unknown file system '{}'; accepted: sim, posix:DIR, mem", a.fs))
     }
 
     pub fn simulated(&self) -> bool {
@@ -155,8 +117,7 @@ impl Stack {
             return None;
         };
         let s = fs.stats();
-        let (counters, page_size, nvram) =
-            fs.with_device(|d| (*d.counters(), d.page_size(), d.nvram()));
+        let (counters, page_size, nvram) = fs.with_device(|d| (*d.counters(), d.page_size(), d.nvram()));
         let r = counters.report(page_size);
         let host = s.host_write_bytes();
         let ratio = |x: u64| {

@@ -7,10 +7,7 @@ pub struct Table {
 
 impl Table {
     pub fn new(header: &[&str]) -> Self {
-        Table {
-            header: header.iter().map(|s| s.to_string()).collect(),
-            rows: Vec::new(),
-        }
+        Table { header: header.iter().map(|s| s.to_string()).collect(), rows: Vec::new() }
     }
 
     pub fn row(&mut self, cells: Vec<String>) {
@@ -40,13 +37,7 @@ impl Table {
         };
         let mut out = line(&self.header);
         out.push('\n');
-        out.push_str(
-            &width
-                .iter()
-                .map(|w| "-".repeat(*w))
-                .collect::<Vec<_>>()
-                .join("  "),
-        );
+        out.push_str(&width.iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>().join("  "));
         out.push('\n');
         for r in &self.rows {
             out.push_str(&line(r));

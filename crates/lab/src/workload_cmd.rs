@@ -3,15 +3,13 @@
 //! a result folder (results.json, results.csv, index.html).
 
 use std::path::PathBuf;
-use std::sync::Arc;
 
-use workload::mixgraph::{Mixgraph, MixgraphConfig, MixgraphFill, MixgraphKind};
-use workload::{ValueSize, Workload, WorkloadSpec, YcsbWorkload};
+use workload::mixgraph::MixgraphKind;
+use workload::{ValueSize, Workload, YcsbWorkload};
 
-use crate::engine::{KvEngine, LsmEngine};
-use crate::harness::run_phase;
 use crate::result::{RunResult, Timing};
-use crate::stack::{DeviceArgs, Stack};
+use crate::runner::{self, RunSpec};
+use crate::stack::DeviceArgs;
 
 /// Engine flags shared by the workload commands.
 #[derive(clap::Args, Debug, Clone)]
@@ -22,14 +20,18 @@ pub struct EngineArgs {
     /// Align SST data blocks to the file system's block size (RemapCom needs it).
     #[arg(long)]
     pub align_blocks: bool,
+    /// RemapCom: off (LevelDB), base (UDB detection + remap), full (+ UDB retention). base and
+    /// full align blocks too.
+    #[arg(long, default_value = "off")]
+    pub remap: String,
 }
 
 impl EngineArgs {
-    pub fn options(&self, stack: &Stack) -> lsm::Options {
-        lsm::Options {
-            align_blocks: self.align_blocks,
-            ..stack.engine_options()
-        }
+    /// Engine options from the flags (the runner adds the simulation clock).
+    pub fn options(&self) -> Result<lsm::Options, String> {
+        let remap: lsm::RemapMode = self.remap.parse().map_err(|e| format!("--remap: {e}"))?;
+        let align_blocks = self.align_blocks || remap != lsm::RemapMode::Off;
+        Ok(lsm::Options { align_blocks, remap, create_if_missing: true, ..lsm::Options::default() })
     }
 }
 
@@ -95,122 +97,34 @@ fn check_counts(records: u64, ops: u64) -> Result<(), String> {
 }
 
 pub fn run_ycsb(a: &YcsbArgs, progress: bool) -> Result<(RunResult, Timing), String> {
-    let wall = std::time::Instant::now();
     check_counts(a.records, a.ops)?;
     let which: YcsbWorkload = a.workload.parse().map_err(|e| format!("--workload: {e}"))?;
-    let value_size: ValueSize = a
-        .value_size
-        .parse()
-        .map_err(|e| format!("--value-size: {e}"))?;
-    let stack = Stack::build(&a.device)?;
-    let mut engine = LsmEngine::open(
-        Arc::clone(&stack.fs),
-        a.engine.options(&stack),
-        a.engine.sync,
-    )?;
-    let spec = WorkloadSpec {
+    let spec = RunSpec {
+        device: a.device.clone(),
+        engine: a.engine.options()?,
+        sync: a.engine.sync,
+        workload: Workload::Ycsb(which),
         records: a.records,
         operations: a.ops,
-        value_size,
+        value_size: a.value_size.parse().map_err(|e| format!("--value-size: {e}"))?,
+        seed: a.seed,
     };
-    let settle = stack.simulated();
-    let load = Workload::Ycsb(YcsbWorkload::Load)
-        .build(&spec, a.seed)
-        .map_err(|e| e.to_string())?;
-    let mut phases = vec![run_phase(
-        "load",
-        &mut engine,
-        &stack,
-        load,
-        a.records,
-        settle,
-        progress,
-    )?];
-    if which != YcsbWorkload::Load {
-        let ops = Workload::Ycsb(which)
-            .build(&spec, a.seed + 1)
-            .map_err(|e| e.to_string())?;
-        phases.push(run_phase(
-            &format!("run {}", which.name()),
-            &mut engine,
-            &stack,
-            ops,
-            a.ops,
-            settle,
-            progress,
-        )?);
-    }
-    finish(
-        &format!("ycsb-{}", which.name()),
-        engine,
-        &a.device,
-        stack,
-        phases,
-        wall,
-    )
+    runner::run(&spec, progress)
 }
 
 pub fn run_mixgraph(a: &MixgraphArgs, progress: bool) -> Result<(RunResult, Timing), String> {
-    let wall = std::time::Instant::now();
     check_counts(a.records, a.ops)?;
     let kind: MixgraphKind = a.workload.parse().map_err(|e| format!("--workload: {e}"))?;
-    let stack = Stack::build(&a.device)?;
-    let mut engine = LsmEngine::open(
-        Arc::clone(&stack.fs),
-        a.engine.options(&stack),
-        a.engine.sync,
-    )?;
-    let cfg = MixgraphConfig::fast20(kind, a.records, a.ops);
-    let settle = stack.simulated();
-    let fill = MixgraphFill::new(&cfg, a.seed).map_err(|e| e.to_string())?;
-    let mut phases = vec![run_phase(
-        "fill",
-        &mut engine,
-        &stack,
-        fill,
-        a.records,
-        settle,
-        progress,
-    )?];
-    let mix = Mixgraph::new(cfg, a.seed + 1).map_err(|e| e.to_string())?;
-    phases.push(run_phase(
-        &format!("run {}", kind.name()),
-        &mut engine,
-        &stack,
-        mix,
-        a.ops,
-        settle,
-        progress,
-    )?);
-    finish(
-        &format!("mixgraph-{}", kind.name()),
-        engine,
-        &a.device,
-        stack,
-        phases,
-        wall,
-    )
-}
-
-fn finish(
-    name: &str,
-    mut engine: LsmEngine,
-    device: &DeviceArgs,
-    stack: Stack,
-    phases: Vec<crate::harness::PhaseResult>,
-    wall: std::time::Instant,
-) -> Result<(RunResult, Timing), String> {
-    let stats = engine.stats().ok_or("the engine closed early")?;
-    let desc = engine.describe();
-    let result = RunResult::collect(name, desc, device.describe(), &stack, phases, &stats);
-    engine.close()?;
-    let wall_time_s = wall.elapsed().as_secs_f64();
-    let nand = stack.nand_ops();
-    Ok((
-        result,
-        Timing {
-            wall_time_s,
-            nand_ops_per_wall_sec: nand.map(|n| n as f64 / wall_time_s.max(1e-9)),
-        },
-    ))
+    let spec = RunSpec {
+        device: a.device.clone(),
+        engine: a.engine.options()?,
+        sync: a.engine.sync,
+        workload: Workload::Mixgraph(kind),
+        records: a.records,
+        operations: a.ops,
+        // Mixgraph draws its own (generalized Pareto) value sizes.
+        value_size: ValueSize::Fixed(100),
+        seed: a.seed,
+    };
+    runner::run(&spec, progress)
 }

@@ -3,10 +3,7 @@
 use std::process::Command;
 
 fn flashkv(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_flashkv"))
-        .args(args)
-        .output()
-        .expect("run flashkv");
+    let out = Command::new(env!("CARGO_BIN_EXE_flashkv")).args(args).output().expect("run flashkv");
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -14,19 +11,8 @@ fn flashkv(args: &[&str]) -> (i32, String, String) {
     )
 }
 
-const SMALL: &[&str] = &[
-    "ftl",
-    "--capacity",
-    "256MiB",
-    "--channels",
-    "1",
-    "--chips",
-    "1",
-    "--spare-factor",
-    "0.2",
-    "--writes",
-    "3",
-];
+const SMALL: &[&str] =
+    &["ftl", "--capacity", "256MiB", "--channels", "1", "--chips", "1", "--spare-factor", "0.2", "--writes", "3"];
 
 #[test]
 fn ftl_json_has_the_accounting_names() {
@@ -35,22 +21,14 @@ fn ftl_json_has_the_accounting_names() {
     let (code, out, err) = flashkv(&args);
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).expect("JSON on stdout");
-    for key in [
-        "write_amplification",
-        "erases",
-        "gc_copied_pages",
-        "sim_time_s",
-        "wall_time_s",
-        "nand_ops_per_wall_sec",
-    ] {
+    for key in
+        ["write_amplification", "erases", "gc_copied_pages", "sim_time_s", "wall_time_s", "nand_ops_per_wall_sec"]
+    {
         assert!(v.get(key).is_some(), "missing {key} in {out}");
     }
     let wa = v["write_amplification"].as_f64().unwrap();
     let theory = v["theory_write_amplification"].as_f64().unwrap();
-    assert!(
-        wa > 1.0 && (wa / theory - 1.0).abs() < 0.25,
-        "WA {wa} vs theory {theory}"
-    );
+    assert!(wa > 1.0 && (wa / theory - 1.0).abs() < 0.25, "WA {wa} vs theory {theory}");
     assert!(v["erases"].as_u64().unwrap() > 0);
 }
 
@@ -70,21 +48,14 @@ fn the_same_seed_gives_the_same_simulation() {
     assert_eq!(a, b);
     args.pop();
     args.push("6");
-    assert_ne!(
-        a,
-        strip(flashkv(&args).1),
-        "a different seed must change the run"
-    );
+    assert_ne!(a, strip(flashkv(&args).1), "a different seed must change the run");
 }
 
 #[test]
 fn ftl_table_is_readable() {
     let (code, out, err) = flashkv(SMALL);
     assert_eq!(code, 0, "{err}");
-    assert!(
-        out.contains("write amplification") && out.contains("greedy large-block limit"),
-        "{out}"
-    );
+    assert!(out.contains("write amplification") && out.contains("greedy large-block limit"), "{out}");
 }
 
 #[test]
@@ -96,16 +67,10 @@ fn bad_input_is_a_clear_error() {
         (vec!["ftl", "--pattern", "zipf:abc"], "--pattern"),
         (vec!["ftl", "--gc", "lru"], "greedy, cost-benefit, fifo"),
         (vec!["ftl", "--spare-factor", "1.5"], "--spare-factor"),
-        (
-            vec!["ftl", "--capacity", "64MiB", "--spare-factor", "0.01"],
-            "spare_factor",
-        ),
+        (vec!["ftl", "--capacity", "64MiB", "--spare-factor", "0.01"], "spare_factor"),
     ] {
         let (code, _, err) = flashkv(&args);
         assert_eq!(code, 2, "{args:?} should fail");
-        assert!(
-            err.contains(needle),
-            "{args:?}: '{err}' does not mention {needle}"
-        );
+        assert!(err.contains(needle), "{args:?}: '{err}' does not mention {needle}");
     }
 }

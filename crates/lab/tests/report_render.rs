@@ -14,10 +14,7 @@ fn files(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
         .unwrap()
         .map(|e| {
             let e = e.unwrap();
-            (
-                e.file_name().to_string_lossy().into_owned(),
-                fs::read(e.path()).unwrap(),
-            )
+            (e.file_name().to_string_lossy().into_owned(), fs::read(e.path()).unwrap())
         })
         .collect();
     out.sort();
@@ -39,16 +36,7 @@ fn writes_every_file() {
     let out = dir.path().join("nested/result");
     report::write_report(&out, &sample()).unwrap();
     let names: Vec<String> = files(&out).into_iter().map(|f| f.0).collect();
-    assert_eq!(
-        names,
-        [
-            "fig10_wa_fillrandom.svg",
-            "fig12_ycsb.svg",
-            "index.html",
-            "results.csv",
-            "results.json"
-        ]
-    );
+    assert_eq!(names, ["fig10_wa_fillrandom.svg", "fig12_ycsb.svg", "index.html", "results.csv", "results.json"]);
 }
 
 #[test]
@@ -65,12 +53,7 @@ fn rebuild_reproduces_the_page() {
     let dir = tempfile::tempdir().unwrap();
     report::write_report(dir.path(), &sample()).unwrap();
     let before = files(dir.path());
-    for name in [
-        "index.html",
-        "results.csv",
-        "fig10_wa_fillrandom.svg",
-        "fig12_ycsb.svg",
-    ] {
+    for name in ["index.html", "results.csv", "fig10_wa_fillrandom.svg", "fig12_ycsb.svg"] {
         fs::remove_file(dir.path().join(name)).unwrap();
     }
     let index = report::rebuild(dir.path()).unwrap();
@@ -95,19 +78,11 @@ fn every_figure_has_a_labelled_svg() {
     report::write_report(dir.path(), &set).unwrap();
     for fig in &set.figures {
         let svg = fs::read_to_string(dir.path().join(format!("{}.svg", fig.id))).unwrap();
-        assert!(
-            svg.starts_with("<svg ") && svg.trim_end().ends_with("</svg>"),
-            "{}",
-            fig.id
-        );
+        assert!(svg.starts_with("<svg ") && svg.trim_end().ends_with("</svg>"), "{}", fig.id);
         assert_eq!(svg.matches("<svg").count(), 1);
         assert!(svg.contains(&fig.x_label), "{}: x label", fig.id);
         assert!(svg.contains(&fig.y_label), "{}: y label", fig.id);
-        assert!(
-            svg.contains(&format!("{} ({})", fig.title, set.scale)),
-            "{}: title",
-            fig.id
-        );
+        assert!(svg.contains(&format!("{} ({})", fig.title, set.scale)), "{}: title", fig.id);
         for s in &fig.series {
             assert!(svg.contains(&s.name), "{}: legend {}", fig.id, s.name);
         }
@@ -115,19 +90,10 @@ fn every_figure_has_a_labelled_svg() {
         assert_eq!(svg.matches("<text").count(), svg.matches("</text>").count());
     }
     let line = fs::read_to_string(dir.path().join("fig10_wa_fillrandom.svg")).unwrap();
-    assert!(
-        line.contains("\n1000\n") && line.contains("\n4000\n"),
-        "round x ticks"
-    );
+    assert!(line.contains("\n1000\n") && line.contains("\n4000\n"), "round x ticks");
     let bar = fs::read_to_string(dir.path().join("fig12_ycsb.svg")).unwrap();
-    assert!(
-        bar.contains("\nLoad\n") && bar.contains("\nF\n"),
-        "category labels"
-    );
-    assert!(
-        bar.contains("\n-5\n"),
-        "negative y tick for the negative bar"
-    );
+    assert!(bar.contains("\nLoad\n") && bar.contains("\nF\n"), "category labels");
+    assert!(bar.contains("\n-5\n"), "negative y tick for the negative bar");
 }
 
 #[test]
@@ -141,23 +107,13 @@ fn page_shows_title_scale_notes_tables_and_charts() {
     assert!(html.contains("<li>WA differs from the paper by +8 % at 4 KB"));
     assert!(html.contains("<img src=\"fig10_wa_fillrandom.svg\""));
     assert!(html.contains("<img src=\"fig12_ycsb.svg\""));
-    assert_eq!(
-        html.matches("<table>").count(),
-        4,
-        "2 tables and 2 figure data tables"
-    );
+    assert_eq!(html.matches("<table>").count(), 4, "2 tables and 2 figure data tables");
     assert!(html.contains("<td class=\"num\">3.46</td>"));
     assert!(html.contains("<td class=\"num\">0.0123</td>"));
-    assert!(
-        html.contains("<td class=\"num\">47.12</td>"),
-        "4 significant digits"
-    );
+    assert!(html.contains("<td class=\"num\">47.12</td>"), "4 significant digits");
     assert!(html.contains("all of &quot;RemapCom&quot;, with retention"));
     for banned in ["<script", "http://", "https://", "<link"] {
-        assert!(
-            !html.contains(banned),
-            "page must be self-contained: {banned}"
-        );
+        assert!(!html.contains(banned), "page must be self-contained: {banned}");
     }
 }
 
@@ -169,10 +125,7 @@ fn csv_blocks_and_quoting() {
             ResultTable {
                 name: "first, with comma".into(),
                 columns: vec!["a".into(), "b \"q\"".into()],
-                rows: vec![
-                    vec![Cell::Number(1.5), "x\ny".into()],
-                    vec![Cell::Number(f64::INFINITY), " padded".into()],
-                ],
+                rows: vec![vec![Cell::Number(1.5), "x\ny".into()], vec![Cell::Number(f64::INFINITY), " padded".into()]],
             },
             ResultTable {
                 name: "second".into(),
@@ -209,94 +162,35 @@ fn charts_survive_odd_data() {
         categories,
         series,
     };
-    let s = |name: &str, points: Vec<(f64, f64)>, dashed| Series {
-        name: name.into(),
-        points,
-        dashed,
-    };
+    let s = |name: &str, points: Vec<(f64, f64)>, dashed| Series { name: name.into(), points, dashed };
     let cases = vec![
         fig(FigureKind::Line, vec![], vec![]),
         fig(FigureKind::Line, vec![], vec![s("empty", vec![], false)]),
+        fig(FigureKind::Line, vec![], vec![s("one", vec![(3.0, 7.0)], false)]),
+        fig(FigureKind::Line, vec![], vec![s("flat", vec![(1.0, 0.0), (2.0, 0.0)], true)]),
         fig(
             FigureKind::Line,
             vec![],
-            vec![s("one", vec![(3.0, 7.0)], false)],
+            vec![s("nan", vec![(f64::NAN, 1.0), (1.0, f64::INFINITY), (2.0, 5.0), (3.0, -2.0)], false)],
         ),
-        fig(
-            FigureKind::Line,
-            vec![],
-            vec![s("flat", vec![(1.0, 0.0), (2.0, 0.0)], true)],
-        ),
-        fig(
-            FigureKind::Line,
-            vec![],
-            vec![s(
-                "nan",
-                vec![
-                    (f64::NAN, 1.0),
-                    (1.0, f64::INFINITY),
-                    (2.0, 5.0),
-                    (3.0, -2.0),
-                ],
-                false,
-            )],
-        ),
-        fig(
-            FigureKind::Line,
-            vec![],
-            vec![s(
-                "decades",
-                vec![(1.0, 0.01), (10.0, 100.0), (100.0, 123456.0)],
-                false,
-            )],
-        ),
-        fig(
-            FigureKind::Line,
-            vec![],
-            vec![s("huge", vec![(0.0, 1e301), (1.0, 2e9)], false)],
-        ),
-        fig(
-            FigureKind::Line,
-            vec![],
-            vec![s("tiny", vec![(0.0, 1e-7), (1.0, 3e-7)], false)],
-        ),
+        fig(FigureKind::Line, vec![], vec![s("decades", vec![(1.0, 0.01), (10.0, 100.0), (100.0, 123456.0)], false)]),
+        fig(FigureKind::Line, vec![], vec![s("huge", vec![(0.0, 1e301), (1.0, 2e9)], false)]),
+        fig(FigureKind::Line, vec![], vec![s("tiny", vec![(0.0, 1e-7), (1.0, 3e-7)], false)]),
         fig(
             FigureKind::Line,
             vec!["a".into(), "b".into()],
             vec![s("cat", vec![(0.0, 1.0), (1.0, 2.0), (5.0, 9.0)], false)],
         ),
-        fig(
-            FigureKind::Bar,
-            vec![],
-            vec![s("numeric x", vec![(256.0, 1.0), (1024.0, -2.0)], false)],
-        ),
-        fig(
-            FigureKind::Bar,
-            vec!["only".into()],
-            vec![s("neg", vec![(0.0, -4.0)], true)],
-        ),
+        fig(FigureKind::Bar, vec![], vec![s("numeric x", vec![(256.0, 1.0), (1024.0, -2.0)], false)]),
+        fig(FigureKind::Bar, vec!["only".into()], vec![s("neg", vec![(0.0, -4.0)], true)]),
         fig(FigureKind::Bar, vec!["a".into()], vec![]),
     ];
     for (i, f) in cases.into_iter().enumerate() {
-        let svg =
-            report::chart::render_svg(&f, "tiny scale").unwrap_or_else(|e| panic!("case {i}: {e}"));
-        assert!(
-            svg.contains("odd &lt;data&gt; &amp; more (tiny scale)"),
-            "case {i}"
-        );
-        assert!(
-            svg.contains("x (units)") && svg.contains("y (units)"),
-            "case {i}"
-        );
-        assert!(
-            !svg.contains("NaN") && !svg.contains("inf"),
-            "case {i}: {svg}"
-        );
-        if f.series.iter().all(|s| {
-            s.points
-                .iter()
-                .all(|p| !p.1.is_finite() || p.1.abs() >= 1e300)
-        }) {
+        let svg = report::chart::render_svg(&f, "tiny scale").unwrap_or_else(|e| panic!("case {i}: {e}"));
+        assert!(svg.contains("odd &lt;data&gt; &amp; more (tiny scale)"), "case {i}");
+        assert!(svg.contains("x (units)") && svg.contains("y (units)"), "case {i}");
+        assert!(!svg.contains("NaN") && !svg.contains("inf"), "case {i}: {svg}");
+        if f.series.iter().all(|s| s.points.iter().all(|p| !p.1.is_finite() || p.1.abs() >= 1e300)) {
             assert!(svg.contains("no data"), "case {i}");
         }
     }
@@ -308,10 +202,7 @@ fn bad_figure_ids_are_refused() {
     set.figures[1].id = "../escape".into();
     let dir = tempfile::tempdir().unwrap();
     let err = report::write_report(dir.path(), &set).unwrap_err();
-    assert!(
-        err.contains("\"../escape\"") && err.contains("figure 1"),
-        "{err}"
-    );
+    assert!(err.contains("\"../escape\"") && err.contains("figure 1"), "{err}");
     let mut set = sample();
     set.figures[1].id = set.figures[0].id.clone();
     let err = report::write_report(dir.path(), &set).unwrap_err();
@@ -322,29 +213,15 @@ fn bad_figure_ids_are_refused() {
 fn rebuild_errors_name_the_file_and_the_place() {
     let dir = tempfile::tempdir().unwrap();
     let err = report::rebuild(dir.path()).unwrap_err();
-    assert!(
-        err.contains("results.json") && err.contains("not found"),
-        "{err}"
-    );
+    assert!(err.contains("results.json") && err.contains("not found"), "{err}");
 
-    fs::write(
-        dir.path().join("results.json"),
-        "{\n  \"title\": \"x\",\n  \"scale\": oops\n}\n",
-    )
-    .unwrap();
+    fs::write(dir.path().join("results.json"), "{\n  \"title\": \"x\",\n  \"scale\": oops\n}\n").unwrap();
     let err = report::rebuild(dir.path()).unwrap_err();
     assert!(err.contains("results.json"), "{err}");
     assert!(err.contains("invalid JSON at line 3, column"), "{err}");
 
-    fs::write(
-        dir.path().join("results.json"),
-        "{\n  \"title\": \"x\"\n}\n",
-    )
-    .unwrap();
+    fs::write(dir.path().join("results.json"), "{\n  \"title\": \"x\"\n}\n").unwrap();
     let err = report::rebuild(dir.path()).unwrap_err();
-    assert!(
-        err.contains("not a result set at line 3, column 1") && err.contains("scale"),
-        "{err}"
-    );
+    assert!(err.contains("not a result set at line 3, column 1") && err.contains("scale"), "{err}");
     assert!(!dir.path().join("index.html").exists());
 }

@@ -66,10 +66,7 @@ fn screenshot(browser: &Path, page: &Path, work: &Path) -> PathBuf {
         if started.elapsed() > BROWSER_DEADLINE {
             let _ = child.kill();
             let _ = child.wait();
-            panic!(
-                "{} did not finish within {BROWSER_DEADLINE:?}",
-                browser.display()
-            );
+            panic!("{} did not finish within {BROWSER_DEADLINE:?}", browser.display());
         }
         std::thread::sleep(Duration::from_millis(100));
     }
@@ -98,12 +95,7 @@ fn picture_stats(png_path: &Path) -> (u32, u32, usize, f64) {
         }
     }
     let total = (info.width as usize * info.height as usize).max(1);
-    (
-        info.width,
-        info.height,
-        colours.len(),
-        inked as f64 / total as f64,
-    )
+    (info.width, info.height, colours.len(), inked as f64 / total as f64)
 }
 
 #[test]
@@ -134,24 +126,10 @@ fn report_page_renders_in_headless_chromium() {
             fs::copy(&shot, keep.join("shot.png")).unwrap();
         }
     }
-    assert!(
-        size > 10 * 1024,
-        "screenshot {} is {size} bytes: the page did not render",
-        shot.display()
-    );
+    assert!(size > 10 * 1024, "screenshot {} is {size} bytes: the page did not render", shot.display());
     let (w, h, colours, inked) = picture_stats(&shot);
-    println!(
-        "screenshot {w}x{h}, {size} bytes, {colours} colours, {:.1}% not white, {took:?}",
-        inked * 100.0
-    );
+    println!("screenshot {w}x{h}, {size} bytes, {colours} colours, {:.1}% not white, {took:?}", inked * 100.0);
     assert_eq!((w, h), (1200, 1600));
-    assert!(
-        colours > 50,
-        "only {colours} distinct colours: blank or error page"
-    );
-    assert!(
-        inked > 0.02,
-        "only {:.2}% of the pixels are not white",
-        inked * 100.0
-    );
+    assert!(colours > 50, "only {colours} distinct colours: blank or error page");
+    assert!(inked > 0.02, "only {:.2}% of the pixels are not white", inked * 100.0);
 }

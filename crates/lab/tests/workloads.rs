@@ -3,10 +3,7 @@
 use std::process::Command;
 
 fn flashkv(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_flashkv"))
-        .args(args)
-        .output()
-        .expect("run flashkv");
+    let out = Command::new(env!("CARGO_BIN_EXE_flashkv")).args(args).output().expect("run flashkv");
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -14,15 +11,7 @@ fn flashkv(args: &[&str]) -> (i32, String, String) {
     )
 }
 
-const SMALL_SIM: &[&str] = &[
-    "--records",
-    "3000",
-    "--ops",
-    "3000",
-    "--capacity",
-    "256MiB",
-    "--json",
-];
+const SMALL_SIM: &[&str] = &["--records", "3000", "--ops", "3000", "--capacity", "256MiB", "--json"];
 
 fn json(args: &[&str]) -> serde_json::Value {
     let (code, out, err) = flashkv(args);
@@ -57,10 +46,7 @@ fn ycsb_reports_the_accounting_names() {
     let phases = v["phases"].as_array().unwrap();
     assert_eq!(phases.len(), 2);
     assert_eq!(phases[1]["ops"].as_u64(), Some(3000));
-    assert!(
-        v["user_bytes"].as_u64().unwrap() > 3000 * 1024,
-        "load and updates wrote their records"
-    );
+    assert!(v["user_bytes"].as_u64().unwrap() > 3000 * 1024, "load and updates wrote their records");
     assert!(v["write_amplification"].as_f64().unwrap() >= 1.0);
 }
 
@@ -73,10 +59,7 @@ fn mixgraph_runs_its_fill_and_mix() {
     assert_eq!(phases[0]["name"], "fill");
     assert_eq!(phases[1]["name"], "run prefix_dist");
     let kinds = phases[1]["latency_by_kind"].as_object().unwrap();
-    assert!(
-        kinds.contains_key("read") && kinds.contains_key("update") && kinds.contains_key("scan"),
-        "{kinds:?}"
-    );
+    assert!(kinds.contains_key("read") && kinds.contains_key("update") && kinds.contains_key("scan"), "{kinds:?}");
 }
 
 #[test]
@@ -91,16 +74,8 @@ fn the_same_experiment_and_seed_give_byte_identical_results() {
     let ra = std::fs::read(a.path().join("results.json")).unwrap();
     let rb = std::fs::read(b.path().join("results.json")).unwrap();
     assert!(ra.len() > 1000);
-    assert_eq!(
-        ra, rb,
-        "results.json differs between two runs of the same experiment"
-    );
-    for f in [
-        "results.csv",
-        "index.html",
-        "write_amplification_vs_workload_value_size.svg",
-        "timing.json",
-    ] {
+    assert_eq!(ra, rb, "results.json differs between two runs of the same experiment");
+    for f in ["results.csv", "index.html", "write_amplification_vs_workload_value_size.svg", "timing.json"] {
         assert!(a.path().join(f).exists(), "{f} missing");
     }
     // The page can be rebuilt from results.json alone.
@@ -129,11 +104,7 @@ fn bad_input_names_the_field_and_the_accepted_values() {
     assert!(err.contains("--records"), "{err}");
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("bad.toml");
-    std::fs::write(
-        &bad,
-        "title = \"x\"\n[workload]\nname = \"fillrandom\"\nrecords = \"many\"\n",
-    )
-    .unwrap();
+    std::fs::write(&bad, "title = \"x\"\n[workload]\nname = \"fillrandom\"\nrecords = \"many\"\n").unwrap();
     let (code, _, err) = flashkv(&["run", bad.to_str().unwrap()]);
     assert_eq!(code, 2);
     assert!(err.contains("bad.toml") && err.contains("records"), "{err}");
@@ -147,23 +118,12 @@ fn bench_runs_on_memory_and_on_real_files() {
     let dir = tempfile::tempdir().unwrap();
     let fs = format!("posix:{}", dir.path().display());
     for fs in ["mem", fs.as_str()] {
-        let v = json(&[
-            "bench",
-            "--fs",
-            fs,
-            "--num",
-            "5000",
-            "--benchmarks",
-            "fillrandom,readrandom,readseq",
-            "--json",
-        ]);
+        let v =
+            json(&["bench", "--fs", fs, "--num", "5000", "--benchmarks", "fillrandom,readrandom,readseq", "--json"]);
         let phases = v["phases"].as_array().unwrap();
         assert_eq!(phases.len(), 3);
         assert_eq!(v["time_base"], "wall-clock");
-        assert!(
-            v["flash_program_bytes"].is_null(),
-            "no device is visible on real files"
-        );
+        assert!(v["flash_program_bytes"].is_null(), "no device is visible on real files");
         assert!(
             phases[2]["ops"].as_u64().unwrap() > 3000,
             "readseq counts records (fillrandom leaves about 63 % of the keys)"

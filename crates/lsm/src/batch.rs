@@ -47,9 +47,7 @@ impl Default for WriteBatch {
 
 impl WriteBatch {
     pub fn new() -> WriteBatch {
-        WriteBatch {
-            rep: vec![0; HEADER_SIZE],
-        }
+        WriteBatch { rep: vec![0; HEADER_SIZE] }
     }
 
     /// A batch from its encoded bytes (a WAL record), checked whole: the header, every record,
@@ -64,14 +62,7 @@ impl WriteBatch {
     /// Iterates the operations encoded in `data` without copying it; malformed contents end the
     /// iteration with an `Error::Corruption` naming `file` and `offset`.
     pub fn iter_data<'a>(data: &'a [u8], file: &'a str, offset: u64) -> BatchIter<'a> {
-        BatchIter {
-            data,
-            pos: HEADER_SIZE,
-            seen: 0,
-            file,
-            offset,
-            done: false,
-        }
+        BatchIter { data, pos: HEADER_SIZE, seen: 0, file, offset, done: false }
     }
 
     pub fn put(&mut self, key: &[u8], value: &[u8]) {
@@ -177,11 +168,7 @@ pub struct BatchIter<'a> {
 impl<'a> BatchIter<'a> {
     fn fail(&mut self, what: String) -> Option<Result<BatchOp<'a>>> {
         self.done = true;
-        Some(Err(Error::corruption(
-            self.file,
-            self.offset,
-            format!("write batch: {what}"),
-        )))
+        Some(Err(Error::corruption(self.file, self.offset, format!("write batch: {what}"))))
     }
 }
 
@@ -193,18 +180,12 @@ impl<'a> Iterator for BatchIter<'a> {
             return None;
         }
         let Some(count) = self.data.get(8..HEADER_SIZE).and_then(get_fixed32) else {
-            return self.fail(format!(
-                "{} bytes is shorter than the {HEADER_SIZE}-byte header",
-                self.data.len()
-            ));
+            return self.fail(format!("{} bytes is shorter than the {HEADER_SIZE}-byte header", self.data.len()));
         };
         let Some(&kind_byte) = self.data.get(self.pos) else {
             self.done = true;
             if self.seen != count as u64 {
-                return self.fail(format!(
-                    "header counts {count} records, found {}",
-                    self.seen
-                ));
+                return self.fail(format!("header counts {count} records, found {}", self.seen));
             }
             return None;
         };

@@ -71,18 +71,13 @@ pub struct BlockCache {
 
 impl std::fmt::Debug for BlockCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("BlockCache")
-            .field("stats", &self.stats())
-            .finish()
+        f.debug_struct("BlockCache").field("stats", &self.stats()).finish()
     }
 }
 
 impl BlockCache {
     pub fn new(capacity_bytes: usize) -> BlockCache {
-        BlockCache {
-            capacity: capacity_bytes,
-            lru: Mutex::new(Lru::default()),
-        }
+        BlockCache { capacity: capacity_bytes, lru: Mutex::new(Lru::default()) }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Lru> {
@@ -132,12 +127,7 @@ impl BlockCache {
     /// Drops every block of `file_number`.
     pub fn erase_file(&self, file_number: u64) {
         let mut lru = self.lock();
-        let keys: Vec<CacheKey> = lru
-            .map
-            .keys()
-            .filter(|(f, _)| *f == file_number)
-            .copied()
-            .collect();
+        let keys: Vec<CacheKey> = lru.map.keys().filter(|(f, _)| *f == file_number).copied().collect();
         for k in keys {
             lru.remove(&k);
         }

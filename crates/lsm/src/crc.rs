@@ -28,10 +28,7 @@ mod tests {
     fn known_values_and_masking() {
         // RFC 3720 test vector: 32 bytes of zeros.
         assert_eq!(crc32c(&[0u8; 32]), 0x8a91_36aa);
-        assert_eq!(
-            crc32c_extend(crc32c(b"hello "), b"world"),
-            crc32c(b"hello world")
-        );
+        assert_eq!(crc32c_extend(crc32c(b"hello "), b"world"), crc32c(b"hello world"));
         let c = crc32c(b"foo");
         assert_ne!(mask(c), c);
         assert_eq!(unmask(mask(c)), c);

@@ -11,11 +11,7 @@ pub type Result<T> = std::result::Result<T, Error>;
 pub enum Error {
     /// Stored data failed a check: a checksum mismatch, a bad magic number, a malformed record.
     #[error("corruption in {file} at offset {offset}: {what}")]
-    Corruption {
-        file: String,
-        offset: u64,
-        what: String,
-    },
+    Corruption { file: String, offset: u64, what: String },
 
     /// A bad argument or option; the message names the field.
     #[error("invalid argument: {0}")]
@@ -56,11 +52,7 @@ impl From<FsError> for Error {
 
 impl Error {
     pub fn corruption(file: impl Into<String>, offset: u64, what: impl Into<String>) -> Error {
-        Error::Corruption {
-            file: file.into(),
-            offset,
-            what: what.into(),
-        }
+        Error::Corruption { file: file.into(), offset, what: what.into() }
     }
 
     /// Whether this is (or wraps) a corruption error.

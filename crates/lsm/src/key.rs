@@ -38,12 +38,7 @@ pub fn pack_tag(seq: SequenceNumber, kind: ValueKind) -> u64 {
 }
 
 /// Appends the internal key of (`user_key`, `seq`, `kind`) to `dst`.
-pub fn append_internal_key(
-    dst: &mut Vec<u8>,
-    user_key: &[u8],
-    seq: SequenceNumber,
-    kind: ValueKind,
-) {
+pub fn append_internal_key(dst: &mut Vec<u8>, user_key: &[u8], seq: SequenceNumber, kind: ValueKind) {
     dst.extend_from_slice(user_key);
     put_fixed64(dst, pack_tag(seq, kind));
 }
@@ -66,11 +61,7 @@ pub struct ParsedKey<'a> {
 pub fn parse_internal_key(ikey: &[u8]) -> Option<ParsedKey<'_>> {
     let n = ikey.len().checked_sub(8)?;
     let tag = get_fixed64(&ikey[n..])?;
-    Some(ParsedKey {
-        user_key: &ikey[..n],
-        seq: tag >> 8,
-        kind: ValueKind::from_u8(tag as u8)?,
-    })
+    Some(ParsedKey { user_key: &ikey[..n], seq: tag >> 8, kind: ValueKind::from_u8(tag as u8)? })
 }
 
 /// The user key of an internal key (all of it if malformed, which keeps comparisons total).
@@ -87,9 +78,7 @@ fn tag(ikey: &[u8]) -> u64 {
 
 /// Orders internal keys: user key ascending, then tag (sequence, kind) descending.
 pub fn compare_internal(a: &[u8], b: &[u8]) -> Ordering {
-    user_key(a)
-        .cmp(user_key(b))
-        .then_with(|| tag(b).cmp(&tag(a)))
+    user_key(a).cmp(user_key(b)).then_with(|| tag(b).cmp(&tag(a)))
 }
 
 /// A short key `k` with `start <= k < limit` in user-key order, to shrink index entries
@@ -133,10 +122,7 @@ mod tests {
         assert_eq!(compare_internal(&a2, &a2d), Ordering::Less);
         assert_eq!(compare_internal(&a1, &b1), Ordering::Less);
         let p = parse_internal_key(&a2d).unwrap();
-        assert_eq!(
-            (p.user_key, p.seq, p.kind),
-            (&b"a"[..], 2, ValueKind::Deletion)
-        );
+        assert_eq!((p.user_key, p.seq, p.kind), (&b"a"[..], 2, ValueKind::Deletion));
         assert!(parse_internal_key(b"short").is_none());
         let mut bad = a1.clone();
         *bad.last_mut().unwrap() = 9;

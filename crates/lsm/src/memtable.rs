@@ -42,9 +42,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use crate::coding::varint_len;
 use crate::error::Result;
 use crate::iter::InternalIterator;
-use crate::key::{
-    append_internal_key, parse_internal_key, SequenceNumber, ValueKind, KIND_FOR_SEEK, MAX_SEQUENCE,
-};
+use crate::key::{append_internal_key, parse_internal_key, SequenceNumber, ValueKind, KIND_FOR_SEEK, MAX_SEQUENCE};
 use skiplist::SkipList;
 
 /// What a memtable knows about a user key at a snapshot.
@@ -84,10 +82,7 @@ const BASE_USAGE: usize = 4096;
 
 impl MemTable {
     pub fn new() -> MemTable {
-        MemTable {
-            list: Arc::new(SkipList::new()),
-            usage: AtomicUsize::new(BASE_USAGE),
-        }
+        MemTable { list: Arc::new(SkipList::new()), usage: AtomicUsize::new(BASE_USAGE) }
     }
 
     /// Adds an entry. `seq` must be at most [`MAX_SEQUENCE`] and unique per (key, kind) in
@@ -96,25 +91,16 @@ impl MemTable {
         let mut ikey = Vec::with_capacity(user_key.len() + 8);
         append_internal_key(&mut ikey, user_key, seq, kind);
         let height = self.list.insert(&ikey, value);
-        let encoded = varint_len(ikey.len() as u64)
-            + ikey.len()
-            + varint_len(value.len() as u64)
-            + value.len();
+        let encoded = varint_len(ikey.len() as u64) + ikey.len() + varint_len(value.len() as u64) + value.len();
         // LevelDB's node: a key pointer and one link, plus a link per extra level.
         let node = 16 + 8 * (height - 1);
-        self.usage
-            .fetch_add(encoded + node, AtomicOrdering::Relaxed);
+        self.usage.fetch_add(encoded + node, AtomicOrdering::Relaxed);
     }
 
     /// The newest entry for `user_key` with a sequence number <= `snapshot`.
     pub fn get(&self, user_key: &[u8], snapshot: SequenceNumber) -> LookupResult {
         let mut target = Vec::with_capacity(user_key.len() + 8);
-        append_internal_key(
-            &mut target,
-            user_key,
-            snapshot.min(MAX_SEQUENCE),
-            KIND_FOR_SEEK,
-        );
+        append_internal_key(&mut target, user_key, snapshot.min(MAX_SEQUENCE), KIND_FOR_SEEK);
         let n = self.list.find_greater_or_equal(&target, None);
         if SkipList::is_nil(n) {
             return LookupResult::NotFound;
@@ -150,10 +136,7 @@ impl MemTable {
 
     /// An iterator over the entries in internal-key order; unpositioned until a seek.
     pub fn iter(&self) -> MemTableIterator {
-        MemTableIterator {
-            list: Arc::clone(&self.list),
-            node: 0,
-        }
+        MemTableIterator { list: Arc::clone(&self.list), node: 0 }
     }
 }
 

@@ -87,25 +87,16 @@ impl Options {
             return bad("num_levels", format!("{} is fewer than 2", self.num_levels));
         }
         if self.write_buffer_size < 4 << 10 {
-            return bad(
-                "write_buffer_size",
-                format!("{} is below 4 KiB", self.write_buffer_size),
-            );
+            return bad("write_buffer_size", format!("{} is below 4 KiB", self.write_buffer_size));
         }
         if self.block_size < 64 {
-            return bad(
-                "block_size",
-                format!("{} is below 64 bytes", self.block_size),
-            );
+            return bad("block_size", format!("{} is below 64 bytes", self.block_size));
         }
         if self.block_restart_interval == 0 {
             return bad("block_restart_interval", "must be at least 1".into());
         }
         if self.max_file_size < 4 << 10 {
-            return bad(
-                "max_file_size",
-                format!("{} is below 4 KiB", self.max_file_size),
-            );
+            return bad("max_file_size", format!("{} is below 4 KiB", self.max_file_size));
         }
         if self.l0_compaction_trigger == 0
             || self.l0_slowdown_writes_trigger < self.l0_compaction_trigger
@@ -115,26 +106,15 @@ impl Options {
                 "l0 triggers",
                 format!(
                     "need 0 < compaction ({}) <= slowdown ({}) <= stop ({})",
-                    self.l0_compaction_trigger,
-                    self.l0_slowdown_writes_trigger,
-                    self.l0_stop_writes_trigger
+                    self.l0_compaction_trigger, self.l0_slowdown_writes_trigger, self.l0_stop_writes_trigger
                 ),
             );
         }
         if self.level_size_multiplier < 2 {
-            return bad(
-                "level_size_multiplier",
-                format!("{} is below 2", self.level_size_multiplier),
-            );
+            return bad("level_size_multiplier", format!("{} is below 2", self.level_size_multiplier));
         }
         if self.remap != RemapMode::Off && !self.align_blocks {
-            return bad(
-                "remap",
-                format!(
-                    "mode '{}' needs align_blocks (UDBs are cloned page by page)",
-                    self.remap
-                ),
-            );
+            return bad("remap", format!("mode '{}' needs align_blocks (UDBs are cloned page by page)", self.remap));
         }
         if self.max_open_files < 1 {
             return bad("max_open_files", "must be at least 1".into());

@@ -55,22 +55,11 @@ impl TableCache {
         }
         let path = filename::table_name(&self.dir, number);
         let file = self.fs.open(&path)?;
-        let table = Table::open(
-            Arc::from(file),
-            size,
-            number,
-            &self.options,
-            Some(Arc::clone(&self.blocks)),
-        )?;
+        let table = Table::open(Arc::from(file), size, number, &self.options, Some(Arc::clone(&self.blocks)))?;
         let mut lru = self.lock();
         if lru.tables.len() >= self.options.max_open_files.max(1) {
             // Deterministic victim: the least recently used (stamps are unique).
-            if let Some(victim) = lru
-                .tables
-                .iter()
-                .min_by_key(|(_, (_, s))| *s)
-                .map(|(n, _)| *n)
-            {
+            if let Some(victim) = lru.tables.iter().min_by_key(|(_, (_, s))| *s).map(|(n, _)| *n) {
                 lru.tables.remove(&victim);
             }
         }

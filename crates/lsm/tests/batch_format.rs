@@ -11,15 +11,10 @@ struct Recorder(Vec<String>);
 
 impl BatchHandler for Recorder {
     fn put(&mut self, key: &[u8], value: &[u8]) {
-        self.0.push(format!(
-            "Put({}, {})",
-            String::from_utf8_lossy(key),
-            String::from_utf8_lossy(value)
-        ));
+        self.0.push(format!("Put({}, {})", String::from_utf8_lossy(key), String::from_utf8_lossy(value)));
     }
     fn delete(&mut self, key: &[u8]) {
-        self.0
-            .push(format!("Delete({})", String::from_utf8_lossy(key)));
+        self.0.push(format!("Delete({})", String::from_utf8_lossy(key)));
     }
 }
 
@@ -47,10 +42,7 @@ fn encoding_is_leveldbs() {
     assert_eq!(rec.0, ["Put(foo, bar)", "Delete(box)", "Put(baz, boo)"]);
 
     b.clear();
-    assert_eq!(
-        (b.count(), b.sequence(), b.approximate_size()),
-        (0, 0, HEADER_SIZE)
-    );
+    assert_eq!((b.count(), b.sequence(), b.approximate_size()), (0, 0, HEADER_SIZE));
 }
 
 #[test]
@@ -65,14 +57,7 @@ fn append_and_insert_into_a_memtable() {
     a.append(&b);
     assert_eq!((a.count(), a.sequence()), (3, 200));
     let ops: Vec<BatchOp<'_>> = a.iter().map(|op| op.unwrap()).collect();
-    assert_eq!(
-        ops[1],
-        BatchOp {
-            kind: ValueKind::Deletion,
-            key: b"a",
-            value: b""
-        }
-    );
+    assert_eq!(ops[1], BatchOp { kind: ValueKind::Deletion, key: b"a", value: b"" });
 
     let mem = MemTable::new();
     a.insert_into(&mem).unwrap();
@@ -135,11 +120,7 @@ fn malformed_data_is_corruption_naming_the_source() {
 }
 
 fn op_strategy() -> impl Strategy<Value = (bool, Vec<u8>, Vec<u8>)> {
-    (
-        any::<bool>(),
-        prop::collection::vec(any::<u8>(), 0..40),
-        prop::collection::vec(any::<u8>(), 0..300),
-    )
+    (any::<bool>(), prop::collection::vec(any::<u8>(), 0..40), prop::collection::vec(any::<u8>(), 0..300))
 }
 
 proptest! {

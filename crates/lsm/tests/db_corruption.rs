@@ -56,17 +56,12 @@ fn a_flipped_byte_in_an_sst_block_is_reported_never_returned() {
     let fs: Arc<dyn Fs> = Arc::new(mem.clone());
     let db = Db::open(Arc::clone(&fs), "db", options(true)).unwrap();
     for i in 0..3000 {
-        db.put(&WriteOptions::default(), &key(i), &value(i))
-            .unwrap();
+        db.put(&WriteOptions::default(), &key(i), &value(i)).unwrap();
     }
     db.compact_range(None, None).unwrap();
     db.close().unwrap();
     let ssts = files(&*fs, ".ldb");
-    assert_eq!(
-        ssts.len(),
-        db_files_after_compaction(),
-        "obsolete SSTs are deleted"
-    );
+    assert_eq!(ssts.len(), db_files_after_compaction(), "obsolete SSTs are deleted");
     let sst = ssts.into_iter().next().unwrap();
     flip(&*fs, &sst, 100);
     let db = Db::open(Arc::clone(&fs), "db", options(true)).unwrap();
@@ -82,14 +77,8 @@ fn a_flipped_byte_in_an_sst_block_is_reported_never_returned() {
         }
     }
     assert!(errors > 0, "the damaged block was never reported");
-    let scan: Result<Vec<_>, _> = db
-        .scan(
-            &ReadOptions::default(),
-            std::ops::Bound::Unbounded,
-            std::ops::Bound::Unbounded,
-        )
-        .unwrap()
-        .collect();
+    let scan: Result<Vec<_>, _> =
+        db.scan(&ReadOptions::default(), std::ops::Bound::Unbounded, std::ops::Bound::Unbounded).unwrap().collect();
     assert_corruption_names(&scan.unwrap_err(), &sst);
 }
 
@@ -99,38 +88,23 @@ fn a_flipped_byte_in_a_wal_record_is_corruption_when_paranoid() {
     let fs: Arc<dyn Fs> = Arc::new(mem.clone());
     let db = Db::open(Arc::clone(&fs), "db", options(true)).unwrap();
     for i in 0..200 {
-        db.put(&WriteOptions { sync: true }, &key(i), &value(i))
-            .unwrap();
+        db.put(&WriteOptions { sync: true }, &key(i), &value(i)).unwrap();
     }
     drop(db);
     let wal = files(&*fs, ".log").into_iter().max().unwrap();
     flip(&*fs, &wal, 1000);
-    let e = Db::open(Arc::clone(&fs), "db", options(true))
-        .err()
-        .expect("paranoid open must fail");
+    let e = Db::open(Arc::clone(&fs), "db", options(true)).err().expect("paranoid open must fail");
     assert_corruption_names(&e, &wal);
     // Without paranoid checks the records before the damage come back, and nothing after it.
     let db = Db::open(Arc::clone(&fs), "db", options(false)).unwrap();
     let got: Vec<_> = db
-        .scan(
-            &ReadOptions::default(),
-            std::ops::Bound::Unbounded,
-            std::ops::Bound::Unbounded,
-        )
+        .scan(&ReadOptions::default(), std::ops::Bound::Unbounded, std::ops::Bound::Unbounded)
         .unwrap()
         .map(|r| r.unwrap())
         .collect();
-    assert!(
-        !got.is_empty() && got.len() < 200,
-        "{} records recovered",
-        got.len()
-    );
+    assert!(!got.is_empty() && got.len() < 200, "{} records recovered", got.len());
     for (i, (k, v)) in got.iter().enumerate() {
-        assert_eq!(
-            (k, v),
-            (&key(i as u32), &value(i as u32)),
-            "recovered records are a prefix"
-        );
+        assert_eq!((k, v), (&key(i as u32), &value(i as u32)), "recovered records are a prefix");
     }
 }
 
@@ -141,8 +115,7 @@ fn a_flipped_byte_in_the_manifest_is_corruption() {
     let db = Db::open(Arc::clone(&fs), "db", options(true)).unwrap();
     for round in 0..4 {
         for i in 0..500 {
-            db.put(&WriteOptions::default(), &key(i + round * 500), &value(i))
-                .unwrap();
+            db.put(&WriteOptions::default(), &key(i + round * 500), &value(i)).unwrap();
         }
         db.flush().unwrap();
     }
@@ -150,75 +123,41 @@ fn a_flipped_byte_in_the_manifest_is_corruption() {
     let manifest = files(&*fs, "MANIFEST-").into_iter().next().unwrap();
     // Inside the first record (the snapshot), with later edits after it.
     flip(&*fs, &manifest, 20);
-    let e = Db::open(Arc::clone(&fs), "db", options(true))
-        .err()
-        .expect("open must fail");
+    let e = Db::open(Arc::clone(&fs), "db", options(true)).err().expect("open must fail");
     assert_corruption_names(&e, &manifest);
 }
 
 #[test]
 fn missing_current_and_missing_manifest_are_named() {
     let fs: Arc<dyn Fs> = Arc::new(MemFs::new());
-    let e = Db::open(Arc::clone(&fs), "db", Options::default())
-        .err()
-        .unwrap();
-    assert!(
-        matches!(e, Error::NotFound { .. }) && e.to_string().contains("CURRENT"),
-        "{e}"
-    );
+    let e = Db::open(Arc::clone(&fs), "db", Options::default()).err().unwrap();
+    assert!(matches!(e, Error::NotFound { .. }) && e.to_string().contains("CURRENT"), "{e}");
     let db = Db::open(Arc::clone(&fs), "db", options(false)).unwrap();
     db.close().unwrap();
     let manifest = files(&*fs, "MANIFEST-").into_iter().next().unwrap();
     fs.remove(&manifest).unwrap();
-    let e = Db::open(Arc::clone(&fs), "db", options(false))
-        .err()
-        .unwrap();
+    let e = Db::open(Arc::clone(&fs), "db", options(false)).err().unwrap();
     assert!(e.to_string().contains("MANIFEST"), "{e}");
 }
 
 #[test]
 fn oversized_keys_and_values_are_refused() {
     let fs: Arc<dyn Fs> = Arc::new(MemFs::new());
-    let o = Options {
-        max_key_size: 10,
-        max_value_size: 20,
-        ..options(false)
-    };
+    let o = Options { max_key_size: 10, max_value_size: 20, ..options(false) };
     let db = Db::open(fs, "db", o).unwrap();
-    let e = db
-        .put(&WriteOptions::default(), &[1; 11], b"v")
-        .unwrap_err();
-    assert!(
-        matches!(e, Error::KeyTooLarge { len: 11, limit: 10 }),
-        "{e}"
-    );
-    let e = db
-        .put(&WriteOptions::default(), b"k", &[1; 21])
-        .unwrap_err();
-    assert!(
-        matches!(e, Error::ValueTooLarge { len: 21, limit: 20 }),
-        "{e}"
-    );
+    let e = db.put(&WriteOptions::default(), &[1; 11], b"v").unwrap_err();
+    assert!(matches!(e, Error::KeyTooLarge { len: 11, limit: 10 }), "{e}");
+    let e = db.put(&WriteOptions::default(), b"k", &[1; 21]).unwrap_err();
+    assert!(matches!(e, Error::ValueTooLarge { len: 21, limit: 20 }), "{e}");
     db.put(&WriteOptions::default(), b"k", b"ok").unwrap();
-    assert_eq!(
-        db.get(&ReadOptions::default(), b"k").unwrap(),
-        Some(b"ok".to_vec())
-    );
+    assert_eq!(db.get(&ReadOptions::default(), b"k").unwrap(), Some(b"ok".to_vec()));
 }
 
 #[test]
 fn a_full_device_stops_writes_but_keeps_every_acknowledged_one_readable() {
     let mem = MemFs::builder().capacity(2 << 20).build();
     let fs: Arc<dyn Fs> = Arc::new(mem);
-    let db = Db::open(
-        fs,
-        "db",
-        Options {
-            write_buffer_size: 64 << 10,
-            ..options(false)
-        },
-    )
-    .unwrap();
+    let db = Db::open(fs, "db", Options { write_buffer_size: 64 << 10, ..options(false) }).unwrap();
     let mut acked = 0;
     let err = loop {
         match db.put(&WriteOptions::default(), &key(acked), &value(acked)) {
@@ -231,10 +170,6 @@ fn a_full_device_stops_writes_but_keeps_every_acknowledged_one_readable() {
     // Writes stay refused; reads keep working for everything acknowledged.
     assert!(db.put(&WriteOptions::default(), b"more", b"x").is_err());
     for i in 0..acked {
-        assert_eq!(
-            db.get(&ReadOptions::default(), &key(i)).unwrap(),
-            Some(value(i)),
-            "key {i} of {acked}"
-        );
+        assert_eq!(db.get(&ReadOptions::default(), &key(i)).unwrap(), Some(value(i)), "key {i} of {acked}");
     }
 }

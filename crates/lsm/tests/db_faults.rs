@@ -29,10 +29,7 @@ fn options() -> Options {
 }
 
 fn contents(db: &Db) -> Model {
-    db.scan(&ReadOptions::default(), Bound::Unbounded, Bound::Unbounded)
-        .unwrap()
-        .map(|r| r.unwrap())
-        .collect()
+    db.scan(&ReadOptions::default(), Bound::Unbounded, Bound::Unbounded).unwrap().map(|r| r.unwrap()).collect()
 }
 
 /// Opens with faults off (recovery itself is tested without injection) and checks the contents.
@@ -46,18 +43,11 @@ fn recover(
 ) -> Db {
     fault.set_enabled(false);
     mem.crash();
-    let db = Db::open(Arc::clone(fs), "db", options())
-        .unwrap_or_else(|e| panic!("seed {seed}: reopen failed: {e}"));
+    let db = Db::open(Arc::clone(fs), "db", options()).unwrap_or_else(|e| panic!("seed {seed}: reopen failed: {e}"));
     let got = contents(&db);
-    let j = (*synced..history.len())
-        .rev()
-        .find(|&j| history[j] == got)
-        .unwrap_or_else(|| {
-            panic!(
-                "seed {seed}: contents match no write at or after the last synced {synced} of {}",
-                history.len() - 1
-            )
-        });
+    let j = (*synced..history.len()).rev().find(|&j| history[j] == got).unwrap_or_else(|| {
+        panic!("seed {seed}: contents match no write at or after the last synced {synced} of {}", history.len() - 1)
+    });
     history.truncate(j + 1);
     *synced = j;
     fault.set_enabled(true);
@@ -85,11 +75,7 @@ fn injected_faults_never_corrupt_the_database() {
             let roll = rng.random_range(0..100);
             if roll < 15 {
                 match db.get(&ReadOptions::default(), &k) {
-                    Ok(v) => assert_eq!(
-                        v,
-                        history.last().unwrap().get(&k).cloned(),
-                        "seed {seed}: wrong value read"
-                    ),
+                    Ok(v) => assert_eq!(v, history.last().unwrap().get(&k).cloned(), "seed {seed}: wrong value read"),
                     Err(_) => failures_seen += 1,
                 }
                 continue;
@@ -118,8 +104,5 @@ fn injected_faults_never_corrupt_the_database() {
         drop(db);
         recover(&fault, &mem, &fs, &mut history, &mut synced, seed);
     }
-    assert!(
-        failures_seen > 40,
-        "the faults must actually hit: only {failures_seen} failures"
-    );
+    assert!(failures_seen > 40, "the faults must actually hit: only {failures_seen} failures");
 }

@@ -35,10 +35,7 @@ fn workload(fs: Arc<dyn Fs>, sim: Option<SimClock>) -> (u64, BTreeMap<Vec<u8>, V
     db.compact_range(None, Some(b"user00002500")).unwrap();
     let mut checksum = 0u64;
     let mut contents = BTreeMap::new();
-    for kv in db
-        .scan(&ReadOptions::default(), Bound::Unbounded, Bound::Unbounded)
-        .unwrap()
-    {
+    for kv in db.scan(&ReadOptions::default(), Bound::Unbounded, Bound::Unbounded).unwrap() {
         let (k, v) = kv.unwrap();
         checksum = checksum
             .wrapping_mul(1_000_003)
@@ -56,17 +53,9 @@ fn posix_mem_and_sim_give_identical_contents() {
     let mem = workload(Arc::new(MemFs::new()), None);
     let clock = SimClock::new();
     let cfg = flashsim::SsdConfig::from_preset(flashsim::Preset::Femu, Some(256 << 20)).unwrap();
-    let sim_fs = SimFs::format(
-        flashsim::BlockSsd::new(cfg).unwrap(),
-        clock.clone(),
-        SimFsOptions::default(),
-    )
-    .unwrap();
+    let sim_fs = SimFs::format(flashsim::BlockSsd::new(cfg).unwrap(), clock.clone(), SimFsOptions::default()).unwrap();
     let sim = workload(Arc::new(sim_fs), Some(clock.clone()));
     assert_eq!(posix.0, mem.0, "PosixFs and MemFs differ");
     assert_eq!(mem.0, sim.0, "MemFs and SimFs differ");
-    assert!(
-        clock.time(storage::Lane::Background) > 0,
-        "simulation charged background work to its lane"
-    );
+    assert!(clock.time(storage::Lane::Background) > 0, "simulation charged background work to its lane");
 }

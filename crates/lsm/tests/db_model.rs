@@ -17,32 +17,13 @@ type Model = BTreeMap<Vec<u8>, Vec<u8>>;
 
 #[derive(Clone, Debug)]
 enum Op {
-    Put {
-        key: u8,
-        len: u16,
-        sync: bool,
-    },
-    Delete {
-        key: u8,
-        sync: bool,
-    },
-    Batch {
-        puts: Vec<(u8, u16)>,
-        deletes: Vec<u8>,
-        sync: bool,
-    },
-    Get {
-        key: u8,
-    },
-    Scan {
-        from: u8,
-        to: u8,
-    },
+    Put { key: u8, len: u16, sync: bool },
+    Delete { key: u8, sync: bool },
+    Batch { puts: Vec<(u8, u16)>, deletes: Vec<u8>, sync: bool },
+    Get { key: u8 },
+    Scan { from: u8, to: u8 },
     TakeSnapshot,
-    ReadSnapshot {
-        which: u8,
-        key: u8,
-    },
+    ReadSnapshot { which: u8, key: u8 },
     Flush,
     Compact,
     Reopen,
@@ -102,11 +83,7 @@ struct Env {
 fn mem_env() -> Env {
     let mem = MemFs::new();
     let c = mem.clone();
-    Env {
-        fs: Arc::new(mem),
-        crash: Box::new(move || c.crash()),
-        options: options(),
-    }
+    Env { fs: Arc::new(mem), crash: Box::new(move || c.crash()), options: options() }
 }
 
 fn sim_env() -> Env {
@@ -117,28 +94,17 @@ fn sim_env() -> Env {
     let fs = SimFs::format(
         dev,
         clock.clone(),
-        SimFsOptions {
-            checkpoint_slot_pages: 32,
-            log_pages: 32,
-            alloc_window_pages: 16,
-        },
+        SimFsOptions { checkpoint_slot_pages: 32, log_pages: 32, alloc_window_pages: 16 },
     )
     .unwrap();
     let c = fs.clone();
     let mut o = options();
     o.sim_clock = Some(clock);
-    Env {
-        fs: Arc::new(fs),
-        crash: Box::new(move || c.power_cut().unwrap()),
-        options: o,
-    }
+    Env { fs: Arc::new(fs), crash: Box::new(move || c.power_cut().unwrap()), options: o }
 }
 
 fn contents(db: &Db) -> Model {
-    db.scan(&ReadOptions::default(), Bound::Unbounded, Bound::Unbounded)
-        .unwrap()
-        .map(|r| r.unwrap())
-        .collect()
+    db.scan(&ReadOptions::default(), Bound::Unbounded, Bound::Unbounded).unwrap().map(|r| r.unwrap()).collect()
 }
 
 fn run(ops: Vec<Op>, env: Env) -> Result<(), TestCaseError> {
@@ -172,11 +138,7 @@ fn run(ops: Vec<Op>, env: Env) -> Result<(), TestCaseError> {
                     synced_upto = history.len() - 1;
                 }
             }
-            Op::Batch {
-                puts,
-                deletes,
-                sync,
-            } => {
+            Op::Batch { puts, deletes, sync } => {
                 let mut b = WriteBatch::new();
                 let mut m = model;
                 for (k, len) in puts {
@@ -196,26 +158,16 @@ fn run(ops: Vec<Op>, env: Env) -> Result<(), TestCaseError> {
                 }
             }
             Op::Get { key: k } => {
-                prop_assert_eq!(
-                    d.get(&ReadOptions::default(), &key(k)).unwrap(),
-                    model.get(&key(k)).cloned()
-                );
+                prop_assert_eq!(d.get(&ReadOptions::default(), &key(k)).unwrap(), model.get(&key(k)).cloned());
             }
             Op::Scan { from, to } => {
                 let (a, b) = (key(from).min(key(to)), key(from).max(key(to)));
                 let got: Vec<_> = d
-                    .scan(
-                        &ReadOptions::default(),
-                        Bound::Included(&a),
-                        Bound::Excluded(&b),
-                    )
+                    .scan(&ReadOptions::default(), Bound::Included(&a), Bound::Excluded(&b))
                     .unwrap()
                     .map(|r| r.unwrap())
                     .collect();
-                let want: Vec<_> = model
-                    .range(a..b)
-                    .map(|(k, v)| (k.clone(), v.clone()))
-                    .collect();
+                let want: Vec<_> = model.range(a..b).map(|(k, v)| (k.clone(), v.clone())).collect();
                 prop_assert_eq!(got, want);
                 // Backward over everything.
                 let mut it = d.iter(&ReadOptions::default()).unwrap();
@@ -236,10 +188,7 @@ fn run(ops: Vec<Op>, env: Env) -> Result<(), TestCaseError> {
             Op::ReadSnapshot { which, key: k } => {
                 if !snapshots.is_empty() {
                     let (s, m) = &snapshots[which as usize % snapshots.len()];
-                    let r = ReadOptions {
-                        snapshot: Some(s.sequence()),
-                        ..Default::default()
-                    };
+                    let r = ReadOptions { snapshot: Some(s.sequence()), ..Default::default() };
                     prop_assert_eq!(d.get(&r, &key(k)).unwrap(), m.get(&key(k)).cloned());
                 }
             }
@@ -257,9 +206,7 @@ fn run(ops: Vec<Op>, env: Env) -> Result<(), TestCaseError> {
                 (env.crash)();
                 let reopened = Db::open(Arc::clone(&env.fs), "db", env.options.clone()).unwrap();
                 let got = contents(&reopened);
-                let j = (synced_upto..history.len())
-                    .rev()
-                    .find(|&j| history[j] == got);
+                let j = (synced_upto..history.len()).rev().find(|&j| history[j] == got);
                 prop_assert!(
                     j.is_some(),
                     "after a crash the database matches no prefix at or after the last synced write {} of {}",

@@ -25,9 +25,7 @@ fn model_get(m: &Model, key: &[u8], snap: u64) -> LookupResult {
 }
 
 fn model_entries(m: &Model) -> Vec<(Vec<u8>, Vec<u8>)> {
-    m.iter()
-        .map(|((k, s), (kind, v))| (internal_key(k, s.0, *kind), v.clone()))
-        .collect()
+    m.iter().map(|((k, s), (kind, v))| (internal_key(k, s.0, *kind), v.clone())).collect()
 }
 
 #[derive(Debug, Clone)]
@@ -40,10 +38,7 @@ enum Op {
 
 fn key() -> impl Strategy<Value = Vec<u8>> {
     // A small alphabet so that keys repeat and share prefixes.
-    prop::collection::vec(
-        prop_oneof![Just(0u8), Just(b'a'), Just(b'b'), Just(0xff)],
-        0..4,
-    )
+    prop::collection::vec(prop_oneof![Just(0u8), Just(b'a'), Just(b'b'), Just(0xff)], 0..4)
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -67,10 +62,7 @@ fn check_walk(mem: &MemTable, model: &Model, target: &[u8], fwd: usize, back: us
             break;
         }
         assert!(it.valid());
-        assert_eq!(
-            (it.key(), it.value()),
-            (&entries[i].0[..], &entries[i].1[..])
-        );
+        assert_eq!((it.key(), it.value()), (&entries[i].0[..], &entries[i].1[..]));
         it.next();
         i += 1;
     }

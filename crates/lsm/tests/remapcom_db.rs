@@ -30,10 +30,7 @@ fn options(mode: RemapMode, sim: Option<SimClock>) -> Options {
 }
 
 fn contents(db: &Db) -> Model {
-    db.scan(&ReadOptions::default(), Bound::Unbounded, Bound::Unbounded)
-        .unwrap()
-        .map(|r| r.unwrap())
-        .collect()
+    db.scan(&ReadOptions::default(), Bound::Unbounded, Bound::Unbounded).unwrap().map(|r| r.unwrap()).collect()
 }
 
 /// `ops` random writes (synced, so a crash loses none) from `rng` into `db` and `model`; every so
@@ -61,10 +58,7 @@ fn writes(db: &Db, model: &mut Model, rng: &mut rand_pcg::Pcg64Mcg, ops: usize, 
 
 /// Sums the RemapCom counters over the levels: (found, cloned).
 fn udbs(stats: &DbStats) -> (u64, u64) {
-    stats
-        .levels
-        .iter()
-        .fold((0, 0), |(f, c), l| (f + l.udbs_found, c + l.udbs_cloned))
+    stats.levels.iter().fold((0, 0), |(f, c), l| (f + l.udbs_found, c + l.udbs_cloned))
 }
 
 fn check_remap_acted(mode: RemapMode, found_cloned: (u64, u64), what: &str) {
@@ -108,20 +102,14 @@ fn modes_survive_a_crash_while_compacting_on_memfs() {
         let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(12);
         let db = Db::open(Arc::clone(&fs), "db", options(mode, None)).unwrap();
         writes(&db, &mut model, &mut rng, 4000, true);
-        assert!(
-            db.stats().compactions > 0,
-            "compactions ran before the crash"
-        );
+        assert!(db.stats().compactions > 0, "compactions ran before the crash");
         // Power loss while the background thread is still compacting what those writes left due;
         // the dying engine's later I/O fails (its handles are stale) and nothing it did is needed.
         mem.crash();
         drop(db);
         mem.crash();
         let db = Db::open(Arc::clone(&fs), "db", options(mode, None)).unwrap();
-        assert!(
-            contents(&db) == model,
-            "{mode}: synced writes lost in the crash"
-        );
+        assert!(contents(&db) == model, "{mode}: synced writes lost in the crash");
         writes(&db, &mut model, &mut rng, 3000, true);
         db.compact_range(None, None).unwrap();
         db.wait_for_background().unwrap();
@@ -138,14 +126,8 @@ fn modes_survive_a_power_cut_on_simfs() {
     let mut results = Vec::new();
     for mode in MODES {
         let clock = SimClock::new();
-        let cfg =
-            flashsim::SsdConfig::from_preset(flashsim::Preset::Femu, Some(256 << 20)).unwrap();
-        let sim = SimFs::format(
-            flashsim::BlockSsd::new(cfg).unwrap(),
-            clock.clone(),
-            SimFsOptions::default(),
-        )
-        .unwrap();
+        let cfg = flashsim::SsdConfig::from_preset(flashsim::Preset::Femu, Some(256 << 20)).unwrap();
+        let sim = SimFs::format(flashsim::BlockSsd::new(cfg).unwrap(), clock.clone(), SimFsOptions::default()).unwrap();
         let fs: Arc<dyn Fs> = Arc::new(sim.clone());
         let o = options(mode, Some(clock.clone()));
         let mut model = Model::new();
@@ -156,10 +138,7 @@ fn modes_survive_a_power_cut_on_simfs() {
         sim.power_cut().unwrap();
         drop(db);
         let db = Db::open(Arc::clone(&fs), "db", o).unwrap();
-        assert!(
-            contents(&db) == model,
-            "{mode}: synced writes lost in the power cut"
-        );
+        assert!(contents(&db) == model, "{mode}: synced writes lost in the power cut");
         writes(&db, &mut model, &mut rng, 3000, true);
         db.compact_range(None, None).unwrap();
         let got = contents(&db);
@@ -179,10 +158,7 @@ fn modes_survive_a_power_cut_on_simfs() {
 #[test]
 fn remap_needs_aligned_blocks() {
     for mode in [RemapMode::Base, RemapMode::Full] {
-        let o = Options {
-            align_blocks: false,
-            ..options(mode, None)
-        };
+        let o = Options { align_blocks: false, ..options(mode, None) };
         match o.validate() {
             Err(Error::InvalidArgument(m)) => assert!(m.starts_with("remap"), "{m}"),
             other => panic!("{mode} without align_blocks: {other:?}"),
@@ -190,9 +166,6 @@ fn remap_needs_aligned_blocks() {
         let r = Db::open(Arc::new(MemFs::new()), "db", o);
         assert!(matches!(r, Err(Error::InvalidArgument(_))));
     }
-    let off = Options {
-        align_blocks: false,
-        ..options(RemapMode::Off, None)
-    };
+    let off = Options { align_blocks: false, ..options(RemapMode::Off, None) };
     off.validate().unwrap();
 }

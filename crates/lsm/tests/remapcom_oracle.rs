@@ -22,9 +22,7 @@ use lsm::compaction::remapcom::{RemapCom, RemapMode};
 use lsm::compaction::{Compaction, CompactionReason};
 use lsm::filename::table_name;
 use lsm::iter::InternalIterator;
-use lsm::key::{
-    compare_internal, internal_key, parse_internal_key, SequenceNumber, ValueKind, MAX_SEQUENCE,
-};
+use lsm::key::{compare_internal, internal_key, parse_internal_key, SequenceNumber, ValueKind, MAX_SEQUENCE};
 use lsm::sst::TableBuilder;
 use lsm::table_cache::TableCache;
 use lsm::version::{FileMeta, Version};
@@ -40,11 +38,7 @@ const DIR: &str = "db";
 const PAGE: u64 = 4096;
 
 fn options() -> Options {
-    Options {
-        align_blocks: true,
-        remap: RemapMode::Full,
-        ..Options::default()
-    }
+    Options { align_blocks: true, remap: RemapMode::Full, ..Options::default() }
 }
 
 /// Shape of one random case.
@@ -110,22 +104,14 @@ fn user(i: usize) -> Vec<u8> {
 /// Builds one aligned SST from sorted entries; returns its metadata.
 fn build_table(fs: &MemFs, number: u64, entries: &[Entry], align: bool) -> Arc<FileMeta> {
     let path = table_name(DIR, number);
-    let o = Options {
-        align_blocks: align,
-        ..options()
-    };
+    let o = Options { align_blocks: align, ..options() };
     let mut b = TableBuilder::new(&o, fs.create(&path).unwrap(), fs.block_size());
     for (k, v) in entries {
         b.add(k, v).unwrap();
     }
     let props = b.finish().unwrap();
     b.into_file().sync().unwrap();
-    Arc::new(FileMeta::new(
-        number,
-        props.file_size,
-        props.smallest_key,
-        props.largest_key,
-    ))
+    Arc::new(FileMeta::new(number, props.file_size, props.smallest_key, props.largest_key))
 }
 
 /// The inputs of a random compaction, built on `fs` (aligned), and the smallest snapshot.
@@ -152,16 +138,8 @@ fn build_inputs_with(fs: &MemFs, case: &Case, align: bool) -> (Compaction, Seque
             if rng.next_u64() % 10 == 0 {
                 continue;
             }
-            let kind = if rng.next_u64() % 25 == 0 {
-                ValueKind::Deletion
-            } else {
-                ValueKind::Value
-            };
-            let v = if kind == ValueKind::Value {
-                value(&mut rng, seq)
-            } else {
-                Vec::new()
-            };
+            let kind = if rng.next_u64() % 25 == 0 { ValueKind::Deletion } else { ValueKind::Value };
+            let v = if kind == ValueKind::Value { value(&mut rng, seq) } else { Vec::new() };
             entries.push((internal_key(&user(i), seq, kind), v));
             seq += 1;
         }
@@ -178,16 +156,8 @@ fn build_inputs_with(fs: &MemFs, case: &Case, align: bool) -> (Compaction, Seque
             if rng.next_u64() % 1000 >= case.upper_density {
                 continue;
             }
-            let kind = if rng.next_u64() % 8 == 0 {
-                ValueKind::Deletion
-            } else {
-                ValueKind::Value
-            };
-            let v = if kind == ValueKind::Value {
-                value(&mut rng, seq)
-            } else {
-                Vec::new()
-            };
+            let kind = if rng.next_u64() % 8 == 0 { ValueKind::Deletion } else { ValueKind::Value };
+            let v = if kind == ValueKind::Value { value(&mut rng, seq) } else { Vec::new() };
             entries.push((internal_key(&user(i), seq, kind), v));
             seq += 1;
         }
@@ -196,11 +166,7 @@ fn build_inputs_with(fs: &MemFs, case: &Case, align: bool) -> (Compaction, Seque
         }
     }
     // No snapshot held: the smallest snapshot is the last sequence number (as in the engine).
-    let snapshot = if case.snapshot_per_mille >= 1000 {
-        seq
-    } else {
-        seq * case.snapshot_per_mille / 1000
-    };
+    let snapshot = if case.snapshot_per_mille >= 1000 { seq } else { seq * case.snapshot_per_mille / 1000 };
     let level = if case.upper_files > 1 { 0 } else { 1 };
     let c = Compaction {
         level,
@@ -258,21 +224,14 @@ fn expected_output(all: &mut [Entry], snapshot: SequenceNumber) -> Vec<Entry> {
 
 /// The logical oracle: blocks whose entries are a contiguous run of `expected`.
 fn logical_udbs(blocks: &[(BlockId, Vec<Entry>)], expected: &[Entry]) -> BTreeSet<BlockId> {
-    let pos: HashMap<&[u8], usize> = expected
-        .iter()
-        .enumerate()
-        .map(|(i, (k, _))| (k.as_slice(), i))
-        .collect();
+    let pos: HashMap<&[u8], usize> = expected.iter().enumerate().map(|(i, (k, _))| (k.as_slice(), i)).collect();
     blocks
         .iter()
         .filter(|(_, entries)| {
             let Some(&start) = entries.first().and_then(|(k, _)| pos.get(k.as_slice())) else {
                 return false;
             };
-            entries
-                .iter()
-                .enumerate()
-                .all(|(j, e)| expected.get(start + j) == Some(e))
+            entries.iter().enumerate().all(|(j, e)| expected.get(start + j) == Some(e))
         })
         .map(|(id, _)| *id)
         .collect()
@@ -280,27 +239,17 @@ fn logical_udbs(blocks: &[(BlockId, Vec<Entry>)], expected: &[Entry]) -> BTreeSe
 
 /// The physical oracle: input blocks whose bytes (contents + trailer) sit at an aligned offset of an
 /// output file.
-fn physical_udbs(
-    fs: &MemFs,
-    inputs: &[Arc<FileMeta>],
-    cache: &TableCache,
-    outputs: &[u64],
-) -> BTreeSet<BlockId> {
-    let outs: Vec<Vec<u8>> = outputs
-        .iter()
-        .map(|n| read_all(fs, &table_name(DIR, *n)).unwrap())
-        .collect();
+fn physical_udbs(fs: &MemFs, inputs: &[Arc<FileMeta>], cache: &TableCache, outputs: &[u64]) -> BTreeSet<BlockId> {
+    let outs: Vec<Vec<u8>> = outputs.iter().map(|n| read_all(fs, &table_name(DIR, *n)).unwrap()).collect();
     let mut found = BTreeSet::new();
     for f in inputs {
         let bytes = read_all(fs, &table_name(DIR, f.number)).unwrap();
         let table = cache.table(f.number, f.size).unwrap();
         for (i, h) in table.data_block_handles().iter().enumerate() {
             let blk = &bytes[h.offset as usize..(h.offset + h.size + 5) as usize];
-            let hit = outs.iter().any(|o| {
-                (0..o.len())
-                    .step_by(PAGE as usize)
-                    .any(|at| o.get(at..at + blk.len()) == Some(blk))
-            });
+            let hit = outs
+                .iter()
+                .any(|o| (0..o.len()).step_by(PAGE as usize).any(|at| o.get(at..at + blk.len()) == Some(blk)));
             if hit {
                 found.insert((f.number, i));
             }
@@ -318,18 +267,10 @@ struct Run {
 }
 
 fn compact(fs: &MemFs, c: &Compaction, snapshot: SequenceNumber, mode: RemapMode) -> Run {
-    let opts = Options {
-        remap: mode,
-        ..options()
-    };
+    let opts = Options { remap: mode, ..options() };
     let fs_arc: Arc<dyn Fs> = Arc::new(fs.clone());
     let cache = TableCache::new(Arc::clone(&fs_arc), DIR, &opts);
-    let env = JobEnv {
-        fs: fs_arc,
-        dir: DIR,
-        options: &opts,
-        table_cache: &cache,
-    };
+    let env = JobEnv { fs: fs_arc, dir: DIR, options: &opts, table_cache: &cache };
     let base = match mode {
         RemapMode::Off => 1000,
         RemapMode::Base => 2000,
@@ -342,11 +283,7 @@ fn compact(fs: &MemFs, c: &Compaction, snapshot: SequenceNumber, mode: RemapMode
     };
     let mut pass = PassThrough;
     let mut remap = RemapCom::new(mode, fs.block_size()).with_trace();
-    let observer: &mut dyn CompactionObserver = if mode == RemapMode::Off {
-        &mut pass
-    } else {
-        &mut remap
-    };
+    let observer: &mut dyn CompactionObserver = if mode == RemapMode::Off { &mut pass } else { &mut remap };
     let (outputs, stats) = run_compaction(&env, c, snapshot, &mut new_number, observer).unwrap();
     let mut entries = Vec::new();
     for o in &outputs {
@@ -383,13 +320,7 @@ fn check_case(case: &Case) {
     }
     let expected = expected_output(&mut all, snapshot);
     let logical = logical_udbs(&blocks, &expected);
-    eprintln!(
-        "blocks {} logical {} expected {} all {}",
-        blocks.len(),
-        logical.len(),
-        expected.len(),
-        all.len()
-    );
+    eprintln!("blocks {} logical {} expected {} all {}", blocks.len(), logical.len(), expected.len(), all.len());
 
     let mut cloned_counts = Vec::new();
     for mode in [RemapMode::Off, RemapMode::Base, RemapMode::Full] {
@@ -415,27 +346,14 @@ fn check_case(case: &Case) {
             }
             RemapMode::Full => {
                 assert_eq!(run.found, logical, "full: state machine vs logical oracle");
-                assert_eq!(
-                    run.cloned, logical,
-                    "full: every UDB is cloned, nothing else"
-                );
-                assert_eq!(
-                    physical, logical,
-                    "full: the physical oracle sees exactly the UDBs"
-                );
+                assert_eq!(run.cloned, logical, "full: every UDB is cloned, nothing else");
+                assert_eq!(physical, logical, "full: the physical oracle sees exactly the UDBs");
             }
         }
-        assert_eq!(
-            run.stats.input_data_blocks as usize,
-            blocks.len(),
-            "{mode}: input data blocks"
-        );
+        assert_eq!(run.stats.input_data_blocks as usize, blocks.len(), "{mode}: input data blocks");
         cloned_counts.push(run.cloned.len());
     }
-    assert!(
-        cloned_counts[2] >= cloned_counts[1],
-        "full clones at least what base clones"
-    );
+    assert!(cloned_counts[2] >= cloned_counts[1], "full clones at least what base clones");
 }
 
 proptest! {
@@ -473,10 +391,7 @@ fn sparse_updates_leave_many_udbs_and_full_clones_them_all() {
         full.cloned.len(),
         base.cloned.len()
     );
-    assert!(
-        !base.cloned.is_empty(),
-        "base clones UDBs at block boundaries"
-    );
+    assert!(!base.cloned.is_empty(), "base clones UDBs at block boundaries");
     assert_eq!(
         full.stats.cloned_bytes + full.stats.copied_bytes,
         full.cloned.len() as u64 * PAGE,
@@ -510,9 +425,6 @@ fn unaligned_inputs_are_written_not_cloned() {
         let run = compact(&fs, &c, snap, mode);
         assert!(run.entries == expected, "{mode}: output differs");
         assert!(!run.found.is_empty(), "{mode}: UDBs are still found");
-        assert!(
-            run.cloned.is_empty(),
-            "{mode}: an unaligned block was cloned"
-        );
+        assert!(run.cloned.is_empty(), "{mode}: an unaligned block was cloned");
     }
 }

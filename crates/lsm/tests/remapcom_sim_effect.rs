@@ -31,12 +31,7 @@ struct Measured {
 fn fillrandom(mode: RemapMode) -> Measured {
     let clock = SimClock::new();
     let cfg = flashsim::SsdConfig::from_preset(flashsim::Preset::Femu, Some(512 << 20)).unwrap();
-    let sim = SimFs::format(
-        flashsim::BlockSsd::new(cfg).unwrap(),
-        clock.clone(),
-        SimFsOptions::default(),
-    )
-    .unwrap();
+    let sim = SimFs::format(flashsim::BlockSsd::new(cfg).unwrap(), clock.clone(), SimFsOptions::default()).unwrap();
     let fs: Arc<dyn Fs> = Arc::new(sim.clone());
     let o = Options {
         create_if_missing: true,
@@ -52,8 +47,7 @@ fn fillrandom(mode: RemapMode) -> Measured {
         let k = format!("{:016}", rng.next_u64() % 1_000_000_000_000);
         rng.fill_bytes(&mut value[..16]);
         value[16..24].copy_from_slice(&i.to_le_bytes());
-        db.put(&WriteOptions::default(), k.as_bytes(), &value)
-            .unwrap();
+        db.put(&WriteOptions::default(), k.as_bytes(), &value).unwrap();
     }
     db.wait_for_background().unwrap();
     let stats = db.stats();

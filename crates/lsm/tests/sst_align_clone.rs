@@ -11,10 +11,7 @@ use sst_common::*;
 use storage::{Fs, MemFs};
 
 fn aligned() -> Options {
-    Options {
-        align_blocks: true,
-        ..Options::default()
-    }
+    Options { align_blocks: true, ..Options::default() }
 }
 
 fn value(i: usize, len: usize) -> Vec<u8> {
@@ -28,33 +25,21 @@ fn round_up(v: u64, p: u64) -> u64 {
 #[test]
 fn small_entries_fill_exactly_one_page_each() {
     let fs = MemFs::new();
-    let model: Entries = (0..3000)
-        .map(|i| (ikey(&format!("key{i:08}"), 9), value(i, 100)))
-        .collect();
+    let model: Entries = (0..3000).map(|i| (ikey(&format!("key{i:08}"), 9), value(i, 100))).collect();
     let entry_max = model[0].0.len() + 100 + 3;
     let props = build(&fs, "a.sst", &aligned(), &model);
     let table = open(&fs, "a.sst", 1, &aligned(), None).unwrap();
     let handles = table.data_block_handles();
     assert!(handles.len() > 50);
     for (i, h) in handles.iter().enumerate() {
-        assert_eq!(
-            h.offset,
-            4096 * i as u64,
-            "block {i} starts on its own page"
-        );
+        assert_eq!(h.offset, 4096 * i as u64, "block {i} starts on its own page");
         assert!(h.size + 5 <= 4096, "block {i} fits its page");
         if i + 1 < handles.len() {
-            assert!(
-                h.size as usize + 5 + entry_max + 4 > 4096,
-                "block {i} was closed before it was full"
-            );
+            assert!(h.size as usize + 5 + entry_max + 4 > 4096, "block {i} was closed before it was full");
         }
     }
     assert_eq!(props.num_data_blocks, handles.len() as u64);
-    assert_eq!(
-        props.data_bytes + props.padding_bytes,
-        4096 * handles.len() as u64
-    );
+    assert_eq!(props.data_bytes + props.padding_bytes, 4096 * handles.len() as u64);
     let ro = ReadOptions::default();
     check_iteration(&table, &ro, &model);
     check_lookups(&table, &ro, &model);
@@ -64,10 +49,7 @@ fn small_entries_fill_exactly_one_page_each() {
 fn large_entries_span_pages_and_the_next_block_is_aligned() {
     for (page, block_size) in [(4096u64, 4096usize), (16384, 4096), (4096, 8192)] {
         let fs = MemFs::builder().block_size(page).build();
-        let opts = Options {
-            block_size,
-            ..aligned()
-        };
+        let opts = Options { block_size, ..aligned() };
         let model: Entries = (0..400)
             .map(|i| {
                 let len = if i % 37 == 5 { 10_000 } else { 150 + i % 50 };
@@ -88,26 +70,16 @@ fn large_entries_span_pages_and_the_next_block_is_aligned() {
                 let mut it = first.iter();
                 lsm::iter::InternalIterator::seek_to_first(&mut it);
                 let first_len = lsm::iter::InternalIterator::value(&it).len() as u64;
-                assert!(
-                    first_len >= 10_000,
-                    "page {page}: block {i} is oversized without a large entry"
-                );
+                assert!(first_len >= 10_000, "page {page}: block {i} is oversized without a large entry");
             }
             let next = handles.get(i + 1).map_or(u64::MAX, |n| n.offset);
             if next != u64::MAX {
-                assert_eq!(
-                    next,
-                    h.offset + span,
-                    "page {page}: block {i} padded to its pages exactly"
-                );
+                assert_eq!(next, h.offset + span, "page {page}: block {i} padded to its pages exactly");
             }
         }
         assert_eq!(
             props.data_bytes + props.padding_bytes,
-            handles
-                .iter()
-                .map(|h| round_up(h.size + 5, page))
-                .sum::<u64>()
+            handles.iter().map(|h| round_up(h.size + 5, page)).sum::<u64>()
         );
         check_iteration(&table, &ReadOptions::default(), &model);
         check_lookups(&table, &ReadOptions::default(), &model);
@@ -117,13 +89,8 @@ fn large_entries_span_pages_and_the_next_block_is_aligned() {
 #[test]
 fn unaligned_blocks_follow_leveldb_rule() {
     let fs = MemFs::new();
-    let opts = Options {
-        block_size: 1024,
-        ..Options::default()
-    };
-    let model: Entries = (0..2000)
-        .map(|i| (ikey(&format!("key{i:08}"), 1), value(i, 20 + i % 90)))
-        .collect();
+    let opts = Options { block_size: 1024, ..Options::default() };
+    let model: Entries = (0..2000).map(|i| (ikey(&format!("key{i:08}"), 1), value(i, 20 + i % 90))).collect();
     let props = build(&fs, "u.sst", &opts, &model);
     assert_eq!(props.padding_bytes, 0);
     let table = open(&fs, "u.sst", 1, &opts, None).unwrap();
@@ -133,21 +100,14 @@ fn unaligned_blocks_follow_leveldb_rule() {
         assert_eq!(h.offset, expect_offset, "blocks are packed back to back");
         expect_offset = h.offset + h.size + 5;
         if i + 1 < handles.len() {
-            assert!(
-                h.size >= 1024 && h.size < 1024 + 140,
-                "block {i} of {} bytes",
-                h.size
-            );
+            assert!(h.size >= 1024 && h.size < 1024 + 140, "block {i} of {} bytes", h.size);
         }
     }
 }
 
 /// A's keys: even numbers; its blocks are cloned or re-added (with odd keys interleaved) into B.
 fn build_a(fs: &MemFs) -> Entries {
-    let model: Entries = (0..2400)
-        .step_by(2)
-        .map(|i| (ikey(&format!("k{i:06}"), 100), value(i, 100)))
-        .collect();
+    let model: Entries = (0..2400).step_by(2).map(|i| (ikey(&format!("k{i:06}"), 100), value(i, 100))).collect();
     build(fs, "a.sst", &aligned(), &model);
     model
 }
@@ -184,10 +144,7 @@ fn clone_into_b(fs: &MemFs, cloned: &[usize]) -> (Entries, u64, lsm::sst::TableP
             assert!(b.current_block_is_empty());
         } else {
             for (k, v) in keys {
-                let num: usize = std::str::from_utf8(&user_key(&k)[1..])
-                    .unwrap()
-                    .parse()
-                    .unwrap();
+                let num: usize = std::str::from_utf8(&user_key(&k)[1..]).unwrap().parse().unwrap();
                 b.add(&k, &v).unwrap();
                 let odd = (ikey(&format!("k{:06}", num + 1), 7), value(num + 1, 60));
                 b.add(&odd.0, &odd.1).unwrap();
@@ -215,9 +172,7 @@ fn cloned_blocks_read_back_and_are_not_rewritten() {
     // First block, a run of consecutive blocks, and the last block of A are cloned.
     let a_blocks = {
         build_a(&fs);
-        open(&fs, "a.sst", 1, &aligned(), None)
-            .unwrap()
-            .num_data_blocks()
+        open(&fs, "a.sst", 1, &aligned(), None).unwrap().num_data_blocks()
     };
     let cloned = vec![0, 3, 4, 5, 8, a_blocks - 1];
     let (model, cloned_len, props) = clone_into_b(&fs, &cloned);
@@ -230,10 +185,7 @@ fn cloned_blocks_read_back_and_are_not_rewritten() {
     for h in b.data_block_handles() {
         assert_eq!(h.offset % 4096, 0);
     }
-    let ro = ReadOptions {
-        verify_checksums: true,
-        ..ReadOptions::default()
-    };
+    let ro = ReadOptions { verify_checksums: true, ..ReadOptions::default() };
     check_iteration(&b, &ro, &model);
     // Every key, cloned ones included, passes B's filter (get consults it first).
     check_lookups(&b, &ro, &model);
@@ -253,9 +205,7 @@ fn clone_falls_back_to_copy_where_sharing_is_unsupported() {
     let ro = ReadOptions::default();
     let mut b = TableBuilder::new(&aligned(), fs.create("b.sst").unwrap(), 4096);
     let h = a.data_block_handles()[2];
-    let outcome = b
-        .add_cloned_block("a.sst", h, &a.data_block(2, &ro).unwrap())
-        .unwrap();
+    let outcome = b.add_cloned_block("a.sst", h, &a.data_block(2, &ro).unwrap()).unwrap();
     assert_eq!((outcome.cloned_bytes, outcome.copied_bytes), (0, 4096));
     let props = b.finish().unwrap();
     assert_eq!(props.copied_bytes, 4096);
@@ -286,37 +236,16 @@ fn clone_misuse_is_refused_without_writing() {
     let block = a.data_block(3, &ro).unwrap();
 
     let mut plain = TableBuilder::new(&Options::default(), fs.create("p.sst").unwrap(), 4096);
-    assert!(matches!(
-        plain.add_cloned_block("a.sst", h, &block),
-        Err(Error::InvalidArgument(_))
-    ));
+    assert!(matches!(plain.add_cloned_block("a.sst", h, &block), Err(Error::InvalidArgument(_))));
 
     let mut b = TableBuilder::new(&aligned(), fs.create("b.sst").unwrap(), 4096);
     b.add(&ikey("k999999", 1), b"late").unwrap();
     let before = fs.stats();
-    assert!(
-        matches!(
-            b.add_cloned_block("a.sst", h, &block),
-            Err(Error::InvalidArgument(_))
-        ),
-        "out of order"
-    );
+    assert!(matches!(b.add_cloned_block("a.sst", h, &block), Err(Error::InvalidArgument(_))), "out of order");
     let moved = BlockHandle::new(h.offset + 1, h.size);
-    assert!(
-        matches!(
-            b.add_cloned_block("a.sst", moved, &block),
-            Err(Error::InvalidArgument(_))
-        ),
-        "misaligned"
-    );
+    assert!(matches!(b.add_cloned_block("a.sst", moved, &block), Err(Error::InvalidArgument(_))), "misaligned");
     let wrong = a.data_block(4, &ro).unwrap();
-    assert!(
-        matches!(
-            b.add_cloned_block("a.sst", h, &wrong),
-            Err(Error::InvalidArgument(_))
-        ),
-        "size mismatch"
-    );
+    assert!(matches!(b.add_cloned_block("a.sst", h, &wrong), Err(Error::InvalidArgument(_))), "size mismatch");
     assert_eq!(fs.stats(), before);
     assert_eq!(b.pending_block_entries(), 1);
     // A key that fits the open page goes in it; the builder still works after refusals.

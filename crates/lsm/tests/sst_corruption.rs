@@ -18,14 +18,7 @@ use sst_common::*;
 use storage::MemFs;
 
 fn model(n: usize) -> Entries {
-    (0..n)
-        .map(|i| {
-            (
-                ikey(&format!("key{i:06}"), 3),
-                format!("value-{i}-{}", "x".repeat(i % 40)).into_bytes(),
-            )
-        })
-        .collect()
+    (0..n).map(|i| (ikey(&format!("key{i:06}"), 3), format!("value-{i}-{}", "x".repeat(i % 40)).into_bytes())).collect()
 }
 
 /// Builds a clean table and returns its bytes.
@@ -66,23 +59,14 @@ fn flipped_data_byte_is_found_by_get_and_iteration() {
     let mut bad = bytes.clone();
     bad[h.offset as usize + 17] ^= 0x40;
     let fs = with_bytes(&bad);
-    let verify = ReadOptions {
-        verify_checksums: true,
-        ..ReadOptions::default()
-    };
+    let verify = ReadOptions { verify_checksums: true, ..ReadOptions::default() };
     let table = open(&fs, "t.sst", 1, &opts, None).unwrap();
     // A key of block 5: its first entry's key is the previous block's separator successor; use the model.
-    let in_block: Vec<_> = entries
-        .iter()
-        .filter(|(k, _)| table.find_block(k) == 5)
-        .collect();
+    let in_block: Vec<_> = entries.iter().filter(|(k, _)| table.find_block(k) == 5).collect();
     assert!(!in_block.is_empty());
     assert_corruption_at(table.get(&in_block[0].0, &verify), h.offset);
     // Other blocks still read.
-    assert_eq!(
-        table.get(&entries[0].0, &verify).unwrap().unwrap().0,
-        entries[0].0
-    );
+    assert_eq!(table.get(&entries[0].0, &verify).unwrap().unwrap().0, entries[0].0);
     let mut it = table.iter(&verify);
     it.seek_to_first();
     let mut n = 0;
@@ -95,20 +79,10 @@ fn flipped_data_byte_is_found_by_get_and_iteration() {
     assert!(!it.valid());
 
     // paranoid_checks verifies without read options, and so does a cache fill.
-    let paranoid = Options {
-        paranoid_checks: true,
-        ..Options::default()
-    };
+    let paranoid = Options { paranoid_checks: true, ..Options::default() };
     let t = open(&fs, "t.sst", 1, &paranoid, None).unwrap();
     assert_corruption_at(t.get(&in_block[0].0, &ReadOptions::default()), h.offset);
-    let t = open(
-        &fs,
-        "t.sst",
-        1,
-        &opts,
-        Some(Arc::new(BlockCache::new(1 << 20))),
-    )
-    .unwrap();
+    let t = open(&fs, "t.sst", 1, &opts, Some(Arc::new(BlockCache::new(1 << 20)))).unwrap();
     assert_corruption_at(t.get(&in_block[0].0, &ReadOptions::default()), h.offset);
     // Unverified and uncached: any answer, but no panic.
     for (k, _) in &in_block {
@@ -126,11 +100,7 @@ fn damaged_index_metaindex_filter_or_footer_fail_open() {
     let filter_offset = last_data.offset + last_data.size + 5;
     for (what, at, want) in [
         ("index", f.index.offset + 3, f.index.offset),
-        (
-            "index trailer",
-            f.index.offset + f.index.size + 2,
-            f.index.offset,
-        ),
+        ("index trailer", f.index.offset + f.index.size + 2, f.index.offset),
         ("metaindex", f.metaindex.offset + 1, f.metaindex.offset),
         ("filter", filter_offset + 2, filter_offset),
         ("magic", bytes.len() as u64 - 3, bytes.len() as u64 - 8),
@@ -143,24 +113,14 @@ fn damaged_index_metaindex_filter_or_footer_fail_open() {
     }
     // Truncations: a short tail loses the magic; a tiny file cannot hold a footer.
     assert_corruption_at(
-        open(
-            &with_bytes(&bytes[..bytes.len() - 1]),
-            "t.sst",
-            1,
-            &opts,
-            None,
-        ),
+        open(&with_bytes(&bytes[..bytes.len() - 1]), "t.sst", 1, &opts, None),
         bytes.len() as u64 - 1 - 8,
     );
     assert_corruption_at(open(&with_bytes(&bytes[..10]), "t.sst", 1, &opts, None), 0);
     // A file size larger than the file: the footer read comes up short.
     let fs = with_bytes(&bytes);
-    let file: Arc<dyn storage::RandomAccessFile> =
-        Arc::from(storage::Fs::open(&fs, "t.sst").unwrap());
-    assert_corruption_at(
-        Table::open(file, bytes.len() as u64 + 100, 1, &opts, None),
-        bytes.len() as u64 + 100 - 48,
-    );
+    let file: Arc<dyn storage::RandomAccessFile> = Arc::from(storage::Fs::open(&fs, "t.sst").unwrap());
+    assert_corruption_at(Table::open(file, bytes.len() as u64 + 100, 1, &opts, None), bytes.len() as u64 + 100 - 48);
 }
 
 #[test]

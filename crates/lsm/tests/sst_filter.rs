@@ -19,27 +19,17 @@ fn theory(bits_per_key: u32) -> f64 {
 fn false_positive_rate_is_near_theory_and_no_false_negatives() {
     for bits in [5u32, 10, 15] {
         let policy = BloomPolicy::new(bits);
-        let keys: Vec<Vec<u8>> = (0..10_000u32)
-            .map(|i| format!("user-key-{i}").into_bytes())
-            .collect();
+        let keys: Vec<Vec<u8>> = (0..10_000u32).map(|i| format!("user-key-{i}").into_bytes()).collect();
         let mut filter = Vec::new();
         policy.create_filter(&keys, &mut filter);
         for k in &keys {
-            assert!(
-                bloom_may_match(k, &filter),
-                "false negative at {bits} bits/key"
-            );
+            assert!(bloom_may_match(k, &filter), "false negative at {bits} bits/key");
         }
         let probes = 200_000u32;
-        let hits = (0..probes)
-            .filter(|i| bloom_may_match(format!("absent-{i}").as_bytes(), &filter))
-            .count();
+        let hits = (0..probes).filter(|i| bloom_may_match(format!("absent-{i}").as_bytes(), &filter)).count();
         let rate = hits as f64 / f64::from(probes);
         let want = theory(bits);
-        assert!(
-            rate < want * 1.5 && rate > want / 1.5,
-            "{bits} bits/key: rate {rate}, theory {want}"
-        );
+        assert!(rate < want * 1.5 && rate > want / 1.5, "{bits} bits/key: rate {rate}, theory {want}");
         if bits == 10 {
             assert!(rate < 0.0125, "about 1 % at 10 bits per key, got {rate}");
         }
@@ -60,13 +50,8 @@ fn small_and_varied_sets_stay_under_two_percent() {
         for k in &keys {
             assert!(bloom_may_match(k, &filter));
         }
-        let fp = (0..10_000u32)
-            .filter(|i| bloom_may_match(&(i + 1_000_000_000).to_le_bytes(), &filter))
-            .count();
-        assert!(
-            fp as f64 / 10_000.0 <= 0.02,
-            "len {len}: {fp} false positives"
-        );
+        let fp = (0..10_000u32).filter(|i| bloom_may_match(&(i + 1_000_000_000).to_le_bytes(), &filter)).count();
+        assert!(fp as f64 / 10_000.0 <= 0.02, "len {len}: {fp} false positives");
         if fp > 125 {
             mediocre += 1;
         } else {
@@ -82,10 +67,7 @@ fn small_and_varied_sets_stay_under_two_percent() {
             len + 1000
         };
     }
-    assert!(
-        mediocre <= good / 5,
-        "{mediocre} mediocre filters, {good} good"
-    );
+    assert!(mediocre <= good / 5, "{mediocre} mediocre filters, {good} good");
 }
 
 #[test]
@@ -97,14 +79,8 @@ fn point_lookups_skip_blocks_the_filter_rules_out() {
             .flat_map(|i| {
                 // Two versions of each user key; the filter hashes user keys, so both pass.
                 [
-                    (
-                        internal_key(format!("key{i:06}").as_bytes(), 10, ValueKind::Value),
-                        vec![1u8; 50],
-                    ),
-                    (
-                        internal_key(format!("key{i:06}").as_bytes(), 5, ValueKind::Deletion),
-                        vec![],
-                    ),
+                    (internal_key(format!("key{i:06}").as_bytes(), 10, ValueKind::Value), vec![1u8; 50]),
+                    (internal_key(format!("key{i:06}").as_bytes(), 5, ValueKind::Deletion), vec![]),
                 ]
             })
             .collect(),
@@ -114,53 +90,29 @@ fn point_lookups_skip_blocks_the_filter_rules_out() {
     assert!(table.has_filter());
     let ro = ReadOptions::default();
     for i in 0..5000 {
-        let got = table
-            .get(
-                &internal_key(format!("key{i:06}").as_bytes(), 7, ValueKind::Value),
-                &ro,
-            )
-            .unwrap();
+        let got = table.get(&internal_key(format!("key{i:06}").as_bytes(), 7, ValueKind::Value), &ro).unwrap();
         let (k, _) = got.expect("older version found");
-        assert_eq!(
-            k,
-            internal_key(format!("key{i:06}").as_bytes(), 5, ValueKind::Deletion)
-        );
+        assert_eq!(k, internal_key(format!("key{i:06}").as_bytes(), 5, ValueKind::Deletion));
     }
     let before = table.stats();
     assert_eq!(before.filter_skips, 0);
     for i in 0..5000 {
-        let got = table
-            .get(
-                &internal_key(format!("key{i:06}a").as_bytes(), 7, ValueKind::Value),
-                &ro,
-            )
-            .unwrap();
+        let got = table.get(&internal_key(format!("key{i:06}a").as_bytes(), 7, ValueKind::Value), &ro).unwrap();
         assert!(got.is_none_or(|(k, _)| !k.starts_with(format!("key{i:06}a").as_bytes())));
     }
     let after = table.stats();
     let skipped = after.filter_skips - before.filter_skips;
     let reads = after.block_reads - before.block_reads;
-    assert!(
-        skipped >= 4900,
-        "only {skipped} of 5000 absent lookups were ruled out"
-    );
+    assert!(skipped >= 4900, "only {skipped} of 5000 absent lookups were ruled out");
     assert_eq!(skipped + reads, 5000);
 
     // Without a filter every lookup reads its block.
-    let plain = Options {
-        bloom_bits_per_key: None,
-        ..Options::default()
-    };
+    let plain = Options { bloom_bits_per_key: None, ..Options::default() };
     build(&fs, "p.sst", &plain, &model);
     let table = open(&fs, "p.sst", 2, &plain, None).unwrap();
     assert!(!table.has_filter());
     for i in 0..100 {
-        table
-            .get(
-                &internal_key(format!("key{i:06}a").as_bytes(), 7, ValueKind::Value),
-                &ro,
-            )
-            .unwrap();
+        table.get(&internal_key(format!("key{i:06}a").as_bytes(), 7, ValueKind::Value), &ro).unwrap();
     }
     assert_eq!(table.stats().block_reads, 100);
     check_lookups(&table, &ro, &model);

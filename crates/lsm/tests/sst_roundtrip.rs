@@ -13,18 +13,13 @@ use sst_common::*;
 use storage::MemFs;
 
 fn entries_strategy(max: usize) -> impl Strategy<Value = Entries> {
-    let user = prop::collection::vec(0u8..4, 0..10)
-        .prop_map(|v| v.iter().map(|b| b'a' + b).collect::<Vec<u8>>());
+    let user = prop::collection::vec(0u8..4, 0..10).prop_map(|v| v.iter().map(|b| b'a' + b).collect::<Vec<u8>>());
     let entry = (user, 0u64..50, any::<bool>(), 0usize..300, any::<u8>());
     prop::collection::vec(entry, 0..max).prop_map(|raw| {
         sorted(
             raw.into_iter()
                 .map(|(u, seq, del, vlen, fill)| {
-                    let kind = if del {
-                        ValueKind::Deletion
-                    } else {
-                        ValueKind::Value
-                    };
+                    let kind = if del { ValueKind::Deletion } else { ValueKind::Value };
                     let value = (0..vlen).map(|i| fill.wrapping_add(i as u8)).collect();
                     (internal_key(&u, seq, kind), value)
                 })
@@ -123,37 +118,22 @@ fn empty_table_reads_as_empty() {
 #[test]
 fn out_of_order_and_misuse_are_invalid_arguments() {
     let fs = MemFs::new();
-    let mut b = lsm::sst::TableBuilder::new(
-        &Options::default(),
-        storage::Fs::create(&fs, "o.sst").unwrap(),
-        4096,
-    );
+    let mut b = lsm::sst::TableBuilder::new(&Options::default(), storage::Fs::create(&fs, "o.sst").unwrap(), 4096);
     b.add(&ikey("b", 5), b"1").unwrap();
     for bad in [ikey("a", 9), ikey("b", 5), ikey("b", 6), b"short".to_vec()] {
-        assert!(matches!(
-            b.add(&bad, b"x"),
-            Err(lsm::Error::InvalidArgument(_))
-        ));
+        assert!(matches!(b.add(&bad, b"x"), Err(lsm::Error::InvalidArgument(_))));
     }
     b.add(&ikey("b", 4), b"2").unwrap();
     assert_eq!(b.num_entries(), 2);
     b.finish().unwrap();
-    assert!(matches!(
-        b.add(&ikey("c", 1), b"x"),
-        Err(lsm::Error::InvalidArgument(_))
-    ));
+    assert!(matches!(b.add(&ikey("c", 1), b"x"), Err(lsm::Error::InvalidArgument(_))));
 }
 
 #[test]
 fn iterator_reports_its_block_and_cache_serves_repeats() {
     let fs = MemFs::new();
-    let opts = Options {
-        block_size: 512,
-        ..Options::default()
-    };
-    let model: Entries = (0..2000)
-        .map(|i| (ikey(&format!("key{i:06}"), 1), vec![b'v'; 40]))
-        .collect();
+    let opts = Options { block_size: 512, ..Options::default() };
+    let model: Entries = (0..2000).map(|i| (ikey(&format!("key{i:06}"), 1), vec![b'v'; 40])).collect();
     build(&fs, "c.sst", &opts, &model);
     let cache = Arc::new(BlockCache::new(1 << 20));
     let table = open(&fs, "c.sst", 3, &opts, Some(cache.clone())).unwrap();
@@ -180,11 +160,7 @@ fn iterator_reports_its_block_and_cache_serves_repeats() {
     let misses = cache.stats().misses;
     assert_eq!(misses as usize, handles.len());
     check_iteration(&table, &ro, &model);
-    assert_eq!(
-        cache.stats().misses,
-        misses,
-        "second pass is served by the cache"
-    );
+    assert_eq!(cache.stats().misses, misses, "second pass is served by the cache");
     assert!(cache.stats().hits >= handles.len() as u64);
     assert_eq!(table.stats().block_reads as usize, handles.len());
 
@@ -195,10 +171,7 @@ fn iterator_reports_its_block_and_cache_serves_repeats() {
             let model = model.clone();
             std::thread::spawn(move || {
                 for (k, v) in model.iter().skip(t).step_by(4) {
-                    assert_eq!(
-                        table.get(k, &ReadOptions::default()).unwrap(),
-                        Some((k.clone(), v.clone()))
-                    );
+                    assert_eq!(table.get(k, &ReadOptions::default()).unwrap(), Some((k.clone(), v.clone())));
                 }
             })
         })

@@ -33,11 +33,7 @@ fn read_log(fs: &MemFs, path: &str, mode: ReadMode) -> (Vec<Vec<u8>>, LogReader)
 }
 
 fn assert_round_trip(sizes: &[usize]) {
-    let records: Vec<Vec<u8>> = sizes
-        .iter()
-        .enumerate()
-        .map(|(i, &n)| record(i, n))
-        .collect();
+    let records: Vec<Vec<u8>> = sizes.iter().enumerate().map(|(i, &n)| record(i, n)).collect();
     let (fs, starts) = write_log(&records);
     for mode in [ReadMode::Paranoid, ReadMode::Lenient, ReadMode::PointInTime] {
         let (got, r) = read_log(&fs, PATH, mode);
@@ -48,11 +44,7 @@ fn assert_round_trip(sizes: &[usize]) {
         if let Some(&last) = starts.last() {
             // The last record's offset is its first header (after any trailer).
             let leftover = BLOCK_SIZE as u64 - last % BLOCK_SIZE as u64;
-            let header = if leftover < HEADER_SIZE as u64 {
-                last + leftover
-            } else {
-                last
-            };
+            let header = if leftover < HEADER_SIZE as u64 { last + leftover } else { last };
             assert_eq!(r.last_record_offset(), header);
         }
     }
@@ -94,11 +86,7 @@ fn layout_matches_leveldb() {
     let (fs, _) = write_log(&[record(0, full - 6), record(1, 10)]);
     let bytes = storage::read_all(&fs, PATH).unwrap();
     assert_eq!(&bytes[BLOCK_SIZE - 6..BLOCK_SIZE], &[0u8; 6]);
-    assert_eq!(
-        bytes[BLOCK_SIZE + 6],
-        1,
-        "FULL record at the start of block 1"
-    );
+    assert_eq!(bytes[BLOCK_SIZE + 6], 1, "FULL record at the start of block 1");
     assert_eq!(bytes.len(), BLOCK_SIZE + HEADER_SIZE + 10);
 
     // Exactly 7 bytes left: an empty FIRST fills them, the LAST carries the data.

@@ -24,11 +24,7 @@ fn encode(records: &[Vec<u8>]) -> (Vec<u8>, Vec<(u64, u64)>) {
     for r in records {
         let start = w.len();
         let leftover = BLOCK_SIZE as u64 - start % BLOCK_SIZE as u64;
-        let header = if leftover < HEADER_SIZE as u64 {
-            start + leftover
-        } else {
-            start
-        };
+        let header = if leftover < HEADER_SIZE as u64 { start + leftover } else { start };
         w.add_record(r).unwrap();
         extents.push((header, w.len()));
     }
@@ -68,17 +64,8 @@ fn payload_positions(start: u64, end: u64) -> Vec<u64> {
 fn truncation_anywhere_in_the_last_record_is_a_clean_tail() {
     let full = BLOCK_SIZE - HEADER_SIZE;
     // Earlier records put the last one across a block boundary, after a 6-byte trailer case.
-    for sizes in [
-        vec![100, 2000, 30_000, 6000],
-        vec![full - 6, 9000],
-        vec![full - 7, 40],
-        vec![10, full + 100],
-    ] {
-        let records: Vec<Vec<u8>> = sizes
-            .iter()
-            .enumerate()
-            .map(|(i, &n)| record(i, n))
-            .collect();
+    for sizes in [vec![100, 2000, 30_000, 6000], vec![full - 6, 9000], vec![full - 7, 40], vec![10, full + 100]] {
+        let records: Vec<Vec<u8>> = sizes.iter().enumerate().map(|(i, &n)| record(i, n)).collect();
         let (bytes, extents) = encode(&records);
         let n = records.len();
         // From the end of the previous record (trailer included) to one byte short of the end.
@@ -148,32 +135,15 @@ fn a_damaged_last_record_is_a_tail_too() {
 #[test]
 fn a_flipped_byte_in_a_middle_record_is_corruption() {
     let full = BLOCK_SIZE - HEADER_SIZE;
-    let sizes = [
-        300,
-        5000,
-        full + 2000,
-        7,
-        2 * BLOCK_SIZE + 5,
-        40_000,
-        12,
-        800,
-    ];
-    let records: Vec<Vec<u8>> = sizes
-        .iter()
-        .enumerate()
-        .map(|(i, &n)| record(i, n))
-        .collect();
+    let sizes = [300, 5000, full + 2000, 7, 2 * BLOCK_SIZE + 5, 40_000, 12, 800];
+    let records: Vec<Vec<u8>> = sizes.iter().enumerate().map(|(i, &n)| record(i, n)).collect();
     let (bytes, extents) = encode(&records);
     for k in 1..records.len() - 1 {
         let (start, end) = extents[k];
         let positions = payload_positions(start, end);
-        for &pos in [
-            positions[0],
-            positions[positions.len() / 2],
-            positions[positions.len() - 1],
-        ]
-        .iter()
-        .chain(&[start, start + 4])
+        for &pos in [positions[0], positions[positions.len() / 2], positions[positions.len() - 1]]
+            .iter()
+            .chain(&[start, start + 4])
         {
             let mut bad = bytes.clone();
             bad[pos as usize] ^= 0x01;
@@ -197,19 +167,11 @@ fn a_flipped_byte_in_a_middle_record_is_corruption() {
 
             let (got, res, r) = read_bytes(&bad, ReadMode::Lenient);
             assert!(res.is_ok());
-            let expected: Vec<Vec<u8>> = records
-                .iter()
-                .enumerate()
-                .filter(|&(i, _)| i != k)
-                .map(|(_, r)| r.clone())
-                .collect();
+            let expected: Vec<Vec<u8>> =
+                records.iter().enumerate().filter(|&(i, _)| i != k).map(|(_, r)| r.clone()).collect();
             if pos >= start + HEADER_SIZE as u64 {
                 // A payload flip loses exactly the damaged record.
-                assert!(
-                    got == expected,
-                    "record {k}, flip at {pos}: got {} records",
-                    got.len()
-                );
+                assert!(got == expected, "record {k}, flip at {pos}: got {} records", got.len());
             } else {
                 // A damaged length may take the rest of its block; every record that starts in a
                 // later block comes back.
@@ -302,11 +264,7 @@ fn memfs_crash_keeps_synced_records_and_a_prefix_of_the_rest() {
             while let Some(rec) = r.next_record().unwrap() {
                 got.push(rec);
             }
-            assert!(
-                got.len() >= synced,
-                "round {round}: {} < {synced}",
-                got.len()
-            );
+            assert!(got.len() >= synced, "round {round}: {} < {synced}", got.len());
             assert!(got[..] == records[..got.len()], "a prefix");
             assert!(r.problems().is_empty());
         }
@@ -345,10 +303,7 @@ fn torn_appends_lose_only_unacknowledged_records() {
         while let Some(rec) = r.next_record().unwrap() {
             got.push(rec);
         }
-        assert!(
-            got.len() >= acked.len(),
-            "seed {seed}: acknowledged records lost"
-        );
+        assert!(got.len() >= acked.len(), "seed {seed}: acknowledged records lost");
         assert!(got[..] == attempted[..got.len()]);
     }
     assert!(torn > 10, "the test must tear writes ({torn})");

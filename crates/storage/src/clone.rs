@@ -21,18 +21,12 @@ pub struct CloneOutcome {
 impl CloneOutcome {
     /// All `len` bytes were shared.
     pub fn cloned(len: u64) -> CloneOutcome {
-        CloneOutcome {
-            cloned_bytes: len,
-            copied_bytes: 0,
-        }
+        CloneOutcome { cloned_bytes: len, copied_bytes: 0 }
     }
 
     /// All `len` bytes were copied.
     pub fn copied(len: u64) -> CloneOutcome {
-        CloneOutcome {
-            cloned_bytes: 0,
-            copied_bytes: len,
-        }
+        CloneOutcome { cloned_bytes: 0, copied_bytes: len }
     }
 
     /// Adds another outcome's counts to this one.
@@ -69,9 +63,7 @@ pub fn clone_or_copy(
             }
             let reader = fs.open(src)?;
             let mut writer = fs.open_append(dst)?;
-            copy_range(reader.as_ref(), src_offset, len, &mut |chunk| {
-                writer.append(chunk)
-            })?;
+            copy_range(reader.as_ref(), src_offset, len, &mut |chunk| writer.append(chunk))?;
             writer.flush()?;
             Ok(CloneOutcome::copied(len))
         }
@@ -108,20 +100,10 @@ pub fn check_alignment(
     dst_offset: u64,
     len: u64,
 ) -> Result<()> {
-    let checks = [
-        (src, "source offset", src_offset),
-        (dst, "destination offset", dst_offset),
-        (src, "length", len),
-    ];
+    let checks = [(src, "source offset", src_offset), (dst, "destination offset", dst_offset), (src, "length", len)];
     for (path, what, value) in checks {
         if block_size == 0 || value % block_size != 0 {
-            return Err(FsError::Misaligned {
-                op,
-                path: path.to_string(),
-                what,
-                value,
-                block_size,
-            });
+            return Err(FsError::Misaligned { op, path: path.to_string(), what, value, block_size });
         }
     }
     Ok(())
@@ -148,22 +130,10 @@ pub fn check_ranges(
     }
     let src_end = src_offset.checked_add(len);
     if !matches!(src_end, Some(end) if end <= src_size) {
-        return Err(FsError::OutOfRange {
-            op,
-            path: src.to_string(),
-            offset: src_offset,
-            len,
-            size: src_size,
-        });
+        return Err(FsError::OutOfRange { op, path: src.to_string(), offset: src_offset, len, size: src_size });
     }
     if dst_offset > dst_size || dst_offset.checked_add(len).is_none() {
-        return Err(FsError::OutOfRange {
-            op,
-            path: dst.to_string(),
-            offset: dst_offset,
-            len,
-            size: dst_size,
-        });
+        return Err(FsError::OutOfRange { op, path: dst.to_string(), offset: dst_offset, len, size: dst_size });
     }
     Ok(())
 }
@@ -186,31 +156,16 @@ mod tests {
     #[test]
     fn ranges_must_fit() {
         assert!(check_ranges("c", "a", 0, 8192, "b", 0, 0, 8192).is_ok());
-        assert!(matches!(
-            check_ranges("c", "a", 4096, 8192, "b", 0, 0, 8192),
-            Err(FsError::OutOfRange { .. })
-        ));
-        assert!(matches!(
-            check_ranges("c", "a", 0, 8192, "b", 4096, 0, 4096),
-            Err(FsError::OutOfRange { .. })
-        ));
-        assert!(matches!(
-            check_ranges("c", "a", 0, 8192, "a", 0, 0, 4096),
-            Err(FsError::InvalidPath { .. })
-        ));
+        assert!(matches!(check_ranges("c", "a", 4096, 8192, "b", 0, 0, 8192), Err(FsError::OutOfRange { .. })));
+        assert!(matches!(check_ranges("c", "a", 0, 8192, "b", 4096, 0, 4096), Err(FsError::OutOfRange { .. })));
+        assert!(matches!(check_ranges("c", "a", 0, 8192, "a", 0, 0, 4096), Err(FsError::InvalidPath { .. })));
     }
 
     #[test]
     fn outcome_adds() {
         let mut o = CloneOutcome::cloned(4096);
         o.add(CloneOutcome::copied(8192));
-        assert_eq!(
-            o,
-            CloneOutcome {
-                cloned_bytes: 4096,
-                copied_bytes: 8192
-            }
-        );
+        assert_eq!(o, CloneOutcome { cloned_bytes: 4096, copied_bytes: 8192 });
         assert_eq!(o.total(), 12288);
     }
 }

@@ -27,11 +27,7 @@ pub enum FsError {
 
     /// The path names a directory where a file was expected, or the other way round.
     #[error("{op}: {path}: is not a {expected}")]
-    WrongKind {
-        op: &'static str,
-        path: String,
-        expected: &'static str,
-    },
+    WrongKind { op: &'static str, path: String, expected: &'static str },
 
     /// `remove_dir` of a directory that still has entries.
     #[error("{op}: {path}: directory not empty")]
@@ -39,51 +35,23 @@ pub enum FsError {
 
     /// An offset or length that must be a multiple of the block size is not.
     #[error("{op}: {path}: {what} {value} is not a multiple of the block size {block_size}")]
-    Misaligned {
-        op: &'static str,
-        path: String,
-        what: &'static str,
-        value: u64,
-        block_size: u64,
-    },
+    Misaligned { op: &'static str, path: String, what: &'static str, value: u64, block_size: u64 },
 
     /// A range that must lie inside a file (or start no later than its end) does not.
     #[error("{op}: {path}: range {offset}+{len} is outside the file of {size} bytes")]
-    OutOfRange {
-        op: &'static str,
-        path: String,
-        offset: u64,
-        len: u64,
-        size: u64,
-    },
+    OutOfRange { op: &'static str, path: String, offset: u64, len: u64, size: u64 },
 
     /// The file system cannot do this (for example share extents on ext4 or tmpfs).
     #[error("{op}: {path}: unsupported: {reason}")]
-    Unsupported {
-        op: &'static str,
-        path: String,
-        reason: String,
-    },
+    Unsupported { op: &'static str, path: String, reason: String },
 
     /// The device or the file system is full.
     #[error("{op}: {path}: no space left on device ({detail})")]
-    NoSpace {
-        op: &'static str,
-        path: String,
-        detail: String,
-    },
+    NoSpace { op: &'static str, path: String, detail: String },
 
     /// A read of an exact length found the end of the file first.
-    #[error(
-        "{op}: {path}: unexpected end of file at offset {offset}: wanted {wanted} bytes, got {got}"
-    )]
-    UnexpectedEof {
-        op: &'static str,
-        path: String,
-        offset: u64,
-        wanted: usize,
-        got: usize,
-    },
+    #[error("{op}: {path}: unexpected end of file at offset {offset}: wanted {wanted} bytes, got {got}")]
+    UnexpectedEof { op: &'static str, path: String, offset: u64, wanted: usize, got: usize },
 
     /// Another holder has the lock file.
     #[error("lock: {path}: already locked")]
@@ -95,11 +63,7 @@ pub enum FsError {
 
     /// A fault that [`crate::FaultFs`] injected on purpose.
     #[error("{op}: {path}: injected {class} fault")]
-    Injected {
-        class: IoClass,
-        op: &'static str,
-        path: String,
-    },
+    Injected { class: IoClass, op: &'static str, path: String },
 
     /// Any other error from the host file system.
     #[error("{op}: {path}: {source}")]
@@ -120,27 +84,13 @@ impl FsError {
             ErrorKind::NotFound => FsError::NotFound { op, path },
             ErrorKind::AlreadyExists => FsError::AlreadyExists { op, path },
             _ => match err.raw_os_error() {
-                Some(code) if code == libc::ENOSPC || code == libc::EDQUOT => FsError::NoSpace {
-                    op,
-                    path,
-                    detail: err.to_string(),
-                },
-                Some(code) if code == libc::ENOTDIR => FsError::WrongKind {
-                    op,
-                    path,
-                    expected: "directory",
-                },
-                Some(code) if code == libc::EISDIR => FsError::WrongKind {
-                    op,
-                    path,
-                    expected: "file",
-                },
+                Some(code) if code == libc::ENOSPC || code == libc::EDQUOT => {
+                    FsError::NoSpace { op, path, detail: err.to_string() }
+                }
+                Some(code) if code == libc::ENOTDIR => FsError::WrongKind { op, path, expected: "directory" },
+                Some(code) if code == libc::EISDIR => FsError::WrongKind { op, path, expected: "file" },
                 Some(code) if code == libc::ENOTEMPTY => FsError::DirNotEmpty { op, path },
-                _ => FsError::Io {
-                    op,
-                    path,
-                    source: err,
-                },
+                _ => FsError::Io { op, path, source: err },
             },
         }
     }
@@ -172,18 +122,10 @@ mod tests {
 
     #[test]
     fn io_errors_map_to_specific_variants() {
-        let e = FsError::from_io(
-            "open",
-            "a/b",
-            std::io::Error::from_raw_os_error(libc::ENOENT),
-        );
+        let e = FsError::from_io("open", "a/b", std::io::Error::from_raw_os_error(libc::ENOENT));
         assert!(e.is_not_found());
         assert_eq!(e.to_string(), "open: a/b: not found");
-        let e = FsError::from_io(
-            "append",
-            "x",
-            std::io::Error::from_raw_os_error(libc::ENOSPC),
-        );
+        let e = FsError::from_io("append", "x", std::io::Error::from_raw_os_error(libc::ENOSPC));
         assert!(e.is_no_space());
         let e = FsError::from_io("read", "x", std::io::Error::from_raw_os_error(libc::EIO));
         assert!(matches!(e, FsError::Io { op: "read", .. }));

@@ -42,12 +42,7 @@ pub enum IoClass {
 
 impl IoClass {
     /// All classes, in index order.
-    pub const ALL: [IoClass; 4] = [
-        IoClass::Read,
-        IoClass::Write,
-        IoClass::Sync,
-        IoClass::Metadata,
-    ];
+    pub const ALL: [IoClass; 4] = [IoClass::Read, IoClass::Write, IoClass::Sync, IoClass::Metadata];
 
     fn index(self) -> usize {
         self as usize
@@ -157,11 +152,7 @@ fn check_append(state: &Mutex<FaultState>, path: &str) -> Result<bool> {
 }
 
 fn injected(class: IoClass, op: &'static str, path: &str) -> FsError {
-    FsError::Injected {
-        class,
-        op,
-        path: path.to_string(),
-    }
+    FsError::Injected { class, op, path: path.to_string() }
 }
 
 /// A file system that injects faults into another; cloning the handle shares the fault state.
@@ -182,10 +173,7 @@ impl FaultFs {
             scheduled: Default::default(),
             stats: FaultStats::default(),
         };
-        FaultFs {
-            inner,
-            state: Arc::new(Mutex::new(state)),
-        }
+        FaultFs { inner, state: Arc::new(Mutex::new(state)) }
     }
 
     /// The wrapped file system.
@@ -239,19 +227,13 @@ impl FaultFs {
     }
 
     fn wrap_writer(&self, inner: Box<dyn WritableFile>) -> Box<dyn WritableFile> {
-        Box::new(FaultWriter {
-            inner,
-            state: Arc::clone(&self.state),
-        })
+        Box::new(FaultWriter { inner, state: Arc::clone(&self.state) })
     }
 }
 
 impl fmt::Debug for FaultFs {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("FaultFs")
-            .field("inner", &self.inner)
-            .field("stats", &self.stats())
-            .finish()
+        f.debug_struct("FaultFs").field("inner", &self.inner).field("stats", &self.stats()).finish()
     }
 }
 
@@ -277,10 +259,7 @@ impl Fs for FaultFs {
     fn open(&self, path: &str) -> Result<Box<dyn RandomAccessFile>> {
         self.meta("open", path)?;
         let inner = self.inner.open(path)?;
-        Ok(Box::new(FaultReader {
-            inner,
-            state: Arc::clone(&self.state),
-        }))
+        Ok(Box::new(FaultReader { inner, state: Arc::clone(&self.state) }))
     }
 
     fn file_size(&self, path: &str) -> Result<u64> {
@@ -328,17 +307,9 @@ impl Fs for FaultFs {
         self.inner.lock(path)
     }
 
-    fn clone_range(
-        &self,
-        src: &str,
-        src_offset: u64,
-        dst: &str,
-        dst_offset: u64,
-        len: u64,
-    ) -> Result<()> {
+    fn clone_range(&self, src: &str, src_offset: u64, dst: &str, dst_offset: u64, len: u64) -> Result<()> {
         check(&self.state, IoClass::Write, "clone_range", dst)?;
-        self.inner
-            .clone_range(src, src_offset, dst, dst_offset, len)
+        self.inner.clone_range(src, src_offset, dst, dst_offset, len)
     }
 
     fn supports_clone(&self) -> bool {
@@ -362,16 +333,9 @@ impl WritableFile for FaultWriter {
 
     fn append(&mut self, data: &[u8]) -> Result<()> {
         if check_append(&self.state, self.inner.path())? {
-            let keep = if data.is_empty() {
-                0
-            } else {
-                lock(&self.state).rng.random_range(0..data.len())
-            };
+            let keep = if data.is_empty() { 0 } else { lock(&self.state).rng.random_range(0..data.len()) };
             // Best effort: the point is the partial state left behind, and the caller gets the injected error.
-            let _ = self
-                .inner
-                .append(&data[..keep])
-                .and_then(|()| self.inner.sync());
+            let _ = self.inner.append(&data[..keep]).and_then(|()| self.inner.sync());
             return Err(injected(IoClass::Write, "append", self.inner.path()));
         }
         self.inner.append(data)
@@ -388,12 +352,7 @@ impl WritableFile for FaultWriter {
     }
 
     fn append_cloned(&mut self, src: &str, src_offset: u64, len: u64) -> Result<CloneOutcome> {
-        check(
-            &self.state,
-            IoClass::Write,
-            "append_cloned",
-            self.inner.path(),
-        )?;
+        check(&self.state, IoClass::Write, "append_cloned", self.inner.path())?;
         self.inner.append_cloned(src, src_offset, len)
     }
 }

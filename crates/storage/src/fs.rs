@@ -93,14 +93,7 @@ pub trait Fs: Send + Sync + fmt::Debug {
     fn lock(&self, path: &str) -> Result<Box<dyn FileLock>>;
 
     /// Shares `len` bytes of `src` at `src_offset` into `dst` at `dst_offset`; see the module contract.
-    fn clone_range(
-        &self,
-        src: &str,
-        src_offset: u64,
-        dst: &str,
-        dst_offset: u64,
-        len: u64,
-    ) -> Result<()>;
+    fn clone_range(&self, src: &str, src_offset: u64, dst: &str, dst_offset: u64, len: u64) -> Result<()>;
 
     /// Whether [`Fs::clone_range`] is expected to share extents here (a hint, for example to decide whether to
     /// align SST blocks; `clone_range` may still answer `Unsupported`).
@@ -137,10 +130,7 @@ pub trait WritableFile: Send {
 
 impl fmt::Debug for dyn WritableFile {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("WritableFile")
-            .field("path", &self.path())
-            .field("len", &self.len())
-            .finish()
+        f.debug_struct("WritableFile").field("path", &self.path()).field("len", &self.len()).finish()
     }
 }
 
@@ -174,9 +164,7 @@ pub trait RandomAccessFile: Send + Sync {
 
 impl fmt::Debug for dyn RandomAccessFile {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("RandomAccessFile")
-            .field("path", &self.path())
-            .finish()
+        f.debug_struct("RandomAccessFile").field("path", &self.path()).finish()
     }
 }
 

@@ -46,19 +46,9 @@ pub enum Op {
     /// Remove a file (its writer is closed first).
     Remove { file: u8 },
     /// Pad `dst` to a block boundary, then `append_cloned` 1 to 3 whole blocks of `src`.
-    AppendCloned {
-        src: u8,
-        dst: u8,
-        block: u8,
-        blocks: u8,
-    },
+    AppendCloned { src: u8, dst: u8, block: u8, blocks: u8 },
     /// `clone_range` one block of `src` over a block of `dst` (or at its end); `dst`'s writer is closed first.
-    CloneInto {
-        src: u8,
-        dst: u8,
-        src_block: u8,
-        dst_block: u8,
-    },
+    CloneInto { src: u8, dst: u8, src_block: u8, dst_block: u8 },
     /// Simulated power loss: every handle is lost.
     Crash,
 }
@@ -77,11 +67,7 @@ impl Subject {
     /// A MemFs subject.
     pub fn mem(mem: MemFs) -> Subject {
         let crash_handle = mem.clone();
-        Subject {
-            name: "MemFs".into(),
-            fs: Arc::new(mem),
-            crash: Box::new(move || crash_handle.crash()),
-        }
+        Subject { name: "MemFs".into(), fs: Arc::new(mem), crash: Box::new(move || crash_handle.crash()) }
     }
 }
 
@@ -94,29 +80,15 @@ pub fn random_history(seed: u64, len: usize) -> Vec<Op> {
             let g = rng.random::<u8>();
             let (h, k) = (rng.random::<u8>(), rng.random::<u8>());
             match rng.random_range(0..100u32) {
-                0..=29 => Op::Append {
-                    file: f,
-                    len: rng.random::<u16>(),
-                    seed: g,
-                },
+                0..=29 => Op::Append { file: f, len: rng.random::<u16>(), seed: g },
                 30..=44 => Op::Sync { file: f },
                 45..=52 => Op::Create { file: f },
                 53..=62 => Op::SyncDir { dir: f },
                 63..=66 => Op::Close { file: f },
                 67..=72 => Op::Rename { from: f, to: g },
                 73..=76 => Op::Remove { file: f },
-                77..=88 => Op::AppendCloned {
-                    src: f,
-                    dst: g,
-                    block: h,
-                    blocks: k,
-                },
-                89..=96 => Op::CloneInto {
-                    src: f,
-                    dst: g,
-                    src_block: h,
-                    dst_block: k,
-                },
+                77..=88 => Op::AppendCloned { src: f, dst: g, block: h, blocks: k },
+                89..=96 => Op::CloneInto { src: f, dst: g, src_block: h, dst_block: k },
                 _ => Op::Crash,
             }
         })
@@ -142,11 +114,7 @@ impl Model {
     }
 
     fn node_mut(&mut self, f: usize) -> &mut Node {
-        let n = self
-            .entries
-            .get(&f)
-            .copied()
-            .unwrap_or_else(|| panic!("model: {} has no node", FILES[f]));
+        let n = self.entries.get(&f).copied().unwrap_or_else(|| panic!("model: {} has no node", FILES[f]));
         &mut self.nodes[n]
     }
 
@@ -164,8 +132,7 @@ impl Model {
             }
             if let Some(x) = new {
                 let entries = &self.entries;
-                self.durable
-                    .retain(|&q, &mut n| n != x || q == p || entries.get(&q) == Some(&x));
+                self.durable.retain(|&q, &mut n| n != x || q == p || entries.get(&q) == Some(&x));
             }
             if let Some(y) = old {
                 let moved_to = self.entries.iter().find(|(_, &n)| n == y).map(|(&q, _)| q);
@@ -206,16 +173,10 @@ impl Run {
 
     fn writer(&mut self, f: usize) -> std::result::Result<&mut Box<dyn WritableFile>, String> {
         if self.writers[f].is_none() {
-            let w = self
-                .subject
-                .fs
-                .open_append(FILES[f])
-                .map_err(|e| self.fail("open_append", e))?;
+            let w = self.subject.fs.open_append(FILES[f]).map_err(|e| self.fail("open_append", e))?;
             self.writers[f] = Some(w);
         }
-        self.writers[f]
-            .as_mut()
-            .ok_or_else(|| "writer vanished".to_string())
+        self.writers[f].as_mut().ok_or_else(|| "writer vanished".to_string())
     }
 
     fn close(&mut self, f: usize) -> Outcome {
@@ -229,8 +190,7 @@ impl Run {
         let name = &self.subject.name;
         for (f, w) in self.writers.iter_mut().enumerate() {
             if let Some(w) = w.as_mut() {
-                w.flush()
-                    .map_err(|e| format!("{name}: flush {}: {e}", FILES[f]))?;
+                w.flush().map_err(|e| format!("{name}: flush {}: {e}", FILES[f]))?;
             }
         }
         Ok(())
@@ -246,11 +206,7 @@ impl Run {
                 seen.push(format!("{dir}/{name}"));
             }
         }
-        let want: Vec<String> = model
-            .entries
-            .keys()
-            .map(|&f| FILES[f].to_string())
-            .collect();
+        let want: Vec<String> = model.entries.keys().map(|&f| FILES[f].to_string()).collect();
         if seen != want {
             return Err(self.fail("files", format!("found {seen:?}, model has {want:?}")));
         }
@@ -258,26 +214,15 @@ impl Run {
             let got = read_all(&*fs, FILES[f]).map_err(|e| self.fail("read_all", e))?;
             let expected = &model.nodes[n].bytes;
             if &got != expected {
-                let at = got
-                    .iter()
-                    .zip(expected)
-                    .position(|(a, b)| a != b)
-                    .unwrap_or(got.len().min(expected.len()));
+                let at = got.iter().zip(expected).position(|(a, b)| a != b).unwrap_or(got.len().min(expected.len()));
                 return Err(self.fail(
                     FILES[f],
-                    format!(
-                        "{} bytes, model has {}; first difference at {at}",
-                        got.len(),
-                        expected.len()
-                    ),
+                    format!("{} bytes, model has {}; first difference at {at}", got.len(), expected.len()),
                 ));
             }
             if let Some(w) = &self.writers[f] {
                 if w.len() != expected.len() as u64 {
-                    return Err(self.fail(
-                        FILES[f],
-                        format!("writer len {} != {}", w.len(), expected.len()),
-                    ));
+                    return Err(self.fail(FILES[f], format!("writer len {} != {}", w.len(), expected.len())));
                 }
             }
         }
@@ -289,16 +234,12 @@ impl Run {
 pub fn check_history(ops: &[Op], subjects: Vec<Subject>) -> Outcome {
     let mut runs: Vec<Run> = subjects
         .into_iter()
-        .map(|subject| Run {
-            subject,
-            writers: (0..FILES.len()).map(|_| None).collect(),
-        })
+        .map(|subject| Run { subject, writers: (0..FILES.len()).map(|_| None).collect() })
         .collect();
     for run in &mut runs {
         let fs = Arc::clone(&run.subject.fs);
         for dir in DIRS {
-            fs.create_dir_all(dir)
-                .map_err(|e| run.fail("create_dir_all", e))?;
+            fs.create_dir_all(dir).map_err(|e| run.fail("create_dir_all", e))?;
             fs.sync_dir(dir).map_err(|e| run.fail("sync_dir", e))?;
         }
         fs.sync_dir("").map_err(|e| run.fail("sync_dir root", e))?;
@@ -310,16 +251,14 @@ pub fn check_history(ops: &[Op], subjects: Vec<Subject>) -> Outcome {
         }
         apply_model(&mut model, op, block_size(&runs));
         for run in &mut runs {
-            run.compare(&model)
-                .map_err(|e| format!("after op {i} {op:?}: {e}"))?;
+            run.compare(&model).map_err(|e| format!("after op {i} {op:?}: {e}"))?;
         }
     }
     Ok(())
 }
 
 fn block_size(runs: &[Run]) -> usize {
-    runs.first()
-        .map_or(4096, |r| r.subject.fs.block_size() as usize)
+    runs.first().map_or(4096, |r| r.subject.fs.block_size() as usize)
 }
 
 /// What an op resolves to given the model state before it; `None` when it does not apply.
@@ -331,19 +270,8 @@ enum Plan {
     SyncDir(usize),
     Rename(usize, usize),
     Remove(usize),
-    AppendCloned {
-        src: usize,
-        dst: usize,
-        offset: usize,
-        len: usize,
-        pad: usize,
-    },
-    CloneInto {
-        src: usize,
-        dst: usize,
-        src_offset: usize,
-        dst_offset: usize,
-    },
+    AppendCloned { src: usize, dst: usize, offset: usize, len: usize, pad: usize },
+    CloneInto { src: usize, dst: usize, src_offset: usize, dst_offset: usize },
     Crash,
 }
 
@@ -358,10 +286,7 @@ fn plan(model: &Model, op: &Op, bs: usize) -> Option<Plan> {
                 return None;
             }
             let salt = model.len(f) as u64;
-            Plan::Append(
-                f,
-                pattern(u64::from(seed) << 32 | salt, len as usize % 8192),
-            )
+            Plan::Append(f, pattern(u64::from(seed) << 32 | salt, len as usize % 8192))
         }
         Op::Sync { file: f } => Plan::Sync(file(f)).filter_exists(exists(file(f)))?,
         Op::Close { file: f } => Plan::Close(file(f)),
@@ -374,12 +299,7 @@ fn plan(model: &Model, op: &Op, bs: usize) -> Option<Plan> {
             Plan::Rename(from, to)
         }
         Op::Remove { file: f } => Plan::Remove(file(f)).filter_exists(exists(file(f)))?,
-        Op::AppendCloned {
-            src,
-            dst,
-            block,
-            blocks,
-        } => {
+        Op::AppendCloned { src, dst, block, blocks } => {
             let (src, dst) = (file(src), file(dst));
             let blocks = 1 + blocks as usize % 3;
             let src_blocks = model.len(src) / bs;
@@ -388,20 +308,9 @@ fn plan(model: &Model, op: &Op, bs: usize) -> Option<Plan> {
             }
             let start = block as usize % (src_blocks - blocks + 1);
             let pad = (bs - model.len(dst) % bs) % bs;
-            Plan::AppendCloned {
-                src,
-                dst,
-                offset: start * bs,
-                len: blocks * bs,
-                pad,
-            }
+            Plan::AppendCloned { src, dst, offset: start * bs, len: blocks * bs, pad }
         }
-        Op::CloneInto {
-            src,
-            dst,
-            src_block,
-            dst_block,
-        } => {
+        Op::CloneInto { src, dst, src_block, dst_block } => {
             let (src, dst) = (file(src), file(dst));
             let src_blocks = model.len(src) / bs;
             if src == dst || !exists(src) || !exists(dst) || src_blocks == 0 {
@@ -409,12 +318,7 @@ fn plan(model: &Model, op: &Op, bs: usize) -> Option<Plan> {
             }
             let src_offset = src_block as usize % src_blocks * bs;
             let dst_offset = dst_block as usize % (model.len(dst) / bs + 1) * bs;
-            Plan::CloneInto {
-                src,
-                dst,
-                src_offset,
-                dst_offset,
-            }
+            Plan::CloneInto { src, dst, src_offset, dst_offset }
         }
         Op::Crash => Plan::Crash,
     })
@@ -437,58 +341,33 @@ fn apply(run: &mut Run, model: &Model, op: &Op) -> Outcome {
             run.close(f)?;
             run.writers[f] = Some(fs.create(FILES[f]).map_err(|e| run.fail("create", e))?);
         }
-        Plan::Append(f, data) => run
-            .writer(f)?
-            .append(&data)
-            .map_err(|e| run.fail("append", e))?,
+        Plan::Append(f, data) => run.writer(f)?.append(&data).map_err(|e| run.fail("append", e))?,
         Plan::Sync(f) => run.writer(f)?.sync().map_err(|e| run.fail("sync", e))?,
         Plan::Close(f) => run.close(f)?,
         Plan::SyncDir(d) => fs.sync_dir(DIRS[d]).map_err(|e| run.fail("sync_dir", e))?,
         Plan::Rename(from, to) => {
             run.close(from)?;
             run.close(to)?;
-            fs.rename(FILES[from], FILES[to])
-                .map_err(|e| run.fail("rename", e))?;
+            fs.rename(FILES[from], FILES[to]).map_err(|e| run.fail("rename", e))?;
         }
         Plan::Remove(f) => {
             run.close(f)?;
             fs.remove(FILES[f]).map_err(|e| run.fail("remove", e))?;
         }
-        Plan::AppendCloned {
-            src,
-            dst,
-            offset,
-            len,
-            pad,
-        } => {
+        Plan::AppendCloned { src, dst, offset, len, pad } => {
             run.flush_all()?;
             let w = run.writer(dst)?;
-            let result = w
-                .append(&vec![0xee; pad])
-                .and_then(|()| w.append_cloned(FILES[src], offset as u64, len as u64));
+            let result =
+                w.append(&vec![0xee; pad]).and_then(|()| w.append_cloned(FILES[src], offset as u64, len as u64));
             let outcome = result.map_err(|e| run.fail("append_cloned", e))?;
             if outcome.total() != len as u64 {
-                return Err(run.fail(
-                    "append_cloned",
-                    format!("outcome {outcome:?} for {len} bytes"),
-                ));
+                return Err(run.fail("append_cloned", format!("outcome {outcome:?} for {len} bytes")));
             }
         }
-        Plan::CloneInto {
-            src,
-            dst,
-            src_offset,
-            dst_offset,
-        } => {
+        Plan::CloneInto { src, dst, src_offset, dst_offset } => {
             run.close(dst)?;
             run.flush_all()?;
-            let result = fs.clone_range(
-                FILES[src],
-                src_offset as u64,
-                FILES[dst],
-                dst_offset as u64,
-                bs as u64,
-            );
+            let result = fs.clone_range(FILES[src], src_offset as u64, FILES[dst], dst_offset as u64, bs as u64);
             result.map_err(|e| run.fail("clone_range", e))?;
         }
         Plan::Crash => {
@@ -526,24 +405,13 @@ fn apply_model(model: &mut Model, op: &Op, bs: usize) {
         Plan::Remove(f) => {
             model.entries.remove(&f);
         }
-        Plan::AppendCloned {
-            src,
-            dst,
-            offset,
-            len,
-            pad,
-        } => {
+        Plan::AppendCloned { src, dst, offset, len, pad } => {
             let data = model.node_mut(src).bytes[offset..offset + len].to_vec();
             let node = model.node_mut(dst);
             node.bytes.resize(node.bytes.len() + pad, 0xee);
             node.bytes.extend_from_slice(&data);
         }
-        Plan::CloneInto {
-            src,
-            dst,
-            src_offset,
-            dst_offset,
-        } => {
+        Plan::CloneInto { src, dst, src_offset, dst_offset } => {
             let data = model.node_mut(src).bytes[src_offset..src_offset + bs].to_vec();
             let node = model.node_mut(dst);
             let keep = node.bytes.len().max(dst_offset + bs);

@@ -11,12 +11,7 @@ use crate::error::{FsError, Result};
 
 /// Checks a path that names a file or directory (not the root).
 pub fn validate(path: &str) -> Result<()> {
-    let invalid = |reason| {
-        Err(FsError::InvalidPath {
-            path: path.to_string(),
-            reason,
-        })
-    };
+    let invalid = |reason| Err(FsError::InvalidPath { path: path.to_string(), reason });
     if path.is_empty() {
         return invalid("empty path");
     }
@@ -99,20 +94,14 @@ mod tests {
     fn rejects_bad_paths() {
         for p in ["", "/abs", "a//b", "a/", "./a", "a/../b", "..", "a\0b"] {
             let err = validate(p).expect_err(p);
-            assert!(
-                matches!(err, FsError::InvalidPath { ref path, .. } if path == p),
-                "{p}: {err}"
-            );
+            assert!(matches!(err, FsError::InvalidPath { ref path, .. } if path == p), "{p}: {err}");
         }
     }
 
     #[test]
     fn names_reject_separators() {
         assert!(validate_name("000001.sst").is_ok());
-        assert!(matches!(
-            validate_name("a/b"),
-            Err(FsError::InvalidPath { .. })
-        ));
+        assert!(matches!(validate_name("a/b"), Err(FsError::InvalidPath { .. })));
         assert!(join("db", "a/b").is_err());
         assert_eq!(join("db", "CURRENT").unwrap(), "db/CURRENT");
         assert_eq!(join("", "CURRENT").unwrap(), "CURRENT");

@@ -31,9 +31,7 @@ fn posixfs_in_a_temporary_directory() {
     let parent = tempfile::tempdir().expect("tempdir");
     let n = AtomicUsize::new(0);
     run_all(&|| {
-        let root = parent
-            .path()
-            .join(format!("case{}", n.fetch_add(1, Ordering::Relaxed)));
+        let root = parent.path().join(format!("case{}", n.fetch_add(1, Ordering::Relaxed)));
         Arc::new(PosixFs::new(root).expect("PosixFs::new")) as Arc<dyn Fs>
     });
 }

@@ -44,12 +44,8 @@ fn long_seeded_histories() {
 #[test]
 fn two_subjects_run_side_by_side() {
     let ops = random_history(99, 300);
-    let small_blocks = Subject {
-        name: "MemFs(4K) #2".into(),
-        ..Subject::mem(MemFs::new())
-    };
-    check_history(&ops, vec![Subject::mem(MemFs::new()), small_blocks])
-        .expect("two MemFs agree with the model");
+    let small_blocks = Subject { name: "MemFs(4K) #2".into(), ..Subject::mem(MemFs::new()) };
+    check_history(&ops, vec![Subject::mem(MemFs::new()), small_blocks]).expect("two MemFs agree with the model");
 }
 
 /// The harness must be able to fail: a subject whose crash loses synced data is caught.
@@ -64,18 +60,10 @@ fn a_subject_that_breaks_the_contract_is_caught() {
             let _ = storage::Fs::remove(&mem, "a/0");
         }
     };
-    let subject = Subject {
-        name: "broken".into(),
-        fs: std::sync::Arc::new(mem),
-        crash: Box::new(broken),
-    };
+    let subject = Subject { name: "broken".into(), fs: std::sync::Arc::new(mem), crash: Box::new(broken) };
     let ops = vec![
         Op::Create { file: 0 },
-        Op::Append {
-            file: 0,
-            len: 100,
-            seed: 1,
-        },
+        Op::Append { file: 0, len: 100, seed: 1 },
         Op::Sync { file: 0 },
         Op::SyncDir { dir: 0 },
         Op::Crash,

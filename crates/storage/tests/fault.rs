@@ -18,47 +18,20 @@ fn nth_operation_of_a_class_fails_and_names_itself() {
     w.append(b"a").unwrap();
     w.sync().expect("first sync passes");
     match w.sync() {
-        Err(FsError::Injected {
-            class: IoClass::Sync,
-            op: "sync",
-            path,
-        }) => assert_eq!(path, "wal"),
+        Err(FsError::Injected { class: IoClass::Sync, op: "sync", path }) => assert_eq!(path, "wal"),
         other => panic!("expected an injected sync fault, got {other:?}"),
     }
     w.sync().expect("only the scheduled one fails");
     fs.fail_nth(IoClass::Metadata, 1);
-    assert!(matches!(
-        fs.rename("wal", "x"),
-        Err(FsError::Injected {
-            class: IoClass::Metadata,
-            op: "rename",
-            ..
-        })
-    ));
-    assert!(
-        fs.exists("wal").unwrap(),
-        "a failed operation does not reach the inner file system"
-    );
+    assert!(matches!(fs.rename("wal", "x"), Err(FsError::Injected { class: IoClass::Metadata, op: "rename", .. })));
+    assert!(fs.exists("wal").unwrap(), "a failed operation does not reach the inner file system");
     fs.fail_nth(IoClass::Read, 1);
     let r = fs.open("wal").unwrap();
     let mut buf = [0u8; 1];
-    assert!(matches!(
-        r.read_at(0, &mut buf),
-        Err(FsError::Injected {
-            class: IoClass::Read,
-            ..
-        })
-    ));
+    assert!(matches!(r.read_at(0, &mut buf), Err(FsError::Injected { class: IoClass::Read, .. })));
     assert_eq!(r.read_at(0, &mut buf).unwrap(), 1);
     let s = fs.stats();
-    assert_eq!(
-        (
-            s.injected(IoClass::Sync),
-            s.injected(IoClass::Metadata),
-            s.injected(IoClass::Read)
-        ),
-        (1, 1, 1)
-    );
+    assert_eq!((s.injected(IoClass::Sync), s.injected(IoClass::Metadata), s.injected(IoClass::Read)), (1, 1, 1));
 }
 
 fn injection_pattern(seed: u64) -> Vec<bool> {
@@ -74,10 +47,7 @@ fn probabilities_are_deterministic_from_the_seed() {
     assert_eq!(a, injection_pattern(7), "same seed, same faults");
     assert_ne!(a, injection_pattern(8), "another seed, other faults");
     let failures = a.iter().filter(|&&f| f).count();
-    assert!(
-        (30..=90).contains(&failures),
-        "about 30 % of 200: {failures}"
-    );
+    assert!((30..=90).contains(&failures), "about 30 % of 200: {failures}");
 }
 
 #[test]
@@ -104,22 +74,13 @@ fn torn_write_persists_a_prefix_that_survives_a_crash() {
     fs.set_torn_writes(1.0);
     fs.fail_nth(IoClass::Write, 1);
     let record = [0xabu8; 1000];
-    assert!(matches!(
-        w.append(&record),
-        Err(FsError::Injected {
-            class: IoClass::Write,
-            ..
-        })
-    ));
+    assert!(matches!(w.append(&record), Err(FsError::Injected { class: IoClass::Write, .. })));
     assert_eq!(fs.stats().torn_writes, 1);
     mem.crash();
     let data = read_all(&mem, "wal").unwrap();
     assert!(data.starts_with(b"header"));
     let torn = data.len() - 6;
-    assert!(
-        torn < record.len(),
-        "a strict prefix of the record persisted: {torn} bytes"
-    );
+    assert!(torn < record.len(), "a strict prefix of the record persisted: {torn} bytes");
     assert!(data[6..].iter().all(|&b| b == 0xab));
 }
 
@@ -142,23 +103,11 @@ fn clone_faults_are_write_faults() {
     write_all(&fs, "s", &[1u8; 4096], true).unwrap();
     write_all(&fs, "d", &[], true).unwrap();
     fs.fail_nth(IoClass::Write, 1);
-    assert!(matches!(
-        fs.clone_range("s", 0, "d", 0, 4096),
-        Err(FsError::Injected {
-            op: "clone_range",
-            ..
-        })
-    ));
+    assert!(matches!(fs.clone_range("s", 0, "d", 0, 4096), Err(FsError::Injected { op: "clone_range", .. })));
     fs.clone_range("s", 0, "d", 0, 4096).unwrap();
     let mut w = fs.open_append("d").unwrap();
     fs.fail_nth(IoClass::Write, 1);
-    assert!(matches!(
-        w.append_cloned("s", 0, 4096),
-        Err(FsError::Injected {
-            op: "append_cloned",
-            ..
-        })
-    ));
+    assert!(matches!(w.append_cloned("s", 0, 4096), Err(FsError::Injected { op: "append_cloned", .. })));
     assert_eq!(w.append_cloned("s", 0, 4096).unwrap().cloned_bytes, 4096);
     fs.set_torn_writes(1.0);
     fs.fail_nth(IoClass::Write, 1);

@@ -18,10 +18,7 @@ fn unsynced_tail_is_dropped_and_synced_prefix_kept() {
     assert_eq!(fs.synced_len("log").unwrap(), 7);
     fs.crash();
     assert_eq!(read_all(&fs, "log").unwrap(), b"durable");
-    assert!(
-        matches!(w.append(b"x"), Err(FsError::Crashed { .. })),
-        "a writer from before the crash is dead"
-    );
+    assert!(matches!(w.append(b"x"), Err(FsError::Crashed { .. })), "a writer from before the crash is dead");
 }
 
 #[test]
@@ -32,10 +29,7 @@ fn file_created_after_last_dir_sync_disappears() {
     synced(&fs, "new", b"b");
     fs.crash();
     assert!(fs.exists("old").unwrap());
-    assert!(
-        !fs.exists("new").unwrap(),
-        "its data was synced but its directory entry was not"
-    );
+    assert!(!fs.exists("new").unwrap(), "its data was synced but its directory entry was not");
 }
 
 #[test]
@@ -79,11 +73,7 @@ fn cross_directory_rename_is_atomic() {
     fs.sync_dir("a").unwrap(); // only the source side
     fs.crash();
     assert!(!fs.exists("a/f").unwrap());
-    assert_eq!(
-        read_all(&fs, "b/f").unwrap(),
-        b"x",
-        "the destination side became durable with the source side"
-    );
+    assert_eq!(read_all(&fs, "b/f").unwrap(), b"x", "the destination side became durable with the source side");
 }
 
 #[test]
@@ -105,11 +95,7 @@ fn clone_over_synced_bytes_is_undone_until_sync() {
     fs.clone_range("src", 0, "dst", 4096, 4096).unwrap();
     assert_eq!(&read_all(&fs, "dst").unwrap()[4096..], &[1u8; 4096][..]);
     fs.crash();
-    assert_eq!(
-        read_all(&fs, "dst").unwrap(),
-        vec![2u8; 8192],
-        "an unsynced clone is not durable"
-    );
+    assert_eq!(read_all(&fs, "dst").unwrap(), vec![2u8; 8192], "an unsynced clone is not durable");
     fs.clone_range("src", 0, "dst", 4096, 4096).unwrap();
     fs.open_append("dst").unwrap().sync().unwrap();
     fs.crash();
@@ -125,10 +111,7 @@ fn locks_and_readers_do_not_survive_a_crash() {
     let r = fs.open("f").unwrap();
     fs.crash();
     let mut buf = [0u8; 4];
-    assert!(matches!(
-        r.read_at(0, &mut buf),
-        Err(FsError::Crashed { .. })
-    ));
+    assert!(matches!(r.read_at(0, &mut buf), Err(FsError::Crashed { .. })));
     let relock = fs.lock("LOCK").expect("the crash released the lock");
     drop(lock); // the stale guard must not release the new holder's lock
     assert!(matches!(fs.lock("LOCK"), Err(FsError::Locked { .. })));
@@ -147,17 +130,10 @@ fn counters_and_capacity() {
         other => panic!("expected NoSpace, got {other:?}"),
     }
     let stats = fs.stats();
-    assert_eq!(
-        (stats.bytes_written, stats.bytes_synced, stats.syncs),
-        (9000, 6000, 1)
-    );
+    assert_eq!((stats.bytes_written, stats.bytes_synced, stats.syncs), (9000, 6000, 1));
     assert_eq!(fs.used_bytes(), 9000);
     fs.crash();
     drop(w); // a stale handle still holds its file's bytes, as an open descriptor holds an unlinked inode
-    assert_eq!(
-        fs.used_bytes(),
-        0,
-        "the file was never in a synced directory"
-    );
+    assert_eq!(fs.used_bytes(), 0, "the file was never in a synced directory");
     assert_eq!(fs.stats().crashes, 1);
 }

@@ -13,10 +13,7 @@ fn clone_support_is_detected_and_the_fallback_says_what_happened() {
     write_all(&fs, "dst", &[], true).unwrap();
     let supported = fs.supports_clone();
     match fs.clone_range("src", 0, "dst", 0, 2 * bs) {
-        Ok(()) => assert!(
-            supported,
-            "a clone worked although the probe said it would not"
-        ),
+        Ok(()) => assert!(supported, "a clone worked although the probe said it would not"),
         Err(FsError::Unsupported { op, path, reason }) => {
             assert!(!supported);
             assert_eq!((op, path.as_str()), ("clone_range", "dst"));
@@ -43,14 +40,8 @@ fn paths_stay_under_the_root() {
     let fs = PosixFs::new(dir.path().join("db")).expect("PosixFs");
     write_all(&fs, "CURRENT", b"x", true).unwrap();
     assert!(dir.path().join("db/CURRENT").is_file());
-    assert!(matches!(
-        fs.create("../escape"),
-        Err(FsError::InvalidPath { .. })
-    ));
-    assert!(matches!(
-        fs.create("/etc/passwd"),
-        Err(FsError::InvalidPath { .. })
-    ));
+    assert!(matches!(fs.create("../escape"), Err(FsError::InvalidPath { .. })));
+    assert!(matches!(fs.create("/etc/passwd"), Err(FsError::InvalidPath { .. })));
     assert!(!dir.path().join("escape").exists());
 }
 
@@ -60,15 +51,9 @@ fn host_errors_map_to_specific_variants() {
     let fs = PosixFs::new(dir.path()).expect("PosixFs");
     fs.create_dir_all("d").unwrap();
     write_all(&fs, "d/f", b"x", true).unwrap();
-    assert!(matches!(
-        fs.remove_dir("d"),
-        Err(FsError::DirNotEmpty { .. })
-    ));
+    assert!(matches!(fs.remove_dir("d"), Err(FsError::DirNotEmpty { .. })));
     assert!(matches!(fs.remove("d"), Err(FsError::WrongKind { .. })));
     assert!(matches!(fs.create("d"), Err(FsError::WrongKind { .. })));
-    assert!(matches!(
-        fs.rename("d", "e"),
-        Err(FsError::WrongKind { .. })
-    ));
+    assert!(matches!(fs.rename("d", "e"), Err(FsError::WrongKind { .. })));
     assert!(matches!(fs.list("d/f"), Err(FsError::WrongKind { .. })));
 }

@@ -16,11 +16,7 @@ fn device(capacity: u64) -> BlockSsd {
 }
 
 fn simfs(capacity: u64) -> SimFs {
-    let opts = SimFsOptions {
-        checkpoint_slot_pages: 16,
-        log_pages: 8,
-        alloc_window_pages: 16,
-    };
+    let opts = SimFsOptions { checkpoint_slot_pages: 16, log_pages: 8, alloc_window_pages: 16 };
     SimFs::format(device(capacity), SimClock::new(), opts).unwrap()
 }
 
@@ -93,9 +89,7 @@ fn cloning_programs_no_nand_page_and_remaps_every_page() {
     let data: Vec<u8> = (0..n * 4096).map(|i| (i % 253) as u8).collect();
     storage::write_all(&fs, "src", &data, true).unwrap();
     let before = fs.with_device(|d| *d.counters());
-    let mut out = fs
-        .create_with_hint("dst", WriteHint::Compaction { output_level: 2 })
-        .unwrap();
+    let mut out = fs.create_with_hint("dst", WriteHint::Compaction { output_level: 2 }).unwrap();
     let outcome = out.append_cloned("src", 0, n * 4096).unwrap();
     assert_eq!(outcome.cloned_bytes, n * 4096);
     let after = fs.with_device(|d| *d.counters());
@@ -162,9 +156,5 @@ fn reads_advance_the_current_lane_and_writes_do_not_wait() {
     clock.set_lane(storage::Lane::Background);
     r.read_at(0, &mut buf).unwrap();
     assert!(clock.time(storage::Lane::Background) > 0);
-    assert_eq!(
-        clock.time(storage::Lane::Foreground),
-        t1,
-        "the other lane did not move"
-    );
+    assert_eq!(clock.time(storage::Lane::Foreground), t1, "the other lane did not move");
 }

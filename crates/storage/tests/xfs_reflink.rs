@@ -37,15 +37,8 @@ impl LoopXfs {
         let image = dir.path().join("xfs.img");
         let mnt = dir.path().join("mnt");
         std::fs::create_dir(&mnt).map_err(|e| format!("mkdir mount point: {e}"))?;
-        File::create(&image)
-            .and_then(|f| f.set_len(IMAGE_LEN))
-            .map_err(|e| format!("image file: {e}"))?;
-        let mut guard = LoopXfs {
-            _dir: dir,
-            mnt,
-            dev: None,
-            mounted: false,
-        };
+        File::create(&image).and_then(|f| f.set_len(IMAGE_LEN)).map_err(|e| format!("image file: {e}"))?;
+        let mut guard = LoopXfs { _dir: dir, mnt, dev: None, mounted: false };
         let dev = run("losetup", &["--find", "--show", path_str(&image)?])?;
         guard.dev = Some(dev.trim().to_string());
         let dev = guard.device()?.to_string();
@@ -56,21 +49,15 @@ impl LoopXfs {
     }
 
     fn device(&self) -> Result<&str, String> {
-        self.dev
-            .as_deref()
-            .ok_or_else(|| "no loop device".to_string())
+        self.dev.as_deref().ok_or_else(|| "no loop device".to_string())
     }
 
     /// Field 7 of /sys/block/loopN/stat: 512-byte sectors written to the device so far.
     fn sectors_written(&self) -> u64 {
         let dev = self.device().expect("loop device");
         let name = dev.rsplit('/').next().expect("device name");
-        let stat =
-            std::fs::read_to_string(format!("/sys/block/{name}/stat")).expect("read block stat");
-        let fields: Vec<u64> = stat
-            .split_whitespace()
-            .map(|f| f.parse().expect("numeric stat field"))
-            .collect();
+        let stat = std::fs::read_to_string(format!("/sys/block/{name}/stat")).expect("read block stat");
+        let fields: Vec<u64> = stat.split_whitespace().map(|f| f.parse().expect("numeric stat field")).collect();
         fields[6]
     }
 
@@ -101,15 +88,11 @@ impl Drop for LoopXfs {
 }
 
 fn path_str(p: &Path) -> Result<&str, String> {
-    p.to_str()
-        .ok_or_else(|| format!("{} is not UTF-8", p.display()))
+    p.to_str().ok_or_else(|| format!("{} is not UTF-8", p.display()))
 }
 
 fn run(cmd: &str, args: &[&str]) -> Result<String, String> {
-    let out = Command::new(cmd)
-        .args(args)
-        .output()
-        .map_err(|e| format!("{cmd}: {e}"))?;
+    let out = Command::new(cmd).args(args).output().map_err(|e| format!("{cmd}: {e}"))?;
     if !out.status.success() {
         return Err(format!(
             "{cmd} {}: {}: {}",
@@ -123,10 +106,7 @@ fn run(cmd: &str, args: &[&str]) -> Result<String, String> {
 
 fn on_path(tool: &str) -> bool {
     let dirs = std::env::var("PATH").unwrap_or_default();
-    let found = dirs
-        .split(':')
-        .chain(["/sbin", "/usr/sbin"])
-        .any(|d| Path::new(d).join(tool).is_file());
+    let found = dirs.split(':').chain(["/sbin", "/usr/sbin"]).any(|d| Path::new(d).join(tool).is_file());
     found
 }
 
@@ -137,9 +117,7 @@ fn why_not() -> Option<String> {
     }
     for tool in ["mkfs.xfs", "losetup", "mount", "umount"] {
         if !on_path(tool) {
-            return Some(format!(
-                "{tool} not found (apt-get install xfsprogs util-linux mount)"
-            ));
+            return Some(format!("{tool} not found (apt-get install xfsprogs util-linux mount)"));
         }
     }
     if !Path::new("/dev/loop-control").exists() {
@@ -149,10 +127,7 @@ fn why_not() -> Option<String> {
 }
 
 fn skip(why: &str) {
-    assert!(
-        std::env::var("FLASHKV_REQUIRE_XFS").as_deref() != Ok("1"),
-        "FLASHKV_REQUIRE_XFS=1 but: {why}"
-    );
+    assert!(std::env::var("FLASHKV_REQUIRE_XFS").as_deref() != Ok("1"), "FLASHKV_REQUIRE_XFS=1 but: {why}");
     println!("skipped: {why}");
 }
 
@@ -163,11 +138,7 @@ fn reflink_clone_writes_under_one_percent_of_a_copy() {
     }
     let xfs = match LoopXfs::new() {
         Ok(x) => x,
-        Err(why) => {
-            return skip(&format!(
-                "could not set up the loop-mounted XFS image: {why}"
-            ))
-        }
+        Err(why) => return skip(&format!("could not set up the loop-mounted XFS image: {why}")),
     };
     let fs = PosixFs::new(xfs.mnt.join("db")).expect("PosixFs on XFS");
     assert_eq!(fs.block_size(), 4096, "XFS block size");
@@ -185,18 +156,13 @@ fn reflink_clone_writes_under_one_percent_of_a_copy() {
 
     let before_clone = xfs.sectors_written();
     let mut w = fs.create("clone.sst").expect("create clone");
-    let outcome = w
-        .append_cloned("src.sst", 0, CLONE_LEN)
-        .expect("append_cloned");
+    let outcome = w.append_cloned("src.sst", 0, CLONE_LEN).expect("append_cloned");
     w.sync().expect("sync clone");
     drop(w);
     fs.sync_dir("").expect("sync_dir");
     xfs.syncfs();
     let clone_sectors = xfs.sectors_written() - before_clone;
-    assert_eq!(
-        outcome.cloned_bytes, CLONE_LEN,
-        "the clone must not fall back to a copy: {outcome:?}"
-    );
+    assert_eq!(outcome.cloned_bytes, CLONE_LEN, "the clone must not fall back to a copy: {outcome:?}");
 
     let before_copy = xfs.sectors_written();
     let src = fs.open("src.sst").expect("open src");
@@ -220,23 +186,14 @@ fn reflink_clone_writes_under_one_percent_of_a_copy() {
         clone_sectors * 512,
         copy_sectors * 512
     );
-    assert!(
-        copy_sectors >= CLONE_LEN / 512,
-        "the copy must reach the device: {copy_sectors} sectors"
-    );
-    assert!(
-        clone_sectors * 100 < copy_sectors,
-        "clone wrote {pct:.3} % of a copy, not under 1 %"
-    );
+    assert!(copy_sectors >= CLONE_LEN / 512, "the copy must reach the device: {copy_sectors} sectors");
+    assert!(clone_sectors * 100 < copy_sectors, "clone wrote {pct:.3} % of a copy, not under 1 %");
 
     let clone = fs.open("clone.sst").expect("open clone");
     let mut got = vec![0u8; chunk_len];
     for (i, off) in (0..CLONE_LEN).step_by(chunk_len).enumerate() {
         clone.read_exact_at(off, &mut got).expect("read clone");
-        assert!(
-            got == pattern(i as u64, chunk_len),
-            "clone differs from the source in chunk {i}"
-        );
+        assert!(got == pattern(i as u64, chunk_len), "clone differs from the source in chunk {i}");
     }
 
     // The same behavioural suite as everywhere, now where clones really share extents.

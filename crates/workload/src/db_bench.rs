@@ -69,8 +69,7 @@ impl DbBenchKind {
     ];
 
     /// Accepted names.
-    pub const NAMES: &'static str =
-        "fillseq, fillrandom, overwrite, readrandom, readseq, seekrandom, fillzipfian";
+    pub const NAMES: &'static str = "fillseq, fillrandom, overwrite, readrandom, readseq, seekrandom, fillzipfian";
 
     /// db_bench's name.
     pub fn name(self) -> &'static str {
@@ -89,10 +88,7 @@ impl DbBenchKind {
     pub fn writes(self) -> bool {
         matches!(
             self,
-            DbBenchKind::FillSeq
-                | DbBenchKind::FillRandom
-                | DbBenchKind::Overwrite
-                | DbBenchKind::FillZipfian
+            DbBenchKind::FillSeq | DbBenchKind::FillRandom | DbBenchKind::Overwrite | DbBenchKind::FillZipfian
         )
     }
 }
@@ -112,14 +108,11 @@ impl FromStr for DbBenchKind {
         if t == "zipfian" || t == "fillrandom-zipfian" || t == "fill-zipfian" {
             return Ok(DbBenchKind::FillZipfian);
         }
-        DbBenchKind::ALL
-            .into_iter()
-            .find(|k| k.name() == t)
-            .ok_or_else(|| WorkloadError::UnknownName {
-                kind: "db_bench benchmark",
-                name: s.to_string(),
-                accepted: DbBenchKind::NAMES.to_string(),
-            })
+        DbBenchKind::ALL.into_iter().find(|k| k.name() == t).ok_or_else(|| WorkloadError::UnknownName {
+            kind: "db_bench benchmark",
+            name: s.to_string(),
+            accepted: DbBenchKind::NAMES.to_string(),
+        })
     }
 }
 
@@ -224,10 +217,7 @@ impl DbBench {
             _ => None,
         };
         let values = if config.kind.writes() {
-            Some(CompressibleValues::new(
-                config.compression_ratio,
-                config.value_size.max() as usize,
-            )?)
+            Some(CompressibleValues::new(config.compression_ratio, config.value_size.max() as usize)?)
         } else {
             None
         };
@@ -284,30 +274,18 @@ impl Iterator for DbBench {
             return None;
         }
         let op = match self.config.kind {
-            DbBenchKind::ReadSeq => Op::Scan {
-                start_key: Vec::new(),
-                len: self.config.reads.unwrap_or(self.config.num),
-            },
-            DbBenchKind::ReadRandom => Op::Read {
-                key: format_key(self.next_keynum()),
-            },
-            DbBenchKind::SeekRandom => Op::Scan {
-                start_key: format_key(self.next_keynum()),
-                len: 0,
-            },
+            DbBenchKind::ReadSeq => {
+                Op::Scan { start_key: Vec::new(), len: self.config.reads.unwrap_or(self.config.num) }
+            }
+            DbBenchKind::ReadRandom => Op::Read { key: format_key(self.next_keynum()) },
+            DbBenchKind::SeekRandom => Op::Scan { start_key: format_key(self.next_keynum()), len: 0 },
             DbBenchKind::Overwrite => {
                 let key = format_key(self.next_keynum());
-                Op::Update {
-                    key,
-                    value: self.value(),
-                }
+                Op::Update { key, value: self.value() }
             }
             DbBenchKind::FillSeq | DbBenchKind::FillRandom | DbBenchKind::FillZipfian => {
                 let key = format_key(self.next_keynum());
-                Op::Insert {
-                    key,
-                    value: self.value(),
-                }
+                Op::Insert { key, value: self.value() }
             }
         };
         self.done += 1;
@@ -316,10 +294,7 @@ impl Iterator for DbBench {
 
     fn size_hint(&self) -> (usize, Option<usize>) {
         let left = self.total - self.done;
-        (
-            usize::try_from(left).unwrap_or(usize::MAX),
-            usize::try_from(left).ok(),
-        )
+        (usize::try_from(left).unwrap_or(usize::MAX), usize::try_from(left).ok())
     }
 }
 
@@ -331,17 +306,12 @@ mod tests {
     fn keys_are_16_digits() {
         assert_eq!(format_key(0), b"0000000000000000".to_vec());
         assert_eq!(format_key(1234), b"0000000000001234".to_vec());
-        assert_eq!(
-            format_key(12_345_678_901_234_567),
-            b"12345678901234567".to_vec()
-        );
+        assert_eq!(format_key(12_345_678_901_234_567), b"12345678901234567".to_vec());
     }
 
     #[test]
     fn fillseq_is_in_order() {
-        let ops: Vec<Op> = DbBench::new(DbBenchConfig::new(DbBenchKind::FillSeq, 5), 1)
-            .unwrap()
-            .collect();
+        let ops: Vec<Op> = DbBench::new(DbBenchConfig::new(DbBenchKind::FillSeq, 5), 1).unwrap().collect();
         assert_eq!(ops.len(), 5);
         for (i, op) in ops.iter().enumerate() {
             assert_eq!(op.key(), format_key(i as u64).as_slice());
@@ -353,16 +323,11 @@ mod tests {
     fn fillrandom_reproduces_leveldb_key_stream() {
         // db_bench's first benchmark: Random(1001), k = Next() % num.
         let mut pm = ParkMiller::new(1001);
-        let expected: Vec<Vec<u8>> = (0..100)
-            .map(|_| format_key((pm.next_u31() % 1000) as u64))
-            .collect();
-        let got: Vec<Vec<u8>> = DbBench::new(
-            DbBenchConfig::new(DbBenchKind::FillRandom, 1000),
-            LEVELDB_FIRST_SEED,
-        )
-        .unwrap()
-        .map(|op| op.key().to_vec())
-        .collect::<Vec<_>>()[..100]
+        let expected: Vec<Vec<u8>> = (0..100).map(|_| format_key((pm.next_u31() % 1000) as u64)).collect();
+        let got: Vec<Vec<u8>> = DbBench::new(DbBenchConfig::new(DbBenchKind::FillRandom, 1000), LEVELDB_FIRST_SEED)
+            .unwrap()
+            .map(|op| op.key().to_vec())
+            .collect::<Vec<_>>()[..100]
             .to_vec();
         assert_eq!(got, expected);
     }
@@ -372,16 +337,8 @@ mod tests {
         let mut c = DbBenchConfig::new(DbBenchKind::ReadSeq, 10);
         c.reads = Some(7);
         let ops: Vec<Op> = DbBench::new(c, 1).unwrap().collect();
-        assert_eq!(
-            ops,
-            vec![Op::Scan {
-                start_key: vec![],
-                len: 7
-            }]
-        );
-        let ops: Vec<Op> = DbBench::new(DbBenchConfig::new(DbBenchKind::SeekRandom, 10), 1)
-            .unwrap()
-            .collect();
+        assert_eq!(ops, vec![Op::Scan { start_key: vec![], len: 7 }]);
+        let ops: Vec<Op> = DbBench::new(DbBenchConfig::new(DbBenchKind::SeekRandom, 10), 1).unwrap().collect();
         assert_eq!(ops.len(), 10);
         assert!(ops.iter().all(|o| matches!(o, Op::Scan { len: 0, .. })));
     }
@@ -395,9 +352,6 @@ mod tests {
         assert!(DbBench::new(c, 1).is_err());
         let e = "fillrandm".parse::<DbBenchKind>().unwrap_err().to_string();
         assert!(e.contains("fillseq") && e.contains("fillrandm"), "{e}");
-        assert_eq!(
-            "fill_zipfian".parse::<DbBenchKind>().unwrap(),
-            DbBenchKind::FillZipfian
-        );
+        assert_eq!("fill_zipfian".parse::<DbBenchKind>().unwrap(), DbBenchKind::FillZipfian);
     }
 }

@@ -32,15 +32,7 @@ pub enum WorkloadError {
 
 impl WorkloadError {
     /// Shorthand used by the validators.
-    pub(crate) fn invalid(
-        field: &'static str,
-        value: impl ToString,
-        accepted: &'static str,
-    ) -> Self {
-        WorkloadError::InvalidParameter {
-            field,
-            value: value.to_string(),
-            accepted,
-        }
+    pub(crate) fn invalid(field: &'static str, value: impl ToString, accepted: &'static str) -> Self {
+        WorkloadError::InvalidParameter { field, value: value.to_string(), accepted }
     }
 }

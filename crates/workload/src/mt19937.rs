@@ -38,9 +38,7 @@ pub struct Mt19937_64 {
 
 impl std::fmt::Debug for Mt19937_64 {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Mt19937_64")
-            .field("index", &self.index)
-            .finish_non_exhaustive()
+        f.debug_struct("Mt19937_64").field("index", &self.index).finish_non_exhaustive()
     }
 }
 
@@ -114,11 +112,7 @@ mod tests {
     #[test]
     fn first_output_matches_engine() {
         for seed in [0u64, 1, 1000, 5489, u64::MAX, 0x1234_5678_9abc_def0] {
-            assert_eq!(
-                first_output(seed),
-                Mt19937_64::new(seed).next_u64(),
-                "seed {seed}"
-            );
+            assert_eq!(first_output(seed), Mt19937_64::new(seed).next_u64(), "seed {seed}");
         }
     }
 }

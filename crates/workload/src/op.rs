@@ -62,13 +62,7 @@ pub enum OpKind {
 
 impl OpKind {
     /// All kinds, in YCSB's operation-chooser order (read, update, insert, scan, read-modify-write).
-    pub const ALL: [OpKind; 5] = [
-        OpKind::Read,
-        OpKind::Update,
-        OpKind::Insert,
-        OpKind::Scan,
-        OpKind::ReadModifyWrite,
-    ];
+    pub const ALL: [OpKind; 5] = [OpKind::Read, OpKind::Update, OpKind::Insert, OpKind::Scan, OpKind::ReadModifyWrite];
 
     /// Lower-case name used in reports.
     pub fn name(self) -> &'static str {
@@ -97,10 +91,7 @@ impl Op {
     /// The key (the seek target for a scan).
     pub fn key(&self) -> &[u8] {
         match self {
-            Op::Insert { key, .. }
-            | Op::Read { key }
-            | Op::Update { key, .. }
-            | Op::ReadModifyWrite { key, .. } => key,
+            Op::Insert { key, .. } | Op::Read { key } | Op::Update { key, .. } | Op::ReadModifyWrite { key, .. } => key,
             Op::Scan { start_key, .. } => start_key,
         }
     }
@@ -108,9 +99,7 @@ impl Op {
     /// The value written, if the operation writes.
     pub fn value(&self) -> Option<&[u8]> {
         match self {
-            Op::Insert { value, .. }
-            | Op::Update { value, .. }
-            | Op::ReadModifyWrite { value, .. } => Some(value),
+            Op::Insert { value, .. } | Op::Update { value, .. } | Op::ReadModifyWrite { value, .. } => Some(value),
             Op::Read { .. } | Op::Scan { .. } => None,
         }
     }
@@ -130,17 +119,11 @@ mod tests {
 
     #[test]
     fn accessors() {
-        let op = Op::Update {
-            key: b"k1".to_vec(),
-            value: vec![0; 10],
-        };
+        let op = Op::Update { key: b"k1".to_vec(), value: vec![0; 10] };
         assert_eq!(op.kind(), OpKind::Update);
         assert_eq!(op.key(), b"k1");
         assert_eq!(op.user_bytes(), 12);
-        let scan = Op::Scan {
-            start_key: b"a".to_vec(),
-            len: 3,
-        };
+        let scan = Op::Scan { start_key: b"a".to_vec(), len: 3 };
         assert_eq!(scan.value(), None);
         assert_eq!(scan.user_bytes(), 0);
         assert_eq!(OpKind::ReadModifyWrite.name(), "read_modify_write");

@@ -67,10 +67,7 @@ impl CompressibleValues {
     /// to `max_value` bytes.
     ///
     /// Errors: `compression_ratio` must be finite and in `(0, 1]`; `max_value` at most 1 GiB.
-    pub fn new(
-        compression_ratio: f64,
-        max_value: usize,
-    ) -> Result<CompressibleValues, WorkloadError> {
+    pub fn new(compression_ratio: f64, max_value: usize) -> Result<CompressibleValues, WorkloadError> {
         if !compression_ratio.is_finite() || compression_ratio <= 0.0 || compression_ratio > 1.0 {
             return Err(WorkloadError::invalid(
                 "compression_ratio",
@@ -79,11 +76,7 @@ impl CompressibleValues {
             ));
         }
         if max_value > 1 << 30 {
-            return Err(WorkloadError::invalid(
-                "value_size",
-                max_value,
-                "at most 1073741824 bytes",
-            ));
+            return Err(WorkloadError::invalid("value_size", max_value, "at most 1073741824 bytes"));
         }
         let mut rnd = ParkMiller::new(301);
         // `static_cast<int>(len * compressed_fraction)`, at least 1.

@@ -116,33 +116,17 @@ impl ValueSize {
     /// Uniform over `min..=max`. Errors: `max` must be `>= min`.
     pub fn uniform(min: u32, max: u32) -> Result<ValueSize, WorkloadError> {
         if max < min {
-            return Err(WorkloadError::invalid(
-                "max",
-                max,
-                "a maximum value size >= the minimum",
-            ));
+            return Err(WorkloadError::invalid("max", max, "a maximum value size >= the minimum"));
         }
-        Ok(if min == max {
-            ValueSize::Fixed(min)
-        } else {
-            ValueSize::Uniform { min, max }
-        })
+        Ok(if min == max { ValueSize::Fixed(min) } else { ValueSize::Uniform { min, max } })
     }
 
     /// The page-relative class for flash page size `page_size` bytes (our definition; see the module docs).
     ///
     /// Errors: `page_size` must be in `1..=KINETIC_MAX_VALUE` (so that `3P` and `2P` fit and stay meaningful).
-    pub fn class(
-        class: SizeClass,
-        page_size: u32,
-        profile: SizeProfile,
-    ) -> Result<ValueSize, WorkloadError> {
+    pub fn class(class: SizeClass, page_size: u32, profile: SizeProfile) -> Result<ValueSize, WorkloadError> {
         if page_size == 0 || page_size > KINETIC_MAX_VALUE {
-            return Err(WorkloadError::invalid(
-                "page_size",
-                page_size,
-                "a flash page size in bytes, 1..=1048576",
-            ));
+            return Err(WorkloadError::invalid("page_size", page_size, "a flash page size in bytes, 1..=1048576"));
         }
         match (class, profile) {
             (SizeClass::Small, _) => ValueSize::uniform(1, page_size),
@@ -198,11 +182,7 @@ impl FromStr for ValueSize {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let parse = |t: &str| {
             t.trim().parse::<u32>().map_err(|_| {
-                WorkloadError::invalid(
-                    "value_size",
-                    s,
-                    "a byte count like 1024 or an inclusive range like 100-1024",
-                )
+                WorkloadError::invalid("value_size", s, "a byte count like 1024 or an inclusive range like 100-1024")
             })
         };
         match s.split_once('-') {
@@ -260,13 +240,7 @@ mod tests {
     fn parse_and_display() {
         assert_eq!("1024".parse::<ValueSize>().unwrap(), ValueSize::Fixed(1024));
         let u: ValueSize = "100-1024".parse().unwrap();
-        assert_eq!(
-            u,
-            ValueSize::Uniform {
-                min: 100,
-                max: 1024
-            }
-        );
+        assert_eq!(u, ValueSize::Uniform { min: 100, max: 1024 });
         assert_eq!(u.to_string(), "100-1024");
         assert_eq!("Large".parse::<SizeClass>().unwrap(), SizeClass::Large);
     }

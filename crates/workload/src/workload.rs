@@ -63,15 +63,10 @@ impl Workload {
     }
 
     /// The op stream for `spec`, every random choice from `seed`.
-    pub fn build(
-        self,
-        spec: &WorkloadSpec,
-        seed: u64,
-    ) -> Result<Box<dyn Iterator<Item = Op> + Send>, WorkloadError> {
+    pub fn build(self, spec: &WorkloadSpec, seed: u64) -> Result<Box<dyn Iterator<Item = Op> + Send>, WorkloadError> {
         Ok(match self {
             Workload::Ycsb(w) => {
-                let mut c = YcsbConfig::core(w, spec.records, spec.operations)
-                    .with_record_size(spec.value_size.max());
+                let mut c = YcsbConfig::core(w, spec.records, spec.operations).with_record_size(spec.value_size.max());
                 if let ValueSize::Uniform { min, .. } = spec.value_size {
                     c.min_field_length = min;
                     c.field_length_distribution = FieldLengthDistribution::Uniform;
@@ -84,10 +79,9 @@ impl Workload {
                 c.value_size = spec.value_size;
                 Box::new(DbBench::new(c, seed)?)
             }
-            Workload::Mixgraph(k) => Box::new(Mixgraph::new(
-                MixgraphConfig::fast20(k, spec.records, spec.operations),
-                seed,
-            )?),
+            Workload::Mixgraph(k) => {
+                Box::new(Mixgraph::new(MixgraphConfig::fast20(k, spec.records, spec.operations), seed)?)
+            }
         })
     }
 }
@@ -129,44 +123,22 @@ mod tests {
             assert_eq!(w.name().parse::<Workload>().unwrap(), w);
             assert!(Workload::ACCEPTED.contains(w.name()));
         }
-        assert_eq!(
-            "A".parse::<Workload>().unwrap(),
-            Workload::Ycsb(YcsbWorkload::A)
-        );
-        assert_eq!(
-            "workloadc".parse::<Workload>().unwrap(),
-            Workload::Ycsb(YcsbWorkload::C)
-        );
-        assert_eq!(
-            "all-random".parse::<Workload>().unwrap(),
-            Workload::Mixgraph(MixgraphKind::AllRandom)
-        );
+        assert_eq!("A".parse::<Workload>().unwrap(), Workload::Ycsb(YcsbWorkload::A));
+        assert_eq!("workloadc".parse::<Workload>().unwrap(), Workload::Ycsb(YcsbWorkload::C));
+        assert_eq!("all-random".parse::<Workload>().unwrap(), Workload::Mixgraph(MixgraphKind::AllRandom));
     }
 
     #[test]
     fn unknown_name_lists_accepted() {
         let e = "g".parse::<Workload>().unwrap_err();
         let msg = e.to_string();
-        assert!(
-            msg.contains("`g`") && msg.contains("fillrandom") && msg.contains("prefix_dist"),
-            "{msg}"
-        );
-        assert!(matches!(
-            e,
-            WorkloadError::UnknownName {
-                kind: "workload",
-                ..
-            }
-        ));
+        assert!(msg.contains("`g`") && msg.contains("fillrandom") && msg.contains("prefix_dist"), "{msg}");
+        assert!(matches!(e, WorkloadError::UnknownName { kind: "workload", .. }));
     }
 
     #[test]
     fn build_every_workload() {
-        let spec = WorkloadSpec {
-            records: 1000,
-            operations: 50,
-            value_size: ValueSize::Fixed(256),
-        };
+        let spec = WorkloadSpec { records: 1000, operations: 50, value_size: ValueSize::Fixed(256) };
         for w in Workload::all() {
             let ops: Vec<Op> = w.build(&spec, 1).unwrap().collect();
             assert!(!ops.is_empty(), "{w}");
@@ -178,22 +150,9 @@ mod tests {
                 }
             }
         }
-        let spec = WorkloadSpec {
-            value_size: ValueSize::Uniform {
-                min: 100,
-                max: 1024,
-            },
-            ..spec
-        };
-        let ops: Vec<Op> = "load"
-            .parse::<Workload>()
-            .unwrap()
-            .build(&spec, 2)
-            .unwrap()
-            .collect();
+        let spec = WorkloadSpec { value_size: ValueSize::Uniform { min: 100, max: 1024 }, ..spec };
+        let ops: Vec<Op> = "load".parse::<Workload>().unwrap().build(&spec, 2).unwrap().collect();
         assert_eq!(ops.len(), 1000);
-        assert!(ops
-            .iter()
-            .all(|o| (100..=1024).contains(&o.value().map_or(0, <[u8]>::len))));
+        assert!(ops.iter().all(|o| (100..=1024).contains(&o.value().map_or(0, <[u8]>::len))));
     }
 }

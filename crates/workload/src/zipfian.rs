@@ -84,41 +84,24 @@ impl Zipfian {
     /// Ranks `min..=max` with a precomputed `zetan` (YCSB's four-argument constructor).
     ///
     /// Errors as [`Zipfian::with_range`]; `zetan` must be finite and `>= 1` (the first zeta term is 1).
-    pub fn with_zetan(
-        min: u64,
-        max: u64,
-        theta: f64,
-        zetan: f64,
-    ) -> Result<Zipfian, WorkloadError> {
+    pub fn with_zetan(min: u64, max: u64, theta: f64, zetan: f64) -> Result<Zipfian, WorkloadError> {
         let items = Self::check(min, max, theta)?;
         if !zetan.is_finite() || zetan < 1.0 {
-            return Err(WorkloadError::invalid(
-                "zetan",
-                zetan,
-                "a finite zeta(n, theta) >= 1",
-            ));
+            return Err(WorkloadError::invalid("zetan", zetan, "a finite zeta(n, theta) >= 1"));
         }
         Ok(Self::build(min, items, theta, zetan))
     }
 
     fn check(min: u64, max: u64, theta: f64) -> Result<u64, WorkloadError> {
         if !theta.is_finite() || !(0.0..1.0).contains(&theta) {
-            return Err(WorkloadError::invalid(
-                "theta",
-                theta,
-                "a finite Zipfian constant in [0, 1) (YCSB uses 0.99)",
-            ));
+            return Err(WorkloadError::invalid("theta", theta, "a finite Zipfian constant in [0, 1) (YCSB uses 0.99)"));
         }
         if max < min {
             return Err(WorkloadError::invalid("max", max, "max >= min"));
         }
         match (max - min).checked_add(1) {
             Some(items) => Ok(items),
-            None => Err(WorkloadError::invalid(
-                "max",
-                max,
-                "a range of at most 2^64 - 1 items",
-            )),
+            None => Err(WorkloadError::invalid("max", max, "a range of at most 2^64 - 1 items")),
         }
     }
 
@@ -126,16 +109,7 @@ impl Zipfian {
         let zeta2theta = zeta(2, theta);
         let alpha = 1.0 / (1.0 - theta);
         let eta = Self::eta(items, theta, zeta2theta, zetan);
-        Zipfian {
-            items,
-            base,
-            theta,
-            zeta2theta,
-            alpha,
-            zetan,
-            eta,
-            count_for_zeta: items,
-        }
+        Zipfian { items, base, theta, zeta2theta, alpha, zetan, eta, count_for_zeta: items }
     }
 
     fn eta(items: u64, theta: f64, zeta2theta: f64, zetan: f64) -> f64 {
@@ -230,22 +204,11 @@ impl ScrambledZipfian {
         }
         let item_count = match (max - min).checked_add(1) {
             Some(n) => n,
-            None => {
-                return Err(WorkloadError::invalid(
-                    "max",
-                    max,
-                    "a range of at most 2^64 - 1 items",
-                ))
-            }
+            None => return Err(WorkloadError::invalid("max", max, "a range of at most 2^64 - 1 items")),
         };
         // YCSB builds ZipfianGenerator(0, ITEM_COUNT, ...), i.e. 10^10 + 1 ranks, with the zeta of 10^10 items.
-        let inner =
-            Zipfian::with_zetan(0, SCRAMBLED_ITEM_COUNT, ZIPFIAN_CONSTANT, SCRAMBLED_ZETAN)?;
-        Ok(ScrambledZipfian {
-            min,
-            item_count,
-            inner,
-        })
+        let inner = Zipfian::with_zetan(0, SCRAMBLED_ITEM_COUNT, ZIPFIAN_CONSTANT, SCRAMBLED_ZETAN)?;
+        Ok(ScrambledZipfian { min, item_count, inner })
     }
 
     /// The next value in `min..=max`.
@@ -279,9 +242,7 @@ impl SkewedLatest {
                 "a last acknowledged record number >= 1 (YCSB workload D needs recordcount >= 2)",
             ));
         }
-        Ok(SkewedLatest {
-            zipf: Zipfian::new(last_value, ZIPFIAN_CONSTANT)?,
-        })
+        Ok(SkewedLatest { zipf: Zipfian::new(last_value, ZIPFIAN_CONSTANT)? })
     }
 
     /// The next record number, skewed toward `last_value` (the newest acknowledged record).

@@ -1,8 +1,6 @@
 //! db_bench generators: key format, value compressibility, zipfian fill.
 
-use workload::db_bench::{
-    format_key, DbBench, DbBenchConfig, DbBenchKind, ZipfianKeyOrder, LEVELDB_FIRST_SEED,
-};
+use workload::db_bench::{format_key, DbBench, DbBenchConfig, DbBenchKind, ZipfianKeyOrder, LEVELDB_FIRST_SEED};
 use workload::zipfian::zeta;
 use workload::{Op, ValueSize};
 
@@ -36,10 +34,7 @@ fn keys_are_16_ascii_digits_below_num() {
 
 /// Compressed size / raw size of `data` cut into 4 KiB blocks (an SST data block) and compressed one by one.
 fn lz4_ratio(data: &[u8]) -> f64 {
-    let compressed: usize = data
-        .chunks(4096)
-        .map(|b| lz4_flex::block::compress(b).len())
-        .sum();
+    let compressed: usize = data.chunks(4096).map(|b| lz4_flex::block::compress(b).len()).sum();
     compressed as f64 / data.len() as f64
 }
 
@@ -64,12 +59,10 @@ fn values_compress_to_about_half() {
     let none = lz4_ratio(&concat(1.0));
     assert!(none > 0.95, "ratio {none}");
     // Larger values are consecutive slices of the same buffer and compress the same way.
-    let big: Vec<u8> = ops(DbBenchKind::FillSeq, 1000, |c| {
-        c.value_size = ValueSize::Fixed(4096)
-    })
-    .into_iter()
-    .flat_map(|op| op.value().unwrap_or_default().to_vec())
-    .collect();
+    let big: Vec<u8> = ops(DbBenchKind::FillSeq, 1000, |c| c.value_size = ValueSize::Fixed(4096))
+        .into_iter()
+        .flat_map(|op| op.value().unwrap_or_default().to_vec())
+        .collect();
     let r = lz4_ratio(&big);
     assert!((0.45..0.65).contains(&r), "ratio {r}");
 }
@@ -93,25 +86,14 @@ fn fillzipfian_follows_zipf() {
     // errors over 10^5 draws: 1 % and 1.5 % relative; bounds 6 % and 8 %.
     let num = 100_000;
     let all = ops(DbBenchKind::FillZipfian, num, |_| {});
-    let share = |k: u64| {
-        all.iter()
-            .filter(|o| o.key() == format_key(k).as_slice())
-            .count() as f64
-            / num as f64
-    };
+    let share = |k: u64| all.iter().filter(|o| o.key() == format_key(k).as_slice()).count() as f64 / num as f64;
     let p0 = 1.0 / zeta(num, 0.99);
     assert!((share(0) / p0 - 1.0).abs() < 0.06, "{} vs {p0}", share(0));
     let p1 = p0 * 0.5f64.powf(0.99);
     assert!((share(1) / p1 - 1.0).abs() < 0.08, "{} vs {p1}", share(1));
     // Hashed order moves the hot key away from 0 but keeps its share.
-    let hashed = ops(DbBenchKind::FillZipfian, num, |c| {
-        c.zipf_order = ZipfianKeyOrder::Hashed
-    });
+    let hashed = ops(DbBenchKind::FillZipfian, num, |c| c.zipf_order = ZipfianKeyOrder::Hashed);
     let hot = workload::fnv::fnvhash64(0) % num;
-    let s = hashed
-        .iter()
-        .filter(|o| o.key() == format_key(hot).as_slice())
-        .count() as f64
-        / num as f64;
+    let s = hashed.iter().filter(|o| o.key() == format_key(hot).as_slice()).count() as f64 / num as f64;
     assert!((s / p0 - 1.0).abs() < 0.06, "{s} vs {p0}");
 }

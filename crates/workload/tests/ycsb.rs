@@ -25,11 +25,7 @@ fn check_mix(w: YcsbWorkload, expect: [f64; 5]) {
     for ((g, e), kind) in got.iter().zip(expect).zip(OpKind::ALL) {
         let se = (e * (1.0 - e) / OPS as f64).sqrt();
         assert!((g - e).abs() < 0.01, "{w} {}: {g} vs {e}", kind.name());
-        assert!(
-            (g - e).abs() <= 5.0 * se + 1e-12,
-            "{w} {}: {g} vs {e}",
-            kind.name()
-        );
+        assert!((g - e).abs() <= 5.0 * se + 1e-12, "{w} {}: {g} vs {e}", kind.name());
     }
 }
 
@@ -84,29 +80,20 @@ fn d_reads_concentrate_on_latest_inserts() {
     }
     let p0 = newest as f64 / reads as f64;
     let p1 = newest_1000 as f64 / reads as f64;
-    assert!(
-        (0.0756 - 0.001..=0.0783 + 0.001).contains(&p0),
-        "P(age = 0) = {p0}"
-    );
-    assert!(
-        (0.578 - 0.002..=0.613 + 0.002).contains(&p1),
-        "P(age < 1000) = {p1}"
-    );
+    assert!((0.0756 - 0.001..=0.0783 + 0.001).contains(&p0), "P(age = 0) = {p0}");
+    assert!((0.578 - 0.002..=0.613 + 0.002).contains(&p1), "P(age < 1000) = {p1}");
 
     // Contrast: workload B's scrambled Zipfian has no preference for recent key numbers.
     let mut b = Ycsb::new(YcsbConfig::core(YcsbWorkload::B, RECORDS, 200_000), 5).unwrap();
-    let recent = std::iter::from_fn(|| b.next_with_keynum())
-        .filter(|(_, k)| *k >= RECORDS - RECORDS / 100)
-        .count() as f64
+    let recent = std::iter::from_fn(|| b.next_with_keynum()).filter(|(_, k)| *k >= RECORDS - RECORDS / 100).count()
+        as f64
         / 200_000.0;
     assert!(recent < 0.05, "{recent}");
 }
 
 #[test]
 fn load_phase_keys_and_values() {
-    let ops: Vec<Op> = Ycsb::new(YcsbConfig::core(YcsbWorkload::Load, 1000, 0), 1)
-        .unwrap()
-        .collect();
+    let ops: Vec<Op> = Ycsb::new(YcsbConfig::core(YcsbWorkload::Load, 1000, 0), 1).unwrap().collect();
     assert_eq!(ops.len(), 1000);
     let mut keys = HashSet::new();
     for (i, op) in ops.iter().enumerate() {
@@ -143,12 +130,8 @@ fn updates_write_one_field_unless_all_fields() {
         }
     }
     assert!(rmw > 800);
-    let load: Vec<Op> = Ycsb::new(
-        YcsbConfig::core(YcsbWorkload::Load, 10, 0).with_record_size(256),
-        3,
-    )
-    .unwrap()
-    .collect();
+    let load: Vec<Op> =
+        Ycsb::new(YcsbConfig::core(YcsbWorkload::Load, 10, 0).with_record_size(256), 3).unwrap().collect();
     assert!(load.iter().all(|o| o.value().map(<[u8]>::len) == Some(256)));
 }
 
@@ -207,22 +190,13 @@ fn zipfian_requests_redraw_past_last_insert() {
 #[test]
 fn hotspot_and_uniform() {
     let mut c = YcsbConfig::core(YcsbWorkload::C, 10_000, 100_000);
-    c.request_distribution = RequestDistribution::Hotspot {
-        hot_data_fraction: 0.2,
-        hot_op_fraction: 0.8,
-    };
+    c.request_distribution = RequestDistribution::Hotspot { hot_data_fraction: 0.2, hot_op_fraction: 0.8 };
     let mut g = Ycsb::new(c.clone(), 4).unwrap();
-    let hot = std::iter::from_fn(|| g.next_with_keynum())
-        .filter(|(_, k)| *k < 2000)
-        .count() as f64
-        / 100_000.0;
+    let hot = std::iter::from_fn(|| g.next_with_keynum()).filter(|(_, k)| *k < 2000).count() as f64 / 100_000.0;
     assert!((hot - 0.8).abs() < 0.01, "{hot}");
     c.request_distribution = RequestDistribution::Uniform;
     let mut g = Ycsb::new(c, 4).unwrap();
-    let low = std::iter::from_fn(|| g.next_with_keynum())
-        .filter(|(_, k)| *k < 2000)
-        .count() as f64
-        / 100_000.0;
+    let low = std::iter::from_fn(|| g.next_with_keynum()).filter(|(_, k)| *k < 2000).count() as f64 / 100_000.0;
     assert!((low - 0.2).abs() < 0.01, "{low}");
 }
 
@@ -232,10 +206,7 @@ fn bad_configs_name_the_field() {
         Err(WorkloadError::InvalidParameter { field, .. }) => field,
         other => panic!("expected an error, got {other:?}"),
     };
-    assert_eq!(
-        field_of(YcsbConfig::core(YcsbWorkload::A, 0, 10)),
-        "record_count"
-    );
+    assert_eq!(field_of(YcsbConfig::core(YcsbWorkload::A, 0, 10)), "record_count");
     let mut c = YcsbConfig::core(YcsbWorkload::A, 10, 10);
     c.field_count = 0;
     assert_eq!(field_of(c), "field_count");
@@ -248,10 +219,7 @@ fn bad_configs_name_the_field() {
     let mut c = YcsbConfig::core(YcsbWorkload::A, 10, 10);
     c.insert_count = Some(11);
     assert_eq!(field_of(c), "insert_count");
-    assert_eq!(
-        field_of(YcsbConfig::core(YcsbWorkload::D, 1, 10)),
-        "record_count"
-    );
+    assert_eq!(field_of(YcsbConfig::core(YcsbWorkload::D, 1, 10)), "record_count");
     let c = YcsbConfig::core(YcsbWorkload::A, 10, 10).load_phase();
     assert_eq!(c.phase, Phase::Load);
     let e = "g".parse::<YcsbWorkload>().unwrap_err().to_string();

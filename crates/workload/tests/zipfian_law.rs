@@ -64,10 +64,7 @@ fn frequencies_match_the_law_over_the_top_100() {
     }
     let e_rest = (1.0 - gray_cdf(100, zetan)) * n;
     chi2 += (rest as f64 - e_rest).powi(2) / e_rest;
-    assert!(
-        chi2 < 182.0,
-        "chi-square {chi2} over 100 degrees of freedom"
-    );
+    assert!(chi2 < 182.0, "chi-square {chi2} over 100 degrees of freedom");
 
     // (2) Against ideal Zipf(0.99): p_i = (i + 1)^-0.99 / zeta(n).
     let zipf = |i: u64| ((i + 1) as f64).powf(-THETA) / zetan;
@@ -75,27 +72,18 @@ fn frequencies_match_the_law_over_the_top_100() {
     // of 0.3 % and 0.4 %: a 2 % bound is five standard errors and more.
     for i in 0..2 {
         let got = top[i as usize] as f64 / n;
-        assert!(
-            (got / zipf(i) - 1.0).abs() < 0.02,
-            "rank {i}: {got} vs {}",
-            zipf(i)
-        );
+        assert!((got / zipf(i) - 1.0).abs() < 0.02, "rank {i}: {got} vs {}", zipf(i));
     }
     // The mass of ranks 10..99: Gray's law is within 0.3 % of Zipf there; sampling error 0.2 %; bound 1.5 %.
     let got: f64 = top[10..].iter().sum::<u64>() as f64 / n;
     let ideal: f64 = (10..100).map(zipf).sum();
-    assert!(
-        (got / ideal - 1.0).abs() < 0.015,
-        "ranks 10..99: {got} vs {ideal}"
-    );
+    assert!((got / ideal - 1.0).abs() < 0.015, "ranks 10..99: {got} vs {ideal}");
     // Log-log slope over ranks 10..99: -0.99 for Zipf, -1.005 for Gray's law; sampling error about 0.005.
-    let pts: Vec<(f64, f64)> = (10..100)
-        .map(|i| (((i + 1) as f64).ln(), (top[i] as f64 / n).ln()))
-        .collect();
+    let pts: Vec<(f64, f64)> = (10..100).map(|i| (((i + 1) as f64).ln(), (top[i] as f64 / n).ln())).collect();
     let mx = pts.iter().map(|p| p.0).sum::<f64>() / pts.len() as f64;
     let my = pts.iter().map(|p| p.1).sum::<f64>() / pts.len() as f64;
-    let slope = pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum::<f64>()
-        / pts.iter().map(|p| (p.0 - mx).powi(2)).sum::<f64>();
+    let slope =
+        pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum::<f64>() / pts.iter().map(|p| (p.0 - mx).powi(2)).sum::<f64>();
     assert!((slope + THETA).abs() < 0.05, "slope {slope}");
 }
 

@@ -113,21 +113,14 @@ impl XAxis {
     fn of(fig: &Figure) -> XAxis {
         if !fig.categories.is_empty() {
             let n = fig.categories.len();
-            return XAxis::Slots {
-                names: fig.categories.clone(),
-                values: (0..n).map(|i| i as f64).collect(),
-            };
+            return XAxis::Slots { names: fig.categories.clone(), values: (0..n).map(|i| i as f64).collect() };
         }
         if fig.kind == FigureKind::Line {
             return XAxis::Numeric;
         }
         // Bars without categories: the distinct x values are the categories.
-        let mut values: Vec<f64> = fig
-            .series
-            .iter()
-            .flat_map(|s| s.points.iter().map(|p| p.0))
-            .filter(|x| drawable(*x))
-            .collect();
+        let mut values: Vec<f64> =
+            fig.series.iter().flat_map(|s| s.points.iter().map(|p| p.0)).filter(|x| drawable(*x)).collect();
         values.sort_by(f64::total_cmp);
         values.dedup();
         let names = values.iter().map(|&x| cell_number(x)).collect();
@@ -138,10 +131,9 @@ impl XAxis {
     fn place(&self, x: f64) -> Option<f64> {
         match self {
             XAxis::Numeric => drawable(x).then_some(x),
-            XAxis::Slots { values, .. } => values
-                .iter()
-                .position(|v| (v - x).abs() <= 1e-9 * v.abs().max(1.0))
-                .map(|i| i as f64),
+            XAxis::Slots { values, .. } => {
+                values.iter().position(|v| (v - x).abs() <= 1e-9 * v.abs().max(1.0)).map(|i| i as f64)
+            }
         }
     }
 }
@@ -152,11 +144,7 @@ fn drawable(v: f64) -> bool {
 
 /// The points of a series as plotted, skipping those that cannot be drawn.
 fn placed(axis: &XAxis, s: &Series) -> Vec<(f64, f64)> {
-    s.points
-        .iter()
-        .filter(|p| drawable(p.1))
-        .filter_map(|&(x, y)| axis.place(x).map(|px| (px, y)))
-        .collect()
+    s.points.iter().filter(|p| drawable(p.1)).filter_map(|&(x, y)| axis.place(x).map(|px| (px, y))).collect()
 }
 
 /// An axis: its range and the labelled ticks on it. It is its own plotters coordinate so that the
@@ -174,11 +162,7 @@ impl Axis {
         let first = ticks.first().copied().unwrap_or(lo);
         let last = ticks.last().copied().unwrap_or(hi);
         let labels = tick_labels(&ticks);
-        Axis {
-            range: first..last,
-            ticks,
-            labels,
-        }
+        Axis { range: first..last, ticks, labels }
     }
 
     fn label(&self, v: f64) -> String {
@@ -219,9 +203,7 @@ fn draw(root: &Area, fig: &Figure, title: &str) -> Result<(), String> {
     let e = |e: DrawingAreaErrorKind<std::io::Error>| e.to_string();
     root.fill(&WHITE).map_err(e)?;
     let (width, _) = SIZE;
-    let body = root
-        .titled(title, font(fitting(title, f64::from(width - 24), 18.0)))
-        .map_err(e)?;
+    let body = root.titled(title, font(fitting(title, f64::from(width - 24), 18.0))).map_err(e)?;
 
     let axis = XAxis::of(fig);
     let series: Vec<Vec<(f64, f64)>> = fig.series.iter().map(|s| placed(&axis, s)).collect();
@@ -246,16 +228,8 @@ fn draw(root: &Area, fig: &Figure, title: &str) -> Result<(), String> {
     // Zero is always on the y axis; a little headroom keeps the top point off the frame.
     let lo = all().map(|p| p.1).fold(0.0, f64::min);
     let hi = all().map(|p| p.1).fold(0.0, f64::max);
-    let (lo, hi, pad) = if lo == hi {
-        (0.0, 1.0, 0.0)
-    } else {
-        (lo, hi, (hi - lo) * 0.03)
-    };
-    let y = Axis::numeric(
-        if lo < 0.0 { lo - pad } else { lo },
-        if hi > 0.0 { hi + pad } else { hi },
-        8,
-    );
+    let (lo, hi, pad) = if lo == hi { (0.0, 1.0, 0.0) } else { (lo, hi, (hi - lo) * 0.03) };
+    let y = Axis::numeric(if lo < 0.0 { lo - pad } else { lo }, if hi > 0.0 { hi + pad } else { hi }, 8);
 
     let legend_w = fig
         .series
@@ -265,11 +239,7 @@ fn draw(root: &Area, fig: &Figure, title: &str) -> Result<(), String> {
         .clamp(if fig.series.is_empty() { 0.0 } else { 120.0 }, 320.0) as u32;
     let (plot, legend) = body.split_horizontally(width - legend_w);
 
-    let y_label_w = y
-        .labels
-        .iter()
-        .map(|l| text_width(l, 12.0))
-        .fold(0.0, f64::max);
+    let y_label_w = y.labels.iter().map(|l| text_width(l, 12.0)).fold(0.0, f64::max);
     let mut chart = ChartBuilder::on(&plot)
         .margin_top(8)
         .margin_left(8)
@@ -297,22 +267,12 @@ fn draw(root: &Area, fig: &Figure, title: &str) -> Result<(), String> {
 
     if y.range.start < 0.0 {
         let zero = [(x.range.start, 0.0), (x.range.end, 0.0)];
-        chart
-            .draw_series(std::iter::once(PathElement::new(
-                zero,
-                BLACK.stroke_width(1),
-            )))
-            .map_err(e)?;
+        chart.draw_series(std::iter::once(PathElement::new(zero, BLACK.stroke_width(1)))).map_err(e)?;
     }
     if all().next().is_none() {
-        let centre = (
-            (x.range.start + x.range.end) / 2.0,
-            (y.range.start + y.range.end) / 2.0,
-        );
+        let centre = ((x.range.start + x.range.end) / 2.0, (y.range.start + y.range.end) / 2.0);
         let note = font(14.0).pos(Pos::new(HPos::Center, VPos::Center));
-        chart
-            .draw_series(std::iter::once(Text::new("no data", centre, note)))
-            .map_err(e)?;
+        chart.draw_series(std::iter::once(Text::new("no data", centre, note))).map_err(e)?;
     }
     let n = fig.series.len();
     for (k, (s, points)) in fig.series.iter().zip(&series).enumerate() {
@@ -321,17 +281,11 @@ fn draw(root: &Area, fig: &Figure, title: &str) -> Result<(), String> {
             FigureKind::Line => {
                 let line = c.stroke_width(2);
                 if s.dashed {
-                    chart
-                        .draw_series(DashedLineSeries::new(points.clone(), 9, 5, line))
-                        .map_err(e)?;
+                    chart.draw_series(DashedLineSeries::new(points.clone(), 9, 5, line)).map_err(e)?;
                 } else {
-                    chart
-                        .draw_series(LineSeries::new(points.clone(), line))
-                        .map_err(e)?;
+                    chart.draw_series(LineSeries::new(points.clone(), line)).map_err(e)?;
                 }
-                chart
-                    .draw_series(points.iter().flat_map(|&p| marker(p, c, s.dashed)))
-                    .map_err(e)?;
+                chart.draw_series(points.iter().flat_map(|&p| marker(p, c, s.dashed))).map_err(e)?;
             }
             FigureKind::Bar => {
                 let w = 0.8 / n as f64;
@@ -358,31 +312,18 @@ fn axis_labels(
 ) -> Result<(), DrawingAreaErrorKind<std::io::Error>> {
     let x_px = fitting(&fig.x_label, f64::from(xs.end - xs.start), 14.0);
     let x_style = font(x_px).pos(Pos::new(HPos::Center, VPos::Top));
-    root.draw(&Text::new(
-        fig.x_label.clone(),
-        ((xs.start + xs.end) / 2, ys.end + 30),
-        x_style,
-    ))?;
+    root.draw(&Text::new(fig.x_label.clone(), ((xs.start + xs.end) / 2, ys.end + 30), x_style))?;
     let y_px = fitting(&fig.y_label, f64::from(ys.end - ys.start), 14.0);
-    let y_style = font(y_px)
-        .transform(FontTransform::Rotate270)
-        .pos(Pos::new(HPos::Center, VPos::Top));
+    let y_style = font(y_px).transform(FontTransform::Rotate270).pos(Pos::new(HPos::Center, VPos::Top));
     let left = plot.get_base_pixel().0 + 6;
-    root.draw(&Text::new(
-        fig.y_label.clone(),
-        (left, (ys.start + ys.end) / 2),
-        y_style,
-    ))?;
+    root.draw(&Text::new(fig.y_label.clone(), (left, (ys.start + ys.end) / 2), y_style))?;
     Ok(())
 }
 
 /// A point marker: filled for our series, hollow for dashed ones.
 fn marker(p: (f64, f64), c: RGBColor, hollow: bool) -> Vec<Circle<(f64, f64), u32>> {
     if hollow {
-        vec![
-            Circle::new(p, 4, WHITE.filled()),
-            Circle::new(p, 4, c.stroke_width(2)),
-        ]
+        vec![Circle::new(p, 4, WHITE.filled()), Circle::new(p, 4, c.stroke_width(2))]
     } else {
         vec![Circle::new(p, 4, c.filled())]
     }
@@ -391,10 +332,7 @@ fn marker(p: (f64, f64), c: RGBColor, hollow: bool) -> Vec<Circle<(f64, f64), u3
 /// A bar: solid, or light with an outline for dashed series.
 fn bar(corners: [(f64, f64); 2], c: RGBColor, light: bool) -> Vec<Rectangle<(f64, f64)>> {
     if light {
-        vec![
-            Rectangle::new(corners, c.mix(0.3).filled()),
-            Rectangle::new(corners, c.stroke_width(2)),
-        ]
+        vec![Rectangle::new(corners, c.mix(0.3).filled()), Rectangle::new(corners, c.stroke_width(2))]
     } else {
         vec![Rectangle::new(corners, c.filled())]
     }

@@ -49,8 +49,7 @@ fn line(out: &mut String, fields: impl Iterator<Item = String>) {
 
 /// One field, quoted when RFC 4180 needs it (and when spaces at the ends would otherwise be lost).
 pub fn quote(field: &str) -> String {
-    let needs =
-        field.contains([',', '"', '\r', '\n']) || field.starts_with(' ') || field.ends_with(' ');
+    let needs = field.contains([',', '"', '\r', '\n']) || field.starts_with(' ') || field.ends_with(' ');
     if needs {
         format!("\"{}\"", field.replace('"', "\"\""))
     } else {

@@ -48,11 +48,7 @@ fn scientific(v: f64, digits: usize) -> String {
 
 /// "1.500" -> "1.5", "2.000" -> "2", "-0.000" -> "0"; integers are left alone.
 fn trim_zeros(s: &str) -> String {
-    let t = if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.')
-    } else {
-        s
-    };
+    let t = if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.') } else { s };
     if t == "-0" {
         "0".to_string()
     } else {
@@ -105,10 +101,7 @@ pub fn nice_ticks(lo: f64, hi: f64, target: usize) -> Vec<f64> {
 /// Labels for a set of ticks on one axis, all in one style so the axis reads evenly: plain decimals
 /// with just enough places for the step, or scientific notation when the numbers are huge or tiny.
 pub fn tick_labels(ticks: &[f64]) -> Vec<String> {
-    let step = ticks
-        .windows(2)
-        .map(|w| (w[1] - w[0]).abs())
-        .fold(f64::INFINITY, f64::min);
+    let step = ticks.windows(2).map(|w| (w[1] - w[0]).abs()).fold(f64::INFINITY, f64::min);
     let biggest = ticks.iter().fold(0.0f64, |m, t| m.max(t.abs()));
     if biggest >= 1e6 || (biggest > 0.0 && biggest < 1e-3) {
         return ticks.iter().map(|&t| scientific(t, 3)).collect();
@@ -124,10 +117,7 @@ pub fn tick_labels(ticks: &[f64]) -> Vec<String> {
     } else {
         3
     };
-    ticks
-        .iter()
-        .map(|&t| trim_zeros(&format!("{t:.decimals$}")))
-        .collect()
+    ticks.iter().map(|&t| trim_zeros(&format!("{t:.decimals$}"))).collect()
 }
 
 #[cfg(test)]
@@ -152,18 +142,12 @@ mod tests {
 
     #[test]
     fn ticks_are_round_and_cover_the_range() {
-        assert_eq!(
-            nice_ticks(0.0, 10.0, 5),
-            vec![0.0, 2.0, 4.0, 6.0, 8.0, 10.0]
-        );
+        assert_eq!(nice_ticks(0.0, 10.0, 5), vec![0.0, 2.0, 4.0, 6.0, 8.0, 10.0]);
         let t = nice_ticks(256.0, 4096.0, 6);
         assert!(t[0] <= 256.0 && *t.last().unwrap() >= 4096.0);
         assert_eq!(tick_labels(&t)[1], "1000");
         let t = nice_ticks(0.1, 0.7, 6);
-        assert_eq!(
-            tick_labels(&t),
-            vec!["0.1", "0.2", "0.3", "0.4", "0.5", "0.6", "0.7"]
-        );
+        assert_eq!(tick_labels(&t), vec!["0.1", "0.2", "0.3", "0.4", "0.5", "0.6", "0.7"]);
         let t = nice_ticks(-3.0, 7.0, 4);
         assert!(t.contains(&0.0));
         // Several decades: still a handful of round ticks.

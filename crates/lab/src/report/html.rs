@@ -37,22 +37,14 @@ footer{margin-top:32px;color:#666;font-size:0.9em}
 /// The page for `set`. The chart files it links are `<figure.id>.svg` beside it.
 pub fn render(set: &ResultSet) -> String {
     let mut p = String::new();
-    let title = if set.title.is_empty() {
-        "flashkv results"
-    } else {
-        &set.title
-    };
+    let title = if set.title.is_empty() { "flashkv results" } else { &set.title };
     p.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
     p.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
     let _ = writeln!(p, "<title>{}</title>", esc(title));
     let _ = writeln!(p, "<style>\n{STYLE}</style>\n</head>\n<body>");
     let _ = writeln!(p, "<h1>{}</h1>", esc(title));
     if !set.scale.is_empty() {
-        let _ = writeln!(
-            p,
-            "<p class=\"scale\"><b>Scale:</b> {}</p>",
-            esc(&set.scale)
-        );
+        let _ = writeln!(p, "<p class=\"scale\"><b>Scale:</b> {}</p>", esc(&set.scale));
     }
     if !set.notes.is_empty() {
         p.push_str("<ul class=\"notes\">\n");
@@ -92,20 +84,10 @@ fn contents(p: &mut String, set: &ResultSet) {
     }
     p.push_str("<nav><b>Contents</b>\n<ul>\n");
     for (i, table) in set.tables.iter().enumerate() {
-        let _ = writeln!(
-            p,
-            "<li><a href=\"#table-{}\">{}</a></li>",
-            i + 1,
-            esc(&table.name)
-        );
+        let _ = writeln!(p, "<li><a href=\"#table-{}\">{}</a></li>", i + 1, esc(&table.name));
     }
     for fig in &set.figures {
-        let _ = writeln!(
-            p,
-            "<li><a href=\"#{}\">{}</a></li>",
-            esc(&fig.id),
-            esc(&fig.title)
-        );
+        let _ = writeln!(p, "<li><a href=\"#{}\">{}</a></li>", esc(&fig.id), esc(&fig.title));
     }
     p.push_str("</ul>\n</nav>\n");
 }
@@ -137,23 +119,9 @@ fn figure(p: &mut String, fig: &Figure, scale: &str) {
     let title = chart::full_title(fig, scale);
     let (w, h) = chart::SIZE;
     let _ = writeln!(p, "<figure id=\"{}\">", esc(&fig.id));
-    let _ = writeln!(
-        p,
-        "<img src=\"{}.svg\" width=\"{w}\" height=\"{h}\" alt=\"{}\">",
-        esc(&fig.id),
-        esc(&title)
-    );
-    let names: Vec<String> = fig
-        .series
-        .iter()
-        .map(|s| {
-            if s.dashed {
-                format!("{} (dashed)", s.name)
-            } else {
-                s.name.clone()
-            }
-        })
-        .collect();
+    let _ = writeln!(p, "<img src=\"{}.svg\" width=\"{w}\" height=\"{h}\" alt=\"{}\">", esc(&fig.id), esc(&title));
+    let names: Vec<String> =
+        fig.series.iter().map(|s| if s.dashed { format!("{} (dashed)", s.name) } else { s.name.clone() }).collect();
     let _ = writeln!(
         p,
         "<figcaption><b>{}</b>: {}. x: {}; y: {}. Series: {}.</figcaption>",
@@ -193,12 +161,8 @@ fn figure_data(p: &mut String, fig: &Figure) {
         let label = chart::category_name(fig, x).unwrap_or_else(|| cell_number(x));
         let _ = write!(p, "<tr><td>{}</td>", esc(&label));
         for s in &fig.series {
-            let ys: Vec<String> = s
-                .points
-                .iter()
-                .filter(|(px, _)| px.total_cmp(&x).is_eq())
-                .map(|&(_, y)| cell_number(y))
-                .collect();
+            let ys: Vec<String> =
+                s.points.iter().filter(|(px, _)| px.total_cmp(&x).is_eq()).map(|&(_, y)| cell_number(y)).collect();
             let _ = write!(p, "<td class=\"num\">{}</td>", ys.join(", "));
         }
         p.push_str("</tr>\n");

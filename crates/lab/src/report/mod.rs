@@ -36,8 +36,7 @@ pub const INDEX_FILE: &str = "index.html";
 pub fn write_report(dir: &Path, set: &ResultSet) -> Result<(), String> {
     let set = normalized(set);
     check_figure_ids(&set)?;
-    fs::create_dir_all(dir)
-        .map_err(|e| format!("{}: cannot create directory: {e}", dir.display()))?;
+    fs::create_dir_all(dir).map_err(|e| format!("{}: cannot create directory: {e}", dir.display()))?;
     let json = to_json(&set)?;
     write_file(&dir.join(JSON_FILE), json.as_bytes())?;
     render_derived(dir, &set).map(|_| ())
@@ -66,8 +65,8 @@ pub fn rebuild(dir: &Path) -> Result<PathBuf, String> {
 
 /// The JSON text of a result set exactly as results.json holds it (pretty, trailing newline).
 pub fn to_json(set: &ResultSet) -> Result<String, String> {
-    let mut text = serde_json::to_string_pretty(set)
-        .map_err(|e| format!("cannot encode the result set as JSON: {e}"))?;
+    let mut text =
+        serde_json::to_string_pretty(set).map_err(|e| format!("cannot encode the result set as JSON: {e}"))?;
     text.push('\n');
     Ok(text)
 }
@@ -85,11 +84,7 @@ pub fn from_json(text: &str) -> Result<ResultSet, String> {
         let message = e.to_string();
         let suffix = format!(" at line {} column {}", e.line(), e.column());
         let message = message.strip_suffix(&suffix).unwrap_or(&message);
-        format!(
-            "{what} at line {}, column {}: {message}",
-            e.line(),
-            e.column()
-        )
+        format!("{what} at line {}, column {}: {message}", e.line(), e.column())
     })
 }
 
@@ -117,9 +112,7 @@ fn check_figure_ids(set: &ResultSet) -> Result<(), String> {
         let id = fig.id.as_str();
         let plain = !id.is_empty()
             && !id.starts_with('.')
-            && id
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+            && id.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
         if !plain {
             return Err(format!(
                 "figure {i} ({:?}): id {id:?} is not a plain file name (use letters, digits, '-', '_', '.')",
@@ -127,9 +120,7 @@ fn check_figure_ids(set: &ResultSet) -> Result<(), String> {
             ));
         }
         if !seen.insert(id) {
-            return Err(format!(
-                "figure {i}: id {id:?} is used by an earlier figure too"
-            ));
+            return Err(format!("figure {i}: id {id:?} is used by an earlier figure too"));
         }
     }
     Ok(())
@@ -148,9 +139,7 @@ fn normalized(set: &ResultSet) -> ResultSet {
         }
     }
     for series in set.figures.iter_mut().flat_map(|f| f.series.iter_mut()) {
-        series
-            .points
-            .retain(|&(x, y)| x.is_finite() && y.is_finite());
+        series.points.retain(|&(x, y)| x.is_finite() && y.is_finite());
     }
     set
 }

@@ -16,35 +16,16 @@ pub fn sample() -> ResultSet {
     let paper = [2.6, 2.9, 3.3, 3.7, 4.0];
     let wa = ResultTable {
         name: "Write amplification, fillrandom".into(),
-        columns: vec![
-            "KV size (B)".into(),
-            "WA ours".into(),
-            "WA paper".into(),
-            "difference (%)".into(),
-        ],
+        columns: vec!["KV size (B)".into(), "WA ours".into(), "WA paper".into(), "difference (%)".into()],
         rows: sizes
             .iter()
             .zip(ours.iter().zip(paper.iter()))
-            .map(|(&s, (&o, &p))| {
-                vec![
-                    Cell::Number(s),
-                    o.into(),
-                    p.into(),
-                    ((o - p) / p * 100.0).into(),
-                ]
-            })
+            .map(|(&s, (&o, &p))| vec![Cell::Number(s), o.into(), p.into(), ((o - p) / p * 100.0).into()])
             .collect(),
     };
     let levels = ResultTable {
         name: "Table 3: per-level write reduction at 1 KB".into(),
-        columns: vec![
-            "mode".into(),
-            "L1".into(),
-            "L2".into(),
-            "L3".into(),
-            "L4".into(),
-            "comment".into(),
-        ],
+        columns: vec!["mode".into(), "L1".into(), "L2".into(), "L3".into(), "L4".into(), "comment".into()],
         rows: vec![
             vec![
                 "base".into(),
@@ -62,14 +43,7 @@ pub fn sample() -> ResultSet {
                 53.5.into(),
                 "all of \"RemapCom\", with retention".into(),
             ],
-            vec![
-                "paper base".into(),
-                1.0.into(),
-                26.0.into(),
-                29.0.into(),
-                32.0.into(),
-                "Table 3 of the paper".into(),
-            ],
+            vec!["paper base".into(), 1.0.into(), 26.0.into(), 29.0.into(), 32.0.into(), "Table 3 of the paper".into()],
         ],
     };
     let line = Figure {
@@ -103,48 +77,21 @@ pub fn sample() -> ResultSet {
         kind: FigureKind::Bar,
         x_label: "workload".into(),
         y_label: "throughput change (%)".into(),
-        categories: ["Load", "A", "B", "C", "D", "E", "F"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect(),
+        categories: ["Load", "A", "B", "C", "D", "E", "F"].iter().map(|s| s.to_string()).collect(),
         series: vec![
             Series {
                 name: "base".into(),
-                points: vec![
-                    (0.0, 12.0),
-                    (1.0, 8.5),
-                    (2.0, 1.2),
-                    (3.0, -0.4),
-                    (4.0, 2.0),
-                    (5.0, -3.5),
-                    (6.0, 6.0),
-                ],
+                points: vec![(0.0, 12.0), (1.0, 8.5), (2.0, 1.2), (3.0, -0.4), (4.0, 2.0), (5.0, -3.5), (6.0, 6.0)],
                 dashed: false,
             },
             Series {
                 name: "full".into(),
-                points: vec![
-                    (0.0, 21.0),
-                    (1.0, 14.0),
-                    (2.0, 2.5),
-                    (3.0, 0.3),
-                    (4.0, 3.1),
-                    (5.0, -1.0),
-                    (6.0, 9.9),
-                ],
+                points: vec![(0.0, 21.0), (1.0, 14.0), (2.0, 2.5), (3.0, 0.3), (4.0, 3.1), (5.0, -1.0), (6.0, 9.9)],
                 dashed: false,
             },
             Series {
                 name: "paper (full)".into(),
-                points: vec![
-                    (0.0, 30.0),
-                    (1.0, 18.0),
-                    (2.0, 3.0),
-                    (3.0, 0.0),
-                    (4.0, 4.0),
-                    (5.0, 1.0),
-                    (6.0, 12.0),
-                ],
+                points: vec![(0.0, 30.0), (1.0, 18.0), (2.0, 3.0), (3.0, 0.0), (4.0, 4.0), (5.0, 1.0), (6.0, 12.0)],
                 dashed: true,
             },
         ],

@@ -54,11 +54,8 @@ pub fn run_compaction(
     new_number: &mut dyn FnMut() -> u64,
     observer: &mut dyn CompactionObserver,
 ) -> Result<(Vec<OutputFile>, JobStats)> {
-    let read_opts = ReadOptions {
-        verify_checksums: env.options.paranoid_checks,
-        fill_cache_disabled: true,
-        snapshot: None,
-    };
+    let read_opts =
+        ReadOptions { verify_checksums: env.options.paranoid_checks, fill_cache_disabled: true, snapshot: None };
     let mut stats = JobStats::default();
     let mut inputs: Vec<(TableIterator, EntrySourceBase)> = Vec::new();
     let mut infos = Vec::new();
@@ -77,18 +74,10 @@ pub fn run_compaction(
             });
             let mut it = table.iter(&read_opts);
             it.seek_to_first();
-            inputs.push((
-                it,
-                EntrySourceBase {
-                    input: inputs.len(),
-                    file_number: f.number,
-                },
-            ));
+            inputs.push((it, EntrySourceBase { input: inputs.len(), file_number: f.number }));
         }
     }
-    let hint = WriteHint::Compaction {
-        output_level: c.output_level.min(u8::MAX as usize) as u8,
-    };
+    let hint = WriteHint::Compaction { output_level: c.output_level.min(u8::MAX as usize) as u8 };
     let mut out = OutputWriter::new(
         Arc::clone(&env.fs),
         env.dir,
@@ -101,15 +90,7 @@ pub fn run_compaction(
             max_grandparent_overlap_bytes: c.max_grandparent_overlap_bytes,
         },
     );
-    let result = merge(
-        c,
-        smallest_snapshot,
-        &mut inputs,
-        &infos,
-        &mut out,
-        observer,
-        &mut stats,
-    );
+    let result = merge(c, smallest_snapshot, &mut inputs, &infos, &mut out, observer, &mut stats);
     if let Err(e) = result {
         out.abandon();
         return Err(e);
@@ -148,8 +129,7 @@ fn merge(
             if !it.valid() {
                 continue;
             }
-            if best.is_none_or(|b| compare_internal(it.key(), inputs[b].0.key()) == Ordering::Less)
-            {
+            if best.is_none_or(|b| compare_internal(it.key(), inputs[b].0.key()) == Ordering::Less) {
                 best = Some(i);
             }
         }
@@ -159,11 +139,7 @@ fn merge(
         stats.entries_read += 1;
         let drop = match parse_internal_key(key) {
             None => {
-                return Err(Error::corruption(
-                    &infos[b].path,
-                    0,
-                    "compaction input holds a malformed internal key",
-                ));
+                return Err(Error::corruption(&infos[b].path, 0, "compaction input holds a malformed internal key"));
             }
             Some(p) => {
                 if current_user_key.as_deref() != Some(p.user_key) {
@@ -173,9 +149,7 @@ fn merge(
                 let drop = if last_sequence_for_key <= smallest_snapshot {
                     true
                 } else {
-                    p.kind == ValueKind::Deletion
-                        && p.seq <= smallest_snapshot
-                        && c.is_base_level_for_key(p.user_key)
+                    p.kind == ValueKind::Deletion && p.seq <= smallest_snapshot && c.is_base_level_for_key(p.user_key)
                 };
                 last_sequence_for_key = p.seq;
                 drop
@@ -184,15 +158,9 @@ fn merge(
         if drop {
             stats.entries_dropped += 1;
         }
-        let (block, handle) = it
-            .current_block()
-            .ok_or_else(|| Error::corruption(&infos[b].path, 0, "entry outside a data block"))?;
-        let src = EntrySource {
-            input: base.input,
-            file_number: base.file_number,
-            block,
-            handle,
-        };
+        let (block, handle) =
+            it.current_block().ok_or_else(|| Error::corruption(&infos[b].path, 0, "entry outside a data block"))?;
+        let src = EntrySource { input: base.input, file_number: base.file_number, block, handle };
         observer.on_entry(out, src, it, key, it.value(), !drop)?;
         inputs[b].0.next();
         inputs[b].0.status()?;

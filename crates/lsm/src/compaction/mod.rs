@@ -57,8 +57,7 @@ impl Compaction {
         self.inputs[0].len() == 1
             && self.inputs[1].is_empty()
             && self.level != self.output_level
-            && self.grandparents.iter().map(|f| f.size).sum::<u64>()
-                <= self.max_grandparent_overlap_bytes
+            && self.grandparents.iter().map(|f| f.size).sum::<u64>() <= self.max_grandparent_overlap_bytes
     }
 
     /// Whether no level below the output holds `ukey`: a deletion of it can then be dropped.
@@ -75,10 +74,7 @@ impl Compaction {
 
     /// The largest internal key of the first-level inputs: where this level's next compaction starts.
     pub fn largest_input_key(&self) -> Option<Vec<u8>> {
-        self.inputs[0]
-            .iter()
-            .map(|f| f.largest.clone())
-            .max_by(|a, b| crate::key::compare_internal(a, b))
+        self.inputs[0].iter().map(|f| f.largest.clone()).max_by(|a, b| crate::key::compare_internal(a, b))
     }
 
     /// The user-key range of all inputs.

@@ -143,11 +143,7 @@ impl<'a> OutputWriter<'a> {
 
     /// Numbers of the outputs finished so far.
     pub fn output_numbers(&self) -> Vec<u64> {
-        self.outputs
-            .iter()
-            .map(|o| o.number)
-            .chain(self.current.as_ref().map(|(n, _)| *n))
-            .collect()
+        self.outputs.iter().map(|o| o.number).chain(self.current.as_ref().map(|(n, _)| *n)).collect()
     }
 
     fn builder(&mut self) -> Result<&mut TableBuilder> {
@@ -199,8 +195,7 @@ impl<'a> OutputWriter<'a> {
     /// LevelDB's ShouldStopBefore: true once the output so far overlaps too many grandparent bytes.
     fn should_stop_before(&mut self, ikey: &[u8]) -> bool {
         while self.gp_index < self.grandparents.len()
-            && compare_internal(ikey, &self.grandparents[self.gp_index].largest)
-                == Ordering::Greater
+            && compare_internal(ikey, &self.grandparents[self.gp_index].largest) == Ordering::Greater
         {
             if self.seen_key {
                 self.overlapped_bytes += self.grandparents[self.gp_index].size;

@@ -58,10 +58,7 @@ impl CompactionPicker for LeveledPicker {
             let files = &v.files[level];
             let f = files
                 .iter()
-                .find(|f| {
-                    pointer.is_empty()
-                        || compare_internal(&f.largest, pointer) == std::cmp::Ordering::Greater
-                })
+                .find(|f| pointer.is_empty() || compare_internal(&f.largest, pointer) == std::cmp::Ordering::Greater)
                 .or_else(|| files.first())?;
             (level, vec![Arc::clone(f)], CompactionReason::Size)
         } else if let Some((f, level)) = v.seek_compaction() {
@@ -105,29 +102,14 @@ impl CompactionPicker for LeveledPicker {
             }
             inputs.truncate(keep);
         }
-        Some(setup_other_inputs(
-            ctx,
-            level,
-            inputs,
-            CompactionReason::Manual,
-        ))
+        Some(setup_other_inputs(ctx, level, inputs, CompactionReason::Manual))
     }
 }
 
 /// Smallest and largest user keys of `files`.
 fn range(files: &[Arc<FileMeta>]) -> (Vec<u8>, Vec<u8>) {
-    let lo = files
-        .iter()
-        .map(|f| user_key(&f.smallest))
-        .min()
-        .unwrap_or_default()
-        .to_vec();
-    let hi = files
-        .iter()
-        .map(|f| user_key(&f.largest))
-        .max()
-        .unwrap_or_default()
-        .to_vec();
+    let lo = files.iter().map(|f| user_key(&f.smallest)).min().unwrap_or_default().to_vec();
+    let hi = files.iter().map(|f| user_key(&f.largest)).max().unwrap_or_default().to_vec();
     (lo, hi)
 }
 
@@ -164,11 +146,8 @@ fn setup_other_inputs(
     }
     let all: Vec<Arc<FileMeta>> = first.iter().chain(second.iter()).cloned().collect();
     let (all_lo, all_hi) = range(&all);
-    let grandparents = if out + 1 < v.num_levels() {
-        v.overlapping_inputs(out + 1, Some(&all_lo), Some(&all_hi))
-    } else {
-        Vec::new()
-    };
+    let grandparents =
+        if out + 1 < v.num_levels() { v.overlapping_inputs(out + 1, Some(&all_lo), Some(&all_hi)) } else { Vec::new() };
     Compaction {
         level,
         output_level: out,
@@ -205,7 +184,5 @@ pub fn level_for_flush(v: &Version, o: &Options, lo: &[u8], hi: &[u8]) -> usize 
 
 /// Target bytes per level, for reports.
 pub fn level_targets(o: &Options) -> Vec<u64> {
-    (0..o.num_levels)
-        .map(|l| if l == 0 { 0 } else { max_bytes_for_level(o, l) })
-        .collect()
+    (0..o.num_levels).map(|l| if l == 0 { 0 } else { max_bytes_for_level(o, l) }).collect()
 }

@@ -11,9 +11,7 @@ use super::DbInner;
 use crate::error::{Error, Result};
 use crate::iter::level::LevelIterator;
 use crate::iter::{InternalIterator, MergingIterator};
-use crate::key::{
-    internal_key, parse_internal_key, user_key, SequenceNumber, ValueKind, KIND_FOR_SEEK,
-};
+use crate::key::{internal_key, parse_internal_key, user_key, SequenceNumber, ValueKind, KIND_FOR_SEEK};
 use crate::memtable::MemTable;
 use crate::options::ReadOptions;
 use crate::version::Version;
@@ -43,12 +41,7 @@ pub(super) fn new_iterator(inner: &Arc<DbInner>, opts: &ReadOptions) -> Result<D
         if st.closed {
             return Err(Error::Closed);
         }
-        (
-            opts.snapshot.unwrap_or(st.versions.last_sequence),
-            Arc::clone(&st.mem),
-            st.imm.clone(),
-            st.versions.current(),
-        )
+        (opts.snapshot.unwrap_or(st.versions.last_sequence), Arc::clone(&st.mem), st.imm.clone(), st.versions.current())
     };
     let mut children: Vec<Box<dyn InternalIterator>> = vec![Box::new(mem.iter())];
     let mut mems = vec![mem];
@@ -122,8 +115,7 @@ impl DbIterator {
     pub fn seek(&mut self, target: &[u8]) {
         self.direction = Direction::Forward;
         self.saved_value.clear();
-        self.inner
-            .seek(&internal_key(target, self.seq, KIND_FOR_SEEK));
+        self.inner.seek(&internal_key(target, self.seq, KIND_FOR_SEEK));
         self.find_next_user_entry(false);
     }
 
@@ -249,11 +241,7 @@ pub struct ScanIter {
 }
 
 impl ScanIter {
-    pub(super) fn new(
-        mut it: DbIterator,
-        start: Bound<&[u8]>,
-        end: Bound<&[u8]>,
-    ) -> Result<ScanIter> {
+    pub(super) fn new(mut it: DbIterator, start: Bound<&[u8]>, end: Bound<&[u8]>) -> Result<ScanIter> {
         match start {
             Bound::Unbounded => it.seek_to_first(),
             Bound::Included(k) => it.seek(k),
@@ -269,12 +257,7 @@ impl ScanIter {
             Bound::Included(k) => Bound::Included(k.to_vec()),
             Bound::Excluded(k) => Bound::Excluded(k.to_vec()),
         };
-        Ok(ScanIter {
-            it,
-            end,
-            started: false,
-            done: false,
-        })
+        Ok(ScanIter { it, end, started: false, done: false })
     }
 }
 

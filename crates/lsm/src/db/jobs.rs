@@ -126,12 +126,7 @@ impl DbInner {
         let mut edit = VersionEdit::default();
         let mut level = 0;
         if size > 0 {
-            level = level_for_flush(
-                &base,
-                &self.options,
-                user_key(&smallest),
-                user_key(&largest),
-            );
+            level = level_for_flush(&base, &self.options, user_key(&smallest), user_key(&largest));
             edit.add_file(level, number, size, smallest, largest);
         }
         // The WAL of the current memtable is the oldest one still needed.
@@ -153,11 +148,7 @@ impl DbInner {
     }
 
     /// Writes a memtable as SST `number`; returns (size, smallest, largest), size 0 if empty.
-    pub(crate) fn write_table(
-        &self,
-        number: u64,
-        mem: &MemTable,
-    ) -> Result<(u64, Vec<u8>, Vec<u8>)> {
+    pub(crate) fn write_table(&self, number: u64, mem: &MemTable) -> Result<(u64, Vec<u8>, Vec<u8>)> {
         let mut it = mem.iter();
         it.seek_to_first();
         if !it.valid() {
@@ -199,13 +190,7 @@ impl DbInner {
             let f = &c.inputs[0][0];
             let mut edit = VersionEdit::default();
             edit.delete_file(c.level, f.number);
-            edit.add_file(
-                c.output_level,
-                f.number,
-                f.size,
-                f.smallest.clone(),
-                f.largest.clone(),
-            );
+            edit.add_file(c.output_level, f.number, f.size, f.smallest.clone(), f.largest.clone());
             if let Some(k) = c.largest_input_key() {
                 edit.compact_pointers.push((c.level, k));
             }
@@ -217,12 +202,8 @@ impl DbInner {
             return Ok(());
         }
         let smallest_snapshot = self.lock().smallest_snapshot();
-        let env = JobEnv {
-            fs: Arc::clone(&self.fs),
-            dir: &self.dir,
-            options: &self.options,
-            table_cache: &self.table_cache,
-        };
+        let env =
+            JobEnv { fs: Arc::clone(&self.fs), dir: &self.dir, options: &self.options, table_cache: &self.table_cache };
         let mut new_number = || {
             let mut st = self.lock();
             let n = st.versions.new_file_number();
@@ -254,13 +235,7 @@ impl DbInner {
             }
         }
         for o in &outputs {
-            edit.add_file(
-                c.output_level,
-                o.number,
-                o.size,
-                o.smallest.clone(),
-                o.largest.clone(),
-            );
+            edit.add_file(c.output_level, o.number, o.size, o.smallest.clone(), o.largest.clone());
         }
         if let Some(k) = c.largest_input_key() {
             edit.compact_pointers.push((c.level, k));
@@ -282,8 +257,7 @@ impl DbInner {
             self.fs.sync_dir(&self.dir)?;
         }
         st.versions.log_and_apply(edit)?;
-        st.live_versions
-            .push(Arc::downgrade(&st.versions.current()));
+        st.live_versions.push(Arc::downgrade(&st.versions.current()));
         Ok(())
     }
 
@@ -301,9 +275,7 @@ impl DbInner {
         for name in names {
             let keep = match filename::parse(&name) {
                 Some(FileKind::Log(n)) => {
-                    n >= st.versions.log_number
-                        || n == st.versions.prev_log_number
-                        || n == st.wal_number
+                    n >= st.versions.log_number || n == st.versions.prev_log_number || n == st.wal_number
                 }
                 Some(FileKind::Manifest(n)) => n >= st.versions.manifest_number,
                 Some(FileKind::Table(n)) => live.contains(&n),
@@ -320,13 +292,7 @@ impl DbInner {
     }
 }
 
-fn record_compaction(
-    st: &mut DbState,
-    c: &Compaction,
-    s: &JobStats,
-    udb: &UdbStats,
-    started: Instant,
-) {
+fn record_compaction(st: &mut DbState, c: &Compaction, s: &JobStats, udb: &UdbStats, started: Instant) {
     st.stats.compactions += 1;
     let l = st.stats.level_mut(c.output_level);
     l.compactions += 1;
@@ -424,11 +390,7 @@ fn flush_pending(inner: &Arc<DbInner>) -> Result<()> {
 }
 
 /// `Db::compact_range`: flush, then every level's overlapping files down, level by level.
-pub(super) fn compact_range(
-    inner: &Arc<DbInner>,
-    begin: Option<&[u8]>,
-    end: Option<&[u8]>,
-) -> Result<()> {
+pub(super) fn compact_range(inner: &Arc<DbInner>, begin: Option<&[u8]>, end: Option<&[u8]>) -> Result<()> {
     flush_now(inner)?;
     let levels = inner.options.num_levels;
     for level in 0..levels - 1 {

@@ -127,11 +127,7 @@ impl Db {
         let sim = options.sim_clock.clone();
         let inner = Arc::new(DbInner {
             table_cache: Arc::new(TableCache::new(Arc::clone(&fs), dir, &options)),
-            state: Mutex::new(DbState::new(VersionSet::new(
-                Arc::clone(&fs),
-                dir,
-                &options,
-            ))),
+            state: Mutex::new(DbState::new(VersionSet::new(Arc::clone(&fs), dir, &options))),
             fs,
             dir: dir.to_string(),
             picker,
@@ -146,17 +142,12 @@ impl Db {
             let handle = std::thread::Builder::new()
                 .name("flashkv-lsm-bg".into())
                 .spawn(move || jobs::background_thread(&bg))
-                .map_err(|e| {
-                    Error::InvalidArgument(format!("cannot start the background thread: {e}"))
-                })?;
+                .map_err(|e| Error::InvalidArgument(format!("cannot start the background thread: {e}")))?;
             Some(handle)
         } else {
             None
         };
-        let db = Db {
-            inner,
-            worker: Mutex::new(worker),
-        };
+        let db = Db { inner, worker: Mutex::new(worker) };
         db.inner.maybe_schedule(&mut db.inner.lock());
         db.inner.run_inline_jobs();
         Ok(db)
@@ -190,12 +181,7 @@ impl Db {
     }
 
     /// The key-value pairs in `range`, in key order.
-    pub fn scan(
-        &self,
-        opts: &ReadOptions,
-        start: Bound<&[u8]>,
-        end: Bound<&[u8]>,
-    ) -> Result<ScanIter> {
+    pub fn scan(&self, opts: &ReadOptions, start: Bound<&[u8]>, end: Bound<&[u8]>) -> Result<ScanIter> {
         ScanIter::new(self.iter(opts)?, start, end)
     }
 
@@ -203,10 +189,7 @@ impl Db {
         let mut st = self.inner.lock();
         let seq = st.versions.last_sequence;
         *st.snapshots.entry(seq).or_insert(0) += 1;
-        Snapshot {
-            inner: Arc::clone(&self.inner),
-            seq,
-        }
+        Snapshot { inner: Arc::clone(&self.inner), seq }
     }
 
     /// Flushes the memtable to an SST now and waits for it.
@@ -266,8 +249,8 @@ impl Db {
                 Some(out)
             }
             "approximate-memory-usage" => {
-                let mem = st.mem.approximate_memory_usage()
-                    + st.imm.as_ref().map_or(0, |m| m.approximate_memory_usage());
+                let mem =
+                    st.mem.approximate_memory_usage() + st.imm.as_ref().map_or(0, |m| m.approximate_memory_usage());
                 Some(mem.to_string())
             }
             _ => None,
@@ -336,11 +319,7 @@ impl DbState {
 
     /// The oldest sequence any reader may still need.
     pub fn smallest_snapshot(&self) -> SequenceNumber {
-        self.snapshots
-            .keys()
-            .next()
-            .copied()
-            .unwrap_or(self.versions.last_sequence)
+        self.snapshots.keys().next().copied().unwrap_or(self.versions.last_sequence)
     }
 }
 
@@ -352,10 +331,7 @@ impl DbInner {
     /// The simulated-time lane I/O is charged to now is `lane` until the guard drops.
     pub fn enter_lane(&self, lane: Lane) -> LaneGuard {
         let previous = self.sim.as_ref().map(|c| c.set_lane(lane));
-        LaneGuard {
-            clock: self.sim.clone(),
-            previous,
-        }
+        LaneGuard { clock: self.sim.clone(), previous }
     }
 
     fn get(&self, opts: &ReadOptions, key: &[u8]) -> Result<Option<Vec<u8>>> {
@@ -365,12 +341,7 @@ impl DbInner {
                 return Err(Error::Closed);
             }
             let seq = opts.snapshot.unwrap_or(st.versions.last_sequence);
-            (
-                seq,
-                Arc::clone(&st.mem),
-                st.imm.clone(),
-                st.versions.current(),
-            )
+            (seq, Arc::clone(&st.mem), st.imm.clone(), st.versions.current())
         };
         for m in std::iter::once(&mem).chain(imm.as_ref()) {
             match m.get(key, seq) {
@@ -390,11 +361,7 @@ impl DbInner {
             }
             if let Some((k, v)) = self.table_cache.get(f.number, f.size, &ikey, opts)? {
                 let p = crate::key::parse_internal_key(&k).ok_or_else(|| {
-                    Error::corruption(
-                        crate::filename::table_name(&self.dir, f.number),
-                        0,
-                        "malformed key",
-                    )
+                    Error::corruption(crate::filename::table_name(&self.dir, f.number), 0, "malformed key")
                 })?;
                 if p.user_key == key {
                     result = Some(match p.kind {

@@ -67,21 +67,14 @@ pub(super) fn open(inner: &Arc<DbInner>) -> Result<()> {
         return Err(Error::corruption(
             filename::table_name(dir, *missing),
             0,
-            format!(
-                "{} SST(s) named by the MANIFEST are missing",
-                expected.len()
-            ),
+            format!("{} SST(s) named by the MANIFEST are missing", expected.len()),
         ));
     }
     logs.sort_unstable();
 
     let mut edit = VersionEdit::default();
     let mut max_seq = st.versions.last_sequence;
-    let mode = if o.paranoid_checks {
-        ReadMode::Paranoid
-    } else {
-        ReadMode::PointInTime
-    };
+    let mode = if o.paranoid_checks { ReadMode::Paranoid } else { ReadMode::PointInTime };
     let mut mem = MemTable::new();
     let mut stopped_early = false;
     for &n in &logs {
@@ -107,8 +100,7 @@ pub(super) fn open(inner: &Arc<DbInner>) -> Result<()> {
             }
         }
         // A problem that is not a clean crash tail: keep the prefix, apply nothing after it.
-        stopped_early = !reader.problems().is_empty()
-            && reader.problems().iter().any(|p| Some(p) != reader.tail());
+        stopped_early = !reader.problems().is_empty() && reader.problems().iter().any(|p| Some(p) != reader.tail());
     }
     if !mem.is_empty() {
         flush_recovered(inner, &mut st, &mem, &mut edit)?;
@@ -135,12 +127,7 @@ pub(super) fn open(inner: &Arc<DbInner>) -> Result<()> {
 }
 
 /// Writes a memtable rebuilt from the WAL to a level-0 SST and records it in `edit`.
-fn flush_recovered(
-    inner: &DbInner,
-    st: &mut super::DbState,
-    mem: &MemTable,
-    edit: &mut VersionEdit,
-) -> Result<()> {
+fn flush_recovered(inner: &DbInner, st: &mut super::DbState, mem: &MemTable, edit: &mut VersionEdit) -> Result<()> {
     let number = st.versions.new_file_number();
     st.pending_outputs.insert(number);
     let r = inner.write_table(number, mem);

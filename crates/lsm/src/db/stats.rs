@@ -135,7 +135,9 @@ impl DbStats {
     /// A RocksDB-like "Compaction Stats" table.
     pub fn render(&self) -> String {
         let mb = |b: u64| b as f64 / (1 << 20) as f64;
-        let mut out = String::from("Level  Files   Size(MB)  Read-L(MB)  Read-L+1(MB)  Write(MB)  Moved(MB)  Cloned(MB)  W-Amp  Comps\n");
+        let mut out = String::from(
+            "Level  Files   Size(MB)  Read-L(MB)  Read-L+1(MB)  Write(MB)  Moved(MB)  Cloned(MB)  W-Amp  Comps\n",
+        );
         for (i, l) in self.levels.iter().enumerate() {
             out.push_str(&format!(
                 "L{:<5} {:>5} {:>10.1} {:>11.1} {:>13.1} {:>10.1} {:>10.1} {:>11.1} {:>6.2} {:>6}\n",

@@ -17,26 +17,16 @@ use crate::wal::LogWriter;
 /// LevelDB slows each write by 1 ms once level 0 reaches the slowdown trigger.
 const SLOWDOWN: Duration = Duration::from_millis(1);
 
-pub(super) fn write(
-    inner: &Arc<DbInner>,
-    opts: &WriteOptions,
-    mut batch: WriteBatch,
-) -> Result<()> {
+pub(super) fn write(inner: &Arc<DbInner>, opts: &WriteOptions, mut batch: WriteBatch) -> Result<()> {
     let o = &inner.options;
     let mut user_bytes = 0u64;
     for op in batch.iter() {
         let op = op?;
         if op.key.len() > o.max_key_size {
-            return Err(Error::KeyTooLarge {
-                len: op.key.len(),
-                limit: o.max_key_size,
-            });
+            return Err(Error::KeyTooLarge { len: op.key.len(), limit: o.max_key_size });
         }
         if op.value.len() > o.max_value_size {
-            return Err(Error::ValueTooLarge {
-                len: op.value.len(),
-                limit: o.max_value_size,
-            });
+            return Err(Error::ValueTooLarge { len: op.value.len(), limit: o.max_value_size });
         }
         user_bytes += (op.key.len() + op.value.len()) as u64;
     }
@@ -99,10 +89,7 @@ pub(super) fn make_room_for_write<'a>(
             st.stats.slowdowns += 1;
             match &inner.sim {
                 Some(clock) => {
-                    clock.advance(
-                        Lane::Foreground,
-                        clock.time(Lane::Foreground) + SLOWDOWN.as_nanos() as u64,
-                    );
+                    clock.advance(Lane::Foreground, clock.time(Lane::Foreground) + SLOWDOWN.as_nanos() as u64);
                     st.stats.stall_nanos += SLOWDOWN.as_nanos() as u64;
                 }
                 None => {
@@ -118,11 +105,8 @@ pub(super) fn make_room_for_write<'a>(
         if !force && st.mem.approximate_memory_usage() <= o.write_buffer_size {
             return Ok(st);
         }
-        let flush_busy = st.imm.is_some()
-            || inner
-                .sim
-                .as_ref()
-                .is_some_and(|c| c.time(Lane::Foreground) < st.flush_done_at);
+        let flush_busy =
+            st.imm.is_some() || inner.sim.as_ref().is_some_and(|c| c.time(Lane::Foreground) < st.flush_done_at);
         if flush_busy {
             st.stats.memtable_stalls += 1;
             st = stall(inner, st)?;
@@ -169,10 +153,7 @@ pub(super) fn make_room_for_write<'a>(
 
 /// Waits for background progress: on a thread, until a job finishes; in simulation, by moving the
 /// foreground to the background's time and running the due job inline.
-fn stall<'a>(
-    inner: &'a DbInner,
-    mut st: MutexGuard<'a, DbState>,
-) -> Result<MutexGuard<'a, DbState>> {
+fn stall<'a>(inner: &'a DbInner, mut st: MutexGuard<'a, DbState>) -> Result<MutexGuard<'a, DbState>> {
     match &inner.sim {
         Some(clock) => {
             let fg = clock.time(Lane::Foreground);
@@ -187,9 +168,10 @@ fn stall<'a>(
             let st = inner.lock();
             if !ran && st.imm.is_some() {
                 // Nothing could run: report instead of spinning.
-                return Err(st.bg_error.clone().unwrap_or_else(|| {
-                    Error::InvalidArgument("simulation stalled with no runnable job".into())
-                }));
+                return Err(st
+                    .bg_error
+                    .clone()
+                    .unwrap_or_else(|| Error::InvalidArgument("simulation stalled with no runnable job".into())));
             }
             Ok(st)
         }

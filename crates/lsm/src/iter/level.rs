@@ -22,19 +22,8 @@ pub struct LevelIterator {
 }
 
 impl LevelIterator {
-    pub fn new(
-        cache: Arc<TableCache>,
-        files: Vec<Arc<FileMeta>>,
-        read_opts: ReadOptions,
-    ) -> LevelIterator {
-        LevelIterator {
-            cache,
-            files,
-            read_opts,
-            index: 0,
-            current: None,
-            error: None,
-        }
+    pub fn new(cache: Arc<TableCache>, files: Vec<Arc<FileMeta>>, read_opts: ReadOptions) -> LevelIterator {
+        LevelIterator { cache, files, read_opts, index: 0, current: None, error: None }
     }
 
     /// Which file (index into the level's files) the current entry comes from.
@@ -122,9 +111,7 @@ impl InternalIterator for LevelIterator {
     }
 
     fn seek(&mut self, target: &[u8]) {
-        let i = self
-            .files
-            .partition_point(|f| compare_internal(&f.largest, target) == Ordering::Less);
+        let i = self.files.partition_point(|f| compare_internal(&f.largest, target) == Ordering::Less);
         if self.open(i) {
             if let Some(c) = self.current.as_mut() {
                 c.seek(target);

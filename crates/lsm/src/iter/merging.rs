@@ -22,11 +22,7 @@ pub struct MergingIterator {
 
 impl MergingIterator {
     pub fn new(children: Vec<Box<dyn InternalIterator>>) -> MergingIterator {
-        MergingIterator {
-            children,
-            current: None,
-            direction: Direction::Forward,
-        }
+        MergingIterator { children, current: None, direction: Direction::Forward }
     }
 
     /// Which child the current entry comes from.
@@ -59,8 +55,7 @@ impl MergingIterator {
                 continue;
             }
             match best {
-                Some(b)
-                    if compare_internal(c.key(), self.children[b].key()) != Ordering::Greater => {}
+                Some(b) if compare_internal(c.key(), self.children[b].key()) != Ordering::Greater => {}
                 _ => best = Some(i),
             }
         }
@@ -189,15 +184,11 @@ pub(crate) mod tests {
             self.pos = self.entries.len().checked_sub(1);
         }
         fn seek(&mut self, t: &[u8]) {
-            let i = self
-                .entries
-                .partition_point(|e| compare_internal(&e.0, t) == Ordering::Less);
+            let i = self.entries.partition_point(|e| compare_internal(&e.0, t) == Ordering::Less);
             self.pos = (i < self.entries.len()).then_some(i);
         }
         fn next(&mut self) {
-            self.pos = self
-                .pos
-                .and_then(|p| (p + 1 < self.entries.len()).then_some(p + 1));
+            self.pos = self.pos.and_then(|p| (p + 1 < self.entries.len()).then_some(p + 1));
         }
         fn prev(&mut self) {
             self.pos = self.pos.and_then(|p| p.checked_sub(1));

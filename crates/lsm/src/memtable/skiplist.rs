@@ -33,10 +33,7 @@ impl<T: Default> SegVec<T> {
     /// Room for at least 2^32 slots.
     fn new(first_shift: u32) -> SegVec<T> {
         let n = 33 - first_shift as usize;
-        SegVec {
-            first_shift,
-            chunks: (0..n).map(|_| OnceLock::new()).collect(),
-        }
+        SegVec { first_shift, chunks: (0..n).map(|_| OnceLock::new()).collect() }
     }
 
     fn locate(&self, i: usize) -> (usize, usize) {
@@ -182,9 +179,7 @@ impl SkipList {
 
     /// The successor of node `n` at `level` (`NIL` if none).
     pub fn next(&self, n: u32, level: usize) -> u32 {
-        self.node(n)
-            .and_then(|node| self.link_of(node, level))
-            .map_or(NIL, |a| a.load(AtomicOrdering::Acquire))
+        self.node(n).and_then(|node| self.link_of(node, level)).map_or(NIL, |a| a.load(AtomicOrdering::Acquire))
     }
 
     /// The internal key of node `n` (empty for the head or `NIL`).
@@ -193,8 +188,7 @@ impl SkipList {
     }
 
     pub fn value(&self, n: u32) -> &[u8] {
-        self.node(n)
-            .map_or(&[][..], |node| &node.data[node.key_len as usize..])
+        self.node(n).map_or(&[][..], |node| &node.data[node.key_len as usize..])
     }
 
     /// Whether node `n` sorts before `target` (whose prefix is `prefix`); `NIL` does not.
@@ -212,19 +206,12 @@ impl SkipList {
     }
 
     fn top_level(&self) -> usize {
-        self.max_height
-            .load(AtomicOrdering::Relaxed)
-            .clamp(1, MAX_HEIGHT)
-            - 1
+        self.max_height.load(AtomicOrdering::Relaxed).clamp(1, MAX_HEIGHT) - 1
     }
 
     /// The first node whose key is >= `target` (`NIL` if none); fills `prev[level]` with the last
     /// node before it at each level when asked.
-    pub fn find_greater_or_equal(
-        &self,
-        target: &[u8],
-        mut prev: Option<&mut [u32; MAX_HEIGHT]>,
-    ) -> u32 {
+    pub fn find_greater_or_equal(&self, target: &[u8], mut prev: Option<&mut [u32; MAX_HEIGHT]>) -> u32 {
         let prefix = key_prefix(target);
         let mut x = HEAD;
         let mut level = self.top_level();
@@ -305,19 +292,13 @@ impl SkipList {
         let upper = st.next_tower;
         let n_upper = height.saturating_sub(INLINE_LEVELS);
         assert!(
-            idx < u32::MAX as usize
-                && upper + n_upper <= u32::MAX as usize
-                && internal_key.len() <= u32::MAX as usize,
+            idx < u32::MAX as usize && upper + n_upper <= u32::MAX as usize && internal_key.len() <= u32::MAX as usize,
             "memtable skiplist is full (2^32 entries)"
         );
         let mut allocated = self.nodes.ensure(idx);
         // The new node's links point at its successors before anything points at it.
         let links: [AtomicU32; INLINE_LEVELS] = std::array::from_fn(|level| {
-            AtomicU32::new(if level < height {
-                self.next(prev[level], level)
-            } else {
-                NIL
-            })
+            AtomicU32::new(if level < height { self.next(prev[level], level) } else { NIL })
         });
         if n_upper > 0 {
             allocated += self.towers.ensure(upper + n_upper - 1);
@@ -349,8 +330,7 @@ impl SkipList {
                 link.store(idx as u32, AtomicOrdering::Release);
             }
         }
-        self.heap_bytes
-            .fetch_add(allocated, AtomicOrdering::Relaxed);
+        self.heap_bytes.fetch_add(allocated, AtomicOrdering::Relaxed);
         self.len.fetch_add(1, AtomicOrdering::Release);
         height
     }
@@ -401,9 +381,8 @@ mod tests {
     #[test]
     fn inserts_come_out_sorted() {
         let list = SkipList::new();
-        let mut keys: Vec<Vec<u8>> = (0..500u32)
-            .map(|i| internal_key(&(i * 7919 % 500).to_be_bytes(), 5, ValueKind::Value))
-            .collect();
+        let mut keys: Vec<Vec<u8>> =
+            (0..500u32).map(|i| internal_key(&(i * 7919 % 500).to_be_bytes(), 5, ValueKind::Value)).collect();
         for k in &keys {
             list.insert(k, b"v");
         }

@@ -56,11 +56,7 @@ impl Block {
         let restarts_offset = (num as usize)
             .checked_mul(4)
             .and_then(|n| len.checked_sub(4 + n))
-            .ok_or_else(|| {
-                corrupt(format!(
-                    "{num} restart points do not fit a block of {len} bytes"
-                ))
-            })?;
+            .ok_or_else(|| corrupt(format!("{num} restart points do not fit a block of {len} bytes")))?;
         if num == 0 && restarts_offset > 0 {
             return Err(corrupt("block has entries but no restart point".into()));
         }
@@ -79,13 +75,7 @@ impl Block {
             }
             prev = Some(p);
         }
-        Ok(Block {
-            data,
-            restarts_offset,
-            num_restarts: num as usize,
-            file,
-            offset,
-        })
+        Ok(Block { data, restarts_offset, num_restarts: num as usize, file, offset })
     }
 
     /// Size of the contents in bytes (what the cache charges).
@@ -200,33 +190,22 @@ impl BlockIter {
             return false;
         }
         let data = &self.block.data[..];
-        let Some((shared, non_shared, value_len, header)) =
-            decode_entry_header(data, self.current, end)
-        else {
-            self.corrupt(
-                self.current,
-                "malformed entry header or lengths past the entries",
-            );
+        let Some((shared, non_shared, value_len, header)) = decode_entry_header(data, self.current, end) else {
+            self.corrupt(self.current, "malformed entry header or lengths past the entries");
             return false;
         };
         if shared > self.key.len() {
-            self.corrupt(
-                self.current,
-                "shared key prefix longer than the previous key",
-            );
+            self.corrupt(self.current, "shared key prefix longer than the previous key");
             return false;
         }
         let key_start = self.current + header;
         let value_start = key_start + non_shared;
         self.key.truncate(shared);
-        self.key
-            .extend_from_slice(data.get(key_start..value_start).unwrap_or_default());
+        self.key.extend_from_slice(data.get(key_start..value_start).unwrap_or_default());
         self.value = (value_start, value_start + value_len);
         self.next_offset = value_start + value_len;
         while self.restart_index + 1 < self.block.num_restarts
-            && self
-                .restart_point(self.restart_index + 1)
-                .is_some_and(|p| p <= self.current)
+            && self.restart_point(self.restart_index + 1).is_some_and(|p| p <= self.current)
         {
             self.restart_index += 1;
         }
@@ -237,8 +216,7 @@ impl BlockIter {
     /// The key at restart point `i`, which must be stored whole.
     fn restart_key(&mut self, i: usize) -> Option<(usize, usize)> {
         let p = self.restart_point(i)?;
-        let (shared, non_shared, _, header) =
-            decode_entry_header(&self.block.data, p, self.block.restarts_offset)?;
+        let (shared, non_shared, _, header) = decode_entry_header(&self.block.data, p, self.block.restarts_offset)?;
         (shared == 0).then_some((p + header, p + header + non_shared))
     }
 }
@@ -250,15 +228,8 @@ fn decode_entry_header(data: &[u8], at: usize, end: usize) -> Option<(usize, usi
     let (non_shared, n2) = get_varint32(src.get(n1..)?)?;
     let (value_len, n3) = get_varint32(src.get(n1 + n2..)?)?;
     let header = n1 + n2 + n3;
-    let total = header
-        .checked_add(non_shared as usize)?
-        .checked_add(value_len as usize)?;
-    (total <= src.len()).then_some((
-        shared as usize,
-        non_shared as usize,
-        value_len as usize,
-        header,
-    ))
+    let total = header.checked_add(non_shared as usize)?.checked_add(value_len as usize)?;
+    (total <= src.len()).then_some((shared as usize, non_shared as usize, value_len as usize, header))
 }
 
 impl InternalIterator for BlockIter {
@@ -301,9 +272,7 @@ impl InternalIterator for BlockIter {
         while left < right {
             let mid = left + (right - left).div_ceil(2);
             let Some((ks, ke)) = self.restart_key(mid) else {
-                let at = self
-                    .restart_point(mid)
-                    .unwrap_or(self.block.restarts_offset);
+                let at = self.restart_point(mid).unwrap_or(self.block.restarts_offset);
                 self.corrupt(at, "restart entry is not a whole key");
                 return;
             };
@@ -361,10 +330,7 @@ impl InternalIterator for BlockIter {
     }
 
     fn value(&self) -> &[u8] {
-        self.block
-            .data
-            .get(self.value.0..self.value.1)
-            .unwrap_or_default()
+        self.block.data.get(self.value.0..self.value.1).unwrap_or_default()
     }
 
     fn status(&self) -> Result<()> {
@@ -383,16 +349,12 @@ mod tests {
 
     fn build(n: u32, interval: usize) -> (Vec<Vec<u8>>, Block) {
         let mut b = BlockBuilder::new(interval);
-        let keys: Vec<Vec<u8>> = (0..n)
-            .map(|i| internal_key(format!("k{:04}", i * 2).as_bytes(), 5, ValueKind::Value))
-            .collect();
+        let keys: Vec<Vec<u8>> =
+            (0..n).map(|i| internal_key(format!("k{:04}", i * 2).as_bytes(), 5, ValueKind::Value)).collect();
         for k in &keys {
             b.add(k, &k[..3]);
         }
-        (
-            keys,
-            Block::new(b.finish().to_vec(), "b.sst", 4096).unwrap(),
-        )
+        (keys, Block::new(b.finish().to_vec(), "b.sst", 4096).unwrap())
     }
 
     #[test]
@@ -416,9 +378,7 @@ mod tests {
             for i in 0..80u32 {
                 let t = internal_key(format!("k{i:04}").as_bytes(), 9, ValueKind::Value);
                 it.seek(&t);
-                let want = keys
-                    .iter()
-                    .find(|k| compare_internal(k, &t) != Ordering::Less);
+                let want = keys.iter().find(|k| compare_internal(k, &t) != Ordering::Less);
                 assert_eq!(it.valid().then(|| it.key().to_vec()), want.cloned());
             }
             it.status().unwrap();
@@ -443,10 +403,7 @@ mod tests {
         let mut swapped = data.clone();
         swapped.copy_within(restarts + 4..restarts + 8, restarts + 8);
         let err = Block::new(swapped, "f", 100).unwrap_err();
-        assert!(
-            matches!(err, Error::Corruption { offset, .. } if offset == 100 + restarts as u64 + 8),
-            "{err}"
-        );
+        assert!(matches!(err, Error::Corruption { offset, .. } if offset == 100 + restarts as u64 + 8), "{err}");
         let mut past = data.clone();
         past[restarts + 12] = 0xff;
         assert!(Block::new(past, "f", 0).is_err());
@@ -459,9 +416,6 @@ mod tests {
         it.seek_to_first();
         assert!(!it.valid());
         let err = it.status().unwrap_err();
-        assert!(
-            matches!(err, Error::Corruption { offset: 8192, .. }),
-            "{err}"
-        );
+        assert!(matches!(err, Error::Corruption { offset: 8192, .. }), "{err}");
     }
 }

@@ -87,12 +87,7 @@ impl BlockBuilder {
         if self.counter >= self.restart_interval {
             return (true, 0);
         }
-        let shared = self
-            .last_key
-            .iter()
-            .zip(key)
-            .take_while(|(a, b)| a == b)
-            .count();
+        let shared = self.last_key.iter().zip(key).take_while(|(a, b)| a == b).count();
         (false, shared)
     }
 
@@ -138,9 +133,7 @@ mod tests {
     fn estimates_are_exact() {
         let mut b = BlockBuilder::new(3);
         assert_eq!(b.estimated_size(), 8);
-        let keys: Vec<Vec<u8>> = (0..20u32)
-            .map(|i| format!("key{:05}", i * 7).into_bytes())
-            .collect();
+        let keys: Vec<Vec<u8>> = (0..20u32).map(|i| format!("key{:05}", i * 7).into_bytes()).collect();
         for (i, k) in keys.iter().enumerate() {
             let value = vec![b'v'; i * 13];
             let predicted = b.size_after_add(k, value.len());

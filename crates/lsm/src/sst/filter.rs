@@ -65,10 +65,7 @@ impl BloomPolicy {
     pub fn new(bits_per_key: u32) -> BloomPolicy {
         // Integer form of LevelDB's `bits_per_key * 0.69` truncation (exact, no float rounding doubts).
         let k = u64::from(bits_per_key) * 69 / 100;
-        BloomPolicy {
-            bits_per_key: bits_per_key as usize,
-            k: k.clamp(1, 30) as u8,
-        }
+        BloomPolicy { bits_per_key: bits_per_key as usize, k: k.clamp(1, 30) as u8 }
     }
 
     /// Probes per key.
@@ -114,10 +111,7 @@ pub fn bloom_may_match(key: &[u8], filter: &[u8]) -> bool {
     let delta = h.rotate_right(17);
     for _ in 0..k {
         let bit = h as usize % bits;
-        if array
-            .get(bit / 8)
-            .is_none_or(|byte| byte & (1 << (bit % 8)) == 0)
-        {
+        if array.get(bit / 8).is_none_or(|byte| byte & (1 << (bit % 8)) == 0) {
             return false;
         }
         h = h.wrapping_add(delta);
@@ -137,12 +131,7 @@ pub struct FilterBlockBuilder {
 
 impl FilterBlockBuilder {
     pub fn new(policy: BloomPolicy) -> FilterBlockBuilder {
-        FilterBlockBuilder {
-            policy,
-            keys: Vec::new(),
-            result: Vec::new(),
-            filter_offsets: Vec::new(),
-        }
+        FilterBlockBuilder { policy, keys: Vec::new(), result: Vec::new(), filter_offsets: Vec::new() }
     }
 
     /// The next keys belong to the data block at `block_offset`: emits the filters of the ranges before it.
@@ -200,12 +189,7 @@ impl FilterBlockReader {
         if array_bytes % 4 != 0 || base_lg >= 64 {
             return None;
         }
-        Some(FilterBlockReader {
-            num: array_bytes / 4,
-            data,
-            array_offset,
-            base_lg,
-        })
+        Some(FilterBlockReader { num: array_bytes / 4, data, array_offset, base_lg })
     }
 
     /// Number of filters (ranges of data-block offsets).
@@ -224,10 +208,9 @@ impl FilterBlockReader {
             return true;
         }
         let at = self.array_offset + index * 4;
-        let (Some(start), Some(limit)) = (
-            self.data.get(at..).and_then(get_fixed32),
-            self.data.get(at + 4..).and_then(get_fixed32),
-        ) else {
+        let (Some(start), Some(limit)) =
+            (self.data.get(at..).and_then(get_fixed32), self.data.get(at + 4..).and_then(get_fixed32))
+        else {
             return true;
         };
         // The last filter's limit is the array offset itself, which the array stores right after it.
@@ -252,10 +235,7 @@ mod tests {
         assert_eq!(leveldb_hash(&[0x62], 0xbc9f1d34), 0xef1345c4);
         assert_eq!(leveldb_hash(&[0xc3, 0x97], 0xbc9f1d34), 0x5b663814);
         assert_eq!(leveldb_hash(&[0xe2, 0x99, 0xa5], 0xbc9f1d34), 0x323c078f);
-        assert_eq!(
-            leveldb_hash(&[0xe1, 0x80, 0xb9, 0x32], 0xbc9f1d34),
-            0xed21633a
-        );
+        assert_eq!(leveldb_hash(&[0xe1, 0x80, 0xb9, 0x32], 0xbc9f1d34), 0xed21633a);
     }
 
     #[test]

@@ -10,9 +10,7 @@
 //! Contract: decoding never panics; every failure (short read, bad type, bad checksum, bad handle) is an
 //! [`Error::Corruption`] naming the file and the offset where the bad data starts.
 
-use crate::coding::{
-    get_fixed32, get_fixed64, get_varint64, put_fixed32, put_fixed64, put_varint64,
-};
+use crate::coding::{get_fixed32, get_fixed64, get_varint64, put_fixed32, put_fixed64, put_varint64};
 use crate::crc;
 use crate::error::{Error, Result};
 use storage::RandomAccessFile;
@@ -64,9 +62,7 @@ impl BlockHandle {
 
     /// The offset just past the block's trailer, or `None` on overflow (only a corrupt handle overflows).
     pub fn end_with_trailer(&self) -> Option<u64> {
-        self.offset
-            .checked_add(self.size)?
-            .checked_add(BLOCK_TRAILER_SIZE as u64)
+        self.offset.checked_add(self.size)?.checked_add(BLOCK_TRAILER_SIZE as u64)
     }
 }
 
@@ -106,8 +102,7 @@ impl Footer {
                 "bad table magic number (not an sstable)",
             ));
         }
-        let bad =
-            |what: &str| Error::corruption(file, offset, format!("bad {what} handle in footer"));
+        let bad = |what: &str| Error::corruption(file, offset, format!("bad {what} handle in footer"));
         let (metaindex, n) = BlockHandle::decode(src).ok_or_else(|| bad("metaindex"))?;
         let rest = src.get(n..).ok_or_else(|| bad("index"))?;
         let (index, _) = BlockHandle::decode(rest).ok_or_else(|| bad("index"))?;
@@ -169,21 +164,12 @@ pub fn read_block(
         return Err(Error::corruption(
             path,
             handle.offset,
-            format!(
-                "truncated block read: wanted {} bytes, got {got}",
-                buf.len()
-            ),
+            format!("truncated block read: wanted {} bytes, got {got}", buf.len()),
         ));
     }
     let (type_byte, stored) = match (buf.get(len), buf.get(len + 1..).and_then(get_fixed32)) {
         (Some(&t), Some(c)) => (t, c),
-        _ => {
-            return Err(Error::corruption(
-                path,
-                handle.offset,
-                "block trailer missing",
-            ))
-        }
+        _ => return Err(Error::corruption(path, handle.offset, "block trailer missing")),
     };
     let trailer_offset = handle.offset + handle.size;
     if verify_checksums {
@@ -192,10 +178,7 @@ pub fn read_block(
             return Err(Error::corruption(
                 path,
                 handle.offset,
-                format!(
-                    "block checksum mismatch (block of {} bytes, trailer at offset {trailer_offset})",
-                    handle.size
-                ),
+                format!("block checksum mismatch (block of {} bytes, trailer at offset {trailer_offset})", handle.size),
             ));
         }
     }
@@ -207,10 +190,7 @@ pub fn read_block(
         ));
     }
     buf.truncate(len);
-    Ok(BlockContents {
-        data: buf,
-        verified: verify_checksums,
-    })
+    Ok(BlockContents { data: buf, verified: verify_checksums })
 }
 
 /// `v` rounded up to a multiple of `unit` (`unit` 0 or 1 leaves it as is); `None` on overflow.
@@ -231,20 +211,14 @@ mod tests {
         let enc = h.encode();
         assert_eq!(BlockHandle::decode(&enc), Some((h, enc.len())));
         assert!(BlockHandle::decode(&enc[..enc.len() - 1]).is_none());
-        let f = Footer {
-            metaindex: BlockHandle::new(u64::MAX, u64::MAX),
-            index: BlockHandle::new(7, 9),
-        };
+        let f = Footer { metaindex: BlockHandle::new(u64::MAX, u64::MAX), index: BlockHandle::new(7, 9) };
         let enc = f.encode();
         assert_eq!(enc.len(), FOOTER_SIZE);
         assert_eq!(Footer::decode(&enc, "t", 0).unwrap(), f);
         let mut bad = enc.clone();
         bad[45] ^= 1;
         let e = Footer::decode(&bad, "t.sst", 100).unwrap_err();
-        assert!(
-            matches!(e, Error::Corruption { ref file, offset: 140, .. } if file == "t.sst"),
-            "{e}"
-        );
+        assert!(matches!(e, Error::Corruption { ref file, offset: 140, .. } if file == "t.sst"), "{e}");
     }
 
     #[test]

@@ -113,9 +113,8 @@ impl Table {
         let filter = match find_filter_handle(&read_meta(&footer.metaindex)?)? {
             Some(handle) => {
                 let contents = read_block(&*file, &handle, footer_offset, true)?;
-                let reader = FilterBlockReader::new(contents.data).ok_or_else(|| {
-                    Error::corruption(&*path, handle.offset, "malformed filter block")
-                })?;
+                let reader = FilterBlockReader::new(contents.data)
+                    .ok_or_else(|| Error::corruption(&*path, handle.offset, "malformed filter block"))?;
                 Some(reader)
             }
             None => None,
@@ -142,13 +141,9 @@ impl Table {
             return Ok(None);
         };
         if let Some(filter) = &self.filter {
-            self.counters
-                .filter_checks
-                .fetch_add(1, AtomicOrdering::Relaxed);
+            self.counters.filter_checks.fetch_add(1, AtomicOrdering::Relaxed);
             if !filter.key_may_match(entry.handle.offset, user_key(ikey)) {
-                self.counters
-                    .filter_skips
-                    .fetch_add(1, AtomicOrdering::Relaxed);
+                self.counters.filter_skips.fetch_add(1, AtomicOrdering::Relaxed);
                 return Ok(None);
             }
         }
@@ -166,10 +161,11 @@ impl Table {
 
     /// Data block `i` (in key order), from the cache or the file.
     pub fn data_block(&self, i: usize, read_opts: &ReadOptions) -> Result<Block> {
-        let handle =
-            self.index.get(i).map(|e| e.handle).ok_or_else(|| {
-                Error::InvalidArgument(format!("no data block {i} in {}", self.path))
-            })?;
+        let handle = self
+            .index
+            .get(i)
+            .map(|e| e.handle)
+            .ok_or_else(|| Error::InvalidArgument(format!("no data block {i} in {}", self.path)))?;
         if let Some(cache) = &self.cache {
             if let Some(block) = cache.get(self.file_number, handle.offset) {
                 return Ok(block);
@@ -177,9 +173,7 @@ impl Table {
         }
         let fill = self.cache.is_some() && !read_opts.fill_cache_disabled;
         let verify = fill || self.paranoid || read_opts.verify_checksums;
-        self.counters
-            .block_reads
-            .fetch_add(1, AtomicOrdering::Relaxed);
+        self.counters.block_reads.fetch_add(1, AtomicOrdering::Relaxed);
         let contents = read_block(&*self.file, &handle, self.file_size, verify)?;
         let block = Block::with_origin(Arc::new(contents.data), self.path.clone(), handle.offset)?;
         if let (true, Some(cache)) = (fill, &self.cache) {
@@ -191,8 +185,7 @@ impl Table {
     /// Ordinal of the first data block whose index key is >= `ikey` (`num_data_blocks()` if none): the
     /// only block that can hold the first entry >= `ikey`, or, if it holds none, the next one does.
     pub fn find_block(&self, ikey: &[u8]) -> usize {
-        self.index
-            .partition_point(|e| compare_internal(&e.key, ikey) == Ordering::Less)
+        self.index.partition_point(|e| compare_internal(&e.key, ikey) == Ordering::Less)
     }
 
     /// Roughly where in the file the entries >= `ikey` start (the end of the data for keys past the last).
@@ -243,31 +236,22 @@ impl Table {
 
 /// Decodes the index block into entries, checking that keys ascend and handles lie before `data_end`.
 fn decode_index(block: &Block, data_end: u64) -> Result<Vec<IndexEntry>> {
-    let corrupt = |what: &str| {
-        Error::corruption(block.file(), block.offset(), format!("index block: {what}"))
-    };
+    let corrupt = |what: &str| Error::corruption(block.file(), block.offset(), format!("index block: {what}"));
     let mut entries: Vec<IndexEntry> = Vec::new();
     let mut it = block.iter();
     it.seek_to_first();
     while it.valid() {
-        let (handle, _) =
-            BlockHandle::decode(it.value()).ok_or_else(|| corrupt("bad block handle"))?;
+        let (handle, _) = BlockHandle::decode(it.value()).ok_or_else(|| corrupt("bad block handle"))?;
         if handle.end_with_trailer().is_none_or(|end| end > data_end) {
             return Err(corrupt(&format!(
                 "data block (offset {}, size {}) runs past the data ({data_end} bytes)",
                 handle.offset, handle.size
             )));
         }
-        if entries
-            .last()
-            .is_some_and(|prev| compare_internal(&prev.key, it.key()) != Ordering::Less)
-        {
+        if entries.last().is_some_and(|prev| compare_internal(&prev.key, it.key()) != Ordering::Less) {
             return Err(corrupt("keys out of order"));
         }
-        entries.push(IndexEntry {
-            key: it.key().to_vec(),
-            handle,
-        });
+        entries.push(IndexEntry { key: it.key().to_vec(), handle });
         it.next();
     }
     it.status()?;
@@ -281,11 +265,7 @@ fn find_filter_handle(metaindex: &Block) -> Result<Option<BlockHandle>> {
     while it.valid() {
         if it.key() == FILTER_META_KEY {
             let (handle, _) = BlockHandle::decode(it.value()).ok_or_else(|| {
-                Error::corruption(
-                    metaindex.file(),
-                    metaindex.offset(),
-                    "bad filter handle in metaindex",
-                )
+                Error::corruption(metaindex.file(), metaindex.offset(), "bad filter handle in metaindex")
             })?;
             return Ok(Some(handle));
         }

@@ -41,8 +41,7 @@ use crate::coding::put_fixed64;
 use crate::error::{Error, Result};
 use crate::iter::InternalIterator;
 use crate::key::{
-    compare_internal, pack_tag, short_successor, shortest_separator, user_key, KIND_FOR_SEEK,
-    MAX_SEQUENCE,
+    compare_internal, pack_tag, short_successor, shortest_separator, user_key, KIND_FOR_SEEK, MAX_SEQUENCE,
 };
 use crate::options::Options;
 
@@ -112,23 +111,13 @@ pub struct TableBuilder {
 impl TableBuilder {
     /// A builder writing to `file` (normally empty) on a file system whose clone unit is `block_size_of_fs`
     /// (used when `options.align_blocks` is set; 0 is taken as 1).
-    pub fn new(
-        options: &Options,
-        file: Box<dyn WritableFile>,
-        block_size_of_fs: u64,
-    ) -> TableBuilder {
+    pub fn new(options: &Options, file: Box<dyn WritableFile>, block_size_of_fs: u64) -> TableBuilder {
         TableBuilder::with_table_options(options.into(), file, block_size_of_fs)
     }
 
-    pub fn with_table_options(
-        opts: TableOptions,
-        file: Box<dyn WritableFile>,
-        block_size_of_fs: u64,
-    ) -> TableBuilder {
+    pub fn with_table_options(opts: TableOptions, file: Box<dyn WritableFile>, block_size_of_fs: u64) -> TableBuilder {
         let offset = file.len();
-        let mut filter = opts
-            .bloom_bits_per_key
-            .map(|bits| FilterBlockBuilder::new(BloomPolicy::new(bits)));
+        let mut filter = opts.bloom_bits_per_key.map(|bits| FilterBlockBuilder::new(BloomPolicy::new(bits)));
         if let Some(f) = filter.as_mut() {
             f.start_block(offset);
         }
@@ -153,10 +142,7 @@ impl TableBuilder {
     pub fn add(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
         self.check_open()?;
         if key.len() < 8 {
-            return Err(Error::InvalidArgument(format!(
-                "table key of {} bytes is not an internal key",
-                key.len()
-            )));
+            return Err(Error::InvalidArgument(format!("table key of {} bytes is not an internal key", key.len())));
         }
         if key.len().saturating_add(value.len()) > MAX_ENTRY_BYTES {
             return Err(Error::InvalidArgument(format!(
@@ -166,10 +152,7 @@ impl TableBuilder {
             )));
         }
         self.check_order(key)?;
-        if self.opts.align_blocks
-            && !self.data_block.is_empty()
-            && !self.fits_aligned(key, value.len())
-        {
+        if self.opts.align_blocks && !self.data_block.is_empty() && !self.fits_aligned(key, value.len()) {
             self.flush_data_block()?;
         }
         self.emit_pending_index(key);
@@ -189,17 +172,10 @@ impl TableBuilder {
     /// trailer and padding included (see the module documentation). `block` is that block's parsed contents.
     /// Closes the current block first. Requires `align_blocks` and an aligned `handle.offset`; the block's
     /// keys must come after every key added so far.
-    pub fn add_cloned_block(
-        &mut self,
-        src_path: &str,
-        handle: BlockHandle,
-        block: &Block,
-    ) -> Result<CloneOutcome> {
+    pub fn add_cloned_block(&mut self, src_path: &str, handle: BlockHandle, block: &Block) -> Result<CloneOutcome> {
         self.check_open()?;
         if !self.opts.align_blocks {
-            return Err(Error::InvalidArgument(
-                "add_cloned_block needs align_blocks".into(),
-            ));
+            return Err(Error::InvalidArgument("add_cloned_block needs align_blocks".into()));
         }
         if handle.offset % self.fs_block != 0 || block.size() as u64 != handle.size {
             return Err(Error::InvalidArgument(format!(
@@ -300,10 +276,7 @@ impl TableBuilder {
         }
         let contents = self.index_block.finish().to_vec();
         let index_handle = self.write_block(&contents)?;
-        let footer = Footer {
-            metaindex: metaindex_handle,
-            index: index_handle,
-        };
+        let footer = Footer { metaindex: metaindex_handle, index: index_handle };
         self.append(&footer.encode())?;
         self.props.meta_bytes = self.offset - meta_start;
         self.props.largest_key = self.last_key.clone();
@@ -319,11 +292,8 @@ impl TableBuilder {
     /// Bytes written so far plus the open data block (with its trailer), not counting the filter, index
     /// and footer still to come: what a compaction compares with its target file size.
     pub fn file_size(&self) -> u64 {
-        let open = if self.data_block.is_empty() {
-            0
-        } else {
-            (self.data_block.estimated_size() + BLOCK_TRAILER_SIZE) as u64
-        };
+        let open =
+            if self.data_block.is_empty() { 0 } else { (self.data_block.estimated_size() + BLOCK_TRAILER_SIZE) as u64 };
         self.offset + open
     }
 
@@ -345,8 +315,7 @@ impl TableBuilder {
     /// rather than start a new one. In the plain layout a full block is closed as soon as it fills, so this
     /// is "the open block has entries"; aligned, it is the page-fit rule of the module documentation.
     pub fn fits_in_current_block(&self, key: &[u8], value_len: usize) -> bool {
-        !self.data_block.is_empty()
-            && (!self.opts.align_blocks || self.fits_aligned(key, value_len))
+        !self.data_block.is_empty() && (!self.opts.align_blocks || self.fits_aligned(key, value_len))
     }
 
     /// The last key added (empty before the first).
@@ -372,16 +341,13 @@ impl TableBuilder {
             return Err(e.clone());
         }
         if self.closed {
-            return Err(Error::InvalidArgument(
-                "table builder used after finish or abandon".into(),
-            ));
+            return Err(Error::InvalidArgument("table builder used after finish or abandon".into()));
         }
         Ok(())
     }
 
     fn check_order(&self, key: &[u8]) -> Result<()> {
-        if self.props.num_entries > 0 && compare_internal(key, &self.last_key) != Ordering::Greater
-        {
+        if self.props.num_entries > 0 && compare_internal(key, &self.last_key) != Ordering::Greater {
             return Err(Error::InvalidArgument(format!(
                 "table keys out of order: {:?} after {:?}",
                 String::from_utf8_lossy(key),
@@ -395,9 +361,8 @@ impl TableBuilder {
         let p = self.fs_block;
         let now = (self.data_block.estimated_size() + BLOCK_TRAILER_SIZE) as u64;
         let after = (self.data_block.size_after_add(key, value_len) + BLOCK_TRAILER_SIZE) as u64;
-        let limit = round_up(self.opts.block_size as u64, p)
-            .unwrap_or(u64::MAX)
-            .max(round_up(now, p).unwrap_or(u64::MAX));
+        let limit =
+            round_up(self.opts.block_size as u64, p).unwrap_or(u64::MAX).max(round_up(now, p).unwrap_or(u64::MAX));
         after <= limit
     }
 
@@ -457,15 +422,8 @@ fn block_keys(block: &Block) -> Result<Vec<Vec<u8>>> {
     let mut it = block.iter();
     it.seek_to_first();
     while it.valid() {
-        if keys
-            .last()
-            .is_some_and(|prev| compare_internal(prev, it.key()) != Ordering::Less)
-        {
-            return Err(Error::corruption(
-                block.file(),
-                block.offset(),
-                "keys of a cloned block are out of order",
-            ));
+        if keys.last().is_some_and(|prev| compare_internal(prev, it.key()) != Ordering::Less) {
+            return Err(Error::corruption(block.file(), block.offset(), "keys of a cloned block are out of order"));
         }
         keys.push(it.key().to_vec());
         it.next();

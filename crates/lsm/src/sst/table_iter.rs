@@ -28,13 +28,7 @@ pub struct TableIterator {
 
 impl TableIterator {
     pub(crate) fn new(table: Arc<Table>, read_opts: &ReadOptions) -> TableIterator {
-        TableIterator {
-            table,
-            read_opts: read_opts.clone(),
-            block_index: 0,
-            data: None,
-            err: None,
-        }
+        TableIterator { table, read_opts: read_opts.clone(), block_index: 0, data: None, err: None }
     }
 
     pub fn table(&self) -> &Arc<Table> {

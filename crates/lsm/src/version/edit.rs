@@ -2,10 +2,7 @@
 //! SSTs appear and disappear at which level, and advances the counters (log number, next file
 //! number, last sequence, compaction pointers).
 
-use crate::coding::{
-    get_length_prefixed, get_varint32, get_varint64, put_length_prefixed, put_varint32,
-    put_varint64,
-};
+use crate::coding::{get_length_prefixed, get_varint32, get_varint64, put_length_prefixed, put_varint32, put_varint64};
 use crate::error::{Error, Result};
 use crate::key::SequenceNumber;
 
@@ -45,21 +42,8 @@ pub struct VersionEdit {
 }
 
 impl VersionEdit {
-    pub fn add_file(
-        &mut self,
-        level: usize,
-        number: u64,
-        size: u64,
-        smallest: Vec<u8>,
-        largest: Vec<u8>,
-    ) {
-        self.new_files.push(NewFile {
-            level,
-            number,
-            size,
-            smallest,
-            largest,
-        });
+    pub fn add_file(&mut self, level: usize, number: u64, size: u64, smallest: Vec<u8>, largest: Vec<u8>) {
+        self.new_files.push(NewFile { level, number, size, smallest, largest });
     }
 
     pub fn delete_file(&mut self, level: usize, number: u64) {
@@ -133,27 +117,19 @@ impl VersionEdit {
             match tag {
                 COMPARATOR => {
                     let name = bytes(&mut rest, "comparator name")?;
-                    e.comparator = Some(
-                        String::from_utf8(name).map_err(|_| bad("comparator name is not UTF-8"))?,
-                    );
+                    e.comparator = Some(String::from_utf8(name).map_err(|_| bad("comparator name is not UTF-8"))?);
                 }
                 LOG_NUMBER => e.log_number = Some(varint64(&mut rest, "log number")?),
-                PREV_LOG_NUMBER => {
-                    e.prev_log_number = Some(varint64(&mut rest, "previous log number")?)
-                }
-                NEXT_FILE_NUMBER => {
-                    e.next_file_number = Some(varint64(&mut rest, "next file number")?)
-                }
+                PREV_LOG_NUMBER => e.prev_log_number = Some(varint64(&mut rest, "previous log number")?),
+                NEXT_FILE_NUMBER => e.next_file_number = Some(varint64(&mut rest, "next file number")?),
                 LAST_SEQUENCE => e.last_sequence = Some(varint64(&mut rest, "last sequence")?),
                 COMPACT_POINTER => {
                     let l = level(&mut rest)?;
-                    e.compact_pointers
-                        .push((l, bytes(&mut rest, "compaction pointer")?));
+                    e.compact_pointers.push((l, bytes(&mut rest, "compaction pointer")?));
                 }
                 DELETED_FILE => {
                     let l = level(&mut rest)?;
-                    e.deleted_files
-                        .push((l, varint64(&mut rest, "deleted file number")?));
+                    e.deleted_files.push((l, varint64(&mut rest, "deleted file number")?));
                 }
                 NEW_FILE => {
                     let l = level(&mut rest)?;
@@ -164,13 +140,7 @@ impl VersionEdit {
                     if smallest.len() < 8 || largest.len() < 8 {
                         return Err(bad("file bounds are not internal keys"));
                     }
-                    e.new_files.push(NewFile {
-                        level: l,
-                        number,
-                        size,
-                        smallest,
-                        largest,
-                    });
+                    e.new_files.push(NewFile { level: l, number, size, smallest, largest });
                 }
                 other => return Err(bad(&format!("unknown tag {other}"))),
             }
@@ -193,31 +163,14 @@ mod tests {
             last_sequence: Some(12345),
             ..Default::default()
         };
-        e.compact_pointers
-            .push((2, internal_key(b"m", 5, ValueKind::Value)));
+        e.compact_pointers.push((2, internal_key(b"m", 5, ValueKind::Value)));
         e.delete_file(1, 4);
-        e.add_file(
-            3,
-            17,
-            2 << 20,
-            internal_key(b"a", 1, ValueKind::Value),
-            internal_key(b"z", 2, ValueKind::Value),
-        );
+        e.add_file(3, 17, 2 << 20, internal_key(b"a", 1, ValueKind::Value), internal_key(b"z", 2, ValueKind::Value));
         let bytes = e.encode();
-        assert_eq!(
-            VersionEdit::decode(&bytes, "MANIFEST-000001", 0, 7).unwrap(),
-            e
-        );
-        let err =
-            VersionEdit::decode(&bytes[..bytes.len() - 3], "MANIFEST-000001", 64, 7).unwrap_err();
-        assert!(
-            err.is_corruption() && err.to_string().contains("MANIFEST-000001"),
-            "{err}"
-        );
+        assert_eq!(VersionEdit::decode(&bytes, "MANIFEST-000001", 0, 7).unwrap(), e);
+        let err = VersionEdit::decode(&bytes[..bytes.len() - 3], "MANIFEST-000001", 64, 7).unwrap_err();
+        assert!(err.is_corruption() && err.to_string().contains("MANIFEST-000001"), "{err}");
         assert!(VersionEdit::decode(&[42], "M", 0, 7).is_err());
-        assert!(
-            VersionEdit::decode(&bytes, "M", 0, 3).is_err(),
-            "level 3 is out of range with 3 levels"
-        );
+        assert!(VersionEdit::decode(&bytes, "M", 0, 3).is_err(), "level 3 is out of range with 3 levels");
     }
 }

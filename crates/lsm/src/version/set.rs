@@ -97,19 +97,14 @@ impl VersionSet {
         let current = match storage::read_all(&*self.fs, &current_path) {
             Ok(c) => c,
             Err(e) if e.is_not_found() => {
-                return Err(Error::NotFound {
-                    dir: self.dir.clone(),
-                    what: "CURRENT is missing".into(),
-                })
+                return Err(Error::NotFound { dir: self.dir.clone(), what: "CURRENT is missing".into() })
             }
             Err(e) => return Err(e.into()),
         };
         let name = std::str::from_utf8(&current)
             .ok()
             .and_then(|s| s.strip_suffix('\n'))
-            .filter(|s| {
-                filename::parse(s).is_some_and(|k| matches!(k, filename::FileKind::Manifest(_)))
-            })
+            .filter(|s| filename::parse(s).is_some_and(|k| matches!(k, filename::FileKind::Manifest(_))))
             .ok_or_else(|| Error::corruption(&current_path, 0, "CURRENT does not name a MANIFEST"))?
             .to_string();
         let manifest_path = filename::join(&self.dir, &name);
@@ -129,8 +124,7 @@ impl VersionSet {
         let (mut log_number, mut prev_log, mut next_file, mut last_seq) = (None, None, None, None);
         while let Some(record) = reader.next_record()? {
             let offset = reader.last_record_offset();
-            let edit =
-                VersionEdit::decode(&record, &manifest_path, offset, self.options.num_levels)?;
+            let edit = VersionEdit::decode(&record, &manifest_path, offset, self.options.num_levels)?;
             if let Some(c) = &edit.comparator {
                 if c != COMPARATOR_NAME {
                     return Err(Error::InvalidArgument(format!(
@@ -144,25 +138,13 @@ impl VersionSet {
             next_file = edit.next_file_number.or(next_file);
             last_seq = edit.last_sequence.or(last_seq);
         }
-        let missing = |what: &str| {
-            Error::corruption(
-                &manifest_path,
-                0,
-                format!("no {what} entry in the MANIFEST"),
-            )
-        };
+        let missing = |what: &str| Error::corruption(&manifest_path, 0, format!("no {what} entry in the MANIFEST"));
         self.next_file_number = next_file.ok_or_else(|| missing("next file number"))?;
         self.log_number = log_number.ok_or_else(|| missing("log number"))?;
         self.last_sequence = last_seq.ok_or_else(|| missing("last sequence"))?;
         self.prev_log_number = prev_log.unwrap_or(0);
         self.manifest_number = filename::parse(&name)
-            .and_then(|k| {
-                if let filename::FileKind::Manifest(n) = k {
-                    Some(n)
-                } else {
-                    None
-                }
-            })
+            .and_then(|k| if let filename::FileKind::Manifest(n) = k { Some(n) } else { None })
             .unwrap_or(0);
         self.mark_file_number_used(self.manifest_number);
         self.mark_file_number_used(self.log_number);
@@ -233,10 +215,7 @@ impl VersionSet {
 
     /// An edit that recreates the whole current state (the first record of a new MANIFEST).
     fn snapshot_edit(&self) -> VersionEdit {
-        let mut e = VersionEdit {
-            comparator: Some(COMPARATOR_NAME.into()),
-            ..Default::default()
-        };
+        let mut e = VersionEdit { comparator: Some(COMPARATOR_NAME.into()), ..Default::default() };
         for (level, key) in self.compact_pointers.iter().enumerate() {
             if !key.is_empty() {
                 e.compact_pointers.push((level, key.clone()));
@@ -244,13 +223,7 @@ impl VersionSet {
         }
         for (level, files) in self.current.files.iter().enumerate() {
             for f in files {
-                e.add_file(
-                    level,
-                    f.number,
-                    f.size,
-                    f.smallest.clone(),
-                    f.largest.clone(),
-                );
+                e.add_file(level, f.number, f.size, f.smallest.clone(), f.largest.clone());
             }
         }
         e
@@ -278,12 +251,7 @@ impl VersionSet {
 
     /// Numbers of every file some version still uses.
     pub fn live_files(&self) -> BTreeSet<u64> {
-        self.current
-            .files
-            .iter()
-            .flatten()
-            .map(|f| f.number)
-            .collect()
+        self.current.files.iter().flatten().map(|f| f.number).collect()
     }
 
     pub fn dir(&self) -> &str {
@@ -320,9 +288,7 @@ struct Builder {
 
 impl Builder {
     fn new(base: &Version) -> Builder {
-        Builder {
-            levels: base.files.clone(),
-        }
+        Builder { levels: base.files.clone() }
     }
 
     fn apply(&mut self, edit: &VersionEdit, pointers: &mut [Vec<u8>]) {
@@ -339,12 +305,7 @@ impl Builder {
         for f in &edit.new_files {
             if let Some(files) = self.levels.get_mut(f.level) {
                 files.retain(|x| x.number != f.number);
-                files.push(Arc::new(FileMeta::new(
-                    f.number,
-                    f.size,
-                    f.smallest.clone(),
-                    f.largest.clone(),
-                )));
+                files.push(Arc::new(FileMeta::new(f.number, f.size, f.smallest.clone(), f.largest.clone())));
             }
         }
     }

@@ -27,13 +27,7 @@ pub struct FileMeta {
 impl FileMeta {
     pub fn new(number: u64, size: u64, smallest: Vec<u8>, largest: Vec<u8>) -> FileMeta {
         let allowed = (size / 16384).max(100) as i64;
-        FileMeta {
-            number,
-            size,
-            smallest,
-            largest,
-            allowed_seeks: AtomicI64::new(allowed),
-        }
+        FileMeta { number, size, smallest, largest, allowed_seeks: AtomicI64::new(allowed) }
     }
 
     pub fn smallest_user(&self) -> &[u8] {
@@ -88,12 +82,7 @@ impl Version {
     /// The files of `level` whose user-key ranges meet [begin, end]. For level 0 the range grows to
     /// cover every file it touches, since those files overlap each other (LevelDB's
     /// GetOverlappingInputs).
-    pub fn overlapping_inputs(
-        &self,
-        level: usize,
-        begin: Option<&[u8]>,
-        end: Option<&[u8]>,
-    ) -> Vec<Arc<FileMeta>> {
+    pub fn overlapping_inputs(&self, level: usize, begin: Option<&[u8]>, end: Option<&[u8]>) -> Vec<Arc<FileMeta>> {
         let mut begin = begin.map(|b| b.to_vec());
         let mut end = end.map(|e| e.to_vec());
         let mut out: Vec<Arc<FileMeta>> = Vec::new();
@@ -128,9 +117,7 @@ impl Version {
     /// Whether some file of `level` meets the user-key range [smallest, largest].
     pub fn overlap_in_level(&self, level: usize, smallest: &[u8], largest: &[u8]) -> bool {
         if level == 0 {
-            return self.files[0]
-                .iter()
-                .any(|f| f.overlaps(Some(smallest), Some(largest)));
+            return self.files[0].iter().any(|f| f.overlaps(Some(smallest), Some(largest)));
         }
         let files = &self.files[level];
         let i = files.partition_point(|f| f.largest_user() < smallest);
@@ -146,10 +133,8 @@ impl Version {
     /// then one file per deeper level.
     pub fn files_for_key(&self, ukey: &[u8], ikey: &[u8]) -> Vec<(usize, Arc<FileMeta>)> {
         let mut out: Vec<(usize, Arc<FileMeta>)> = Vec::new();
-        let mut l0: Vec<&Arc<FileMeta>> = self.files[0]
-            .iter()
-            .filter(|f| f.smallest_user() <= ukey && ukey <= f.largest_user())
-            .collect();
+        let mut l0: Vec<&Arc<FileMeta>> =
+            self.files[0].iter().filter(|f| f.smallest_user() <= ukey && ukey <= f.largest_user()).collect();
         l0.sort_by_key(|f| std::cmp::Reverse(f.number));
         out.extend(l0.into_iter().map(|f| (0, Arc::clone(f))));
         for level in 1..self.files.len() {
@@ -170,10 +155,7 @@ impl Version {
         if left > 0 {
             return false;
         }
-        let mut slot = self
-            .file_to_compact
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
+        let mut slot = self.file_to_compact.lock().unwrap_or_else(|e| e.into_inner());
         if slot.is_none() {
             *slot = Some((Arc::clone(file), level));
             return true;
@@ -182,10 +164,7 @@ impl Version {
     }
 
     pub fn seek_compaction(&self) -> Option<(Arc<FileMeta>, usize)> {
-        self.file_to_compact
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        self.file_to_compact.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 }
 
@@ -207,18 +186,10 @@ mod tests {
     fn level0_inputs_grow_to_cover_overlaps() {
         let mut v = Version::empty(3);
         v.files[0] = vec![file(1, "a", "c"), file(2, "b", "f"), file(3, "g", "h")];
-        let got: Vec<u64> = v
-            .overlapping_inputs(0, Some(b"c"), Some(b"c"))
-            .iter()
-            .map(|f| f.number)
-            .collect();
+        let got: Vec<u64> = v.overlapping_inputs(0, Some(b"c"), Some(b"c")).iter().map(|f| f.number).collect();
         assert_eq!(got, vec![1, 2]);
         v.files[1] = vec![file(4, "a", "b"), file(5, "d", "e"), file(6, "x", "z")];
-        let got: Vec<u64> = v
-            .overlapping_inputs(1, Some(b"c"), Some(b"y"))
-            .iter()
-            .map(|f| f.number)
-            .collect();
+        let got: Vec<u64> = v.overlapping_inputs(1, Some(b"c"), Some(b"y")).iter().map(|f| f.number).collect();
         assert_eq!(got, vec![5, 6]);
         assert!(v.overlap_in_level(1, b"c", b"d"));
         assert!(!v.overlap_in_level(1, b"f", b"w"));
@@ -230,11 +201,7 @@ mod tests {
         v.files[0] = vec![file(7, "a", "z"), file(9, "m", "n")];
         v.files[1] = vec![file(4, "a", "k"), file(5, "l", "p")];
         let ik = internal_key(b"m", 100, ValueKind::Value);
-        let got: Vec<(usize, u64)> = v
-            .files_for_key(b"m", &ik)
-            .iter()
-            .map(|(l, f)| (*l, f.number))
-            .collect();
+        let got: Vec<(usize, u64)> = v.files_for_key(b"m", &ik).iter().map(|(l, f)| (*l, f.number)).collect();
         assert_eq!(got, vec![(0, 9), (0, 7), (1, 5)]);
     }
 }

@@ -42,9 +42,7 @@ use std::fmt;
 
 use storage::RandomAccessFile;
 
-use super::format::{
-    decode_header, record_crc, valid_record_at, RecordType, BLOCK_SIZE, HEADER_SIZE,
-};
+use super::format::{decode_header, record_crc, valid_record_at, RecordType, BLOCK_SIZE, HEADER_SIZE};
 use crate::error::{Error, Result};
 
 /// How the reader handles corruption (a problem with valid data after it). A crash tail is never
@@ -117,21 +115,13 @@ pub struct Problem {
 impl Problem {
     /// The problem as an `Error::Corruption` naming the file and offset.
     pub fn to_error(&self) -> Error {
-        Error::corruption(
-            self.file.clone(),
-            self.offset,
-            format!("{} ({} bytes dropped)", self.reason, self.bytes),
-        )
+        Error::corruption(self.file.clone(), self.offset, format!("{} ({} bytes dropped)", self.reason, self.bytes))
     }
 }
 
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} at offset {}: {} ({} bytes dropped)",
-            self.file, self.offset, self.reason, self.bytes
-        )
+        write!(f, "{} at offset {}: {} ({} bytes dropped)", self.file, self.offset, self.reason, self.bytes)
     }
 }
 
@@ -284,12 +274,7 @@ impl LogReader {
     fn next_inner(&mut self) -> Result<Option<Vec<u8>>> {
         loop {
             match self.read_physical()? {
-                Physical::Record {
-                    ty,
-                    offset,
-                    start,
-                    end,
-                } => {
+                Physical::Record { ty, offset, start, end } => {
                     let frag_len = (end - start + HEADER_SIZE) as u64;
                     match ty {
                         RecordType::Full | RecordType::First => {
@@ -333,12 +318,7 @@ impl LogReader {
                     }
                     return Ok(None);
                 }
-                Physical::Bad {
-                    offset,
-                    reason,
-                    resume,
-                    successor,
-                } => {
+                Physical::Bad { offset, reason, resume, successor } => {
                     // A well-formed record of an unknown type is data, never a crash tail.
                     let intact = matches!(reason, DropReason::UnknownType(_));
                     if !intact && !self.valid_data_after(offset, successor)? {
@@ -396,12 +376,7 @@ impl LogReader {
     }
 
     fn note(&mut self, offset: u64, bytes: u64, reason: DropReason) -> Problem {
-        let p = Problem {
-            file: self.path.clone(),
-            offset,
-            bytes,
-            reason,
-        };
+        let p = Problem { file: self.path.clone(), offset, bytes, reason };
         self.stats.corrupt_bytes += bytes;
         self.stats.corrupt_regions += 1;
         self.problems.push(p.clone());
@@ -409,18 +384,10 @@ impl LogReader {
     }
 
     fn stop_at_tail(&mut self, from: u64, reason: DropReason) -> Result<()> {
-        let end = self
-            .file
-            .size()?
-            .max(self.block_start + self.block.len() as u64);
+        let end = self.file.size()?.max(self.block_start + self.block.len() as u64);
         let bytes = end.saturating_sub(from);
         self.stats.tail_bytes = bytes;
-        self.tail = Some(Problem {
-            file: self.path.clone(),
-            offset: from,
-            bytes,
-            reason,
-        });
+        self.tail = Some(Problem { file: self.path.clone(), offset: from, bytes, reason });
         self.partial.clear();
         self.partial_start = None;
         self.done = true;
@@ -470,12 +437,7 @@ impl LogReader {
                 } else {
                     DropReason::BadLength(len)
                 };
-                return Ok(Physical::Bad {
-                    offset,
-                    reason,
-                    resume: block_end,
-                    successor: None,
-                });
+                return Ok(Physical::Bad { offset, reason, resume: block_end, successor: None });
             }
             if ty == RecordType::Zero as u8 {
                 return Ok(Physical::Bad {
@@ -488,11 +450,7 @@ impl LogReader {
             if record_crc(ty, &self.block[start..end]) != crc {
                 // The length may be the damaged field: resume after this record only if a
                 // valid record really starts there.
-                let resume = if valid_record_at(&self.block, end).is_some() {
-                    end
-                } else {
-                    block_end
-                };
+                let resume = if valid_record_at(&self.block, end).is_some() { end } else { block_end };
                 return Ok(Physical::Bad {
                     offset,
                     reason: DropReason::ChecksumMismatch,
@@ -509,12 +467,7 @@ impl LogReader {
                 });
             };
             self.pos = end;
-            return Ok(Physical::Record {
-                ty,
-                offset,
-                start,
-                end,
-            });
+            return Ok(Physical::Record { ty, offset, start, end });
         }
     }
 
@@ -534,8 +487,7 @@ impl LogReader {
             // The last block: a damaged length may point anywhere (even past the end of the
             // file), so try every position after the bad header.
             let from = (offset - self.block_start) as usize + 1;
-            let found =
-                (from..self.block.len()).find(|&p| valid_record_at(&self.block, p).is_some());
+            let found = (from..self.block.len()).find(|&p| valid_record_at(&self.block, p).is_some());
             if let Some(p) = found {
                 self.valid_ahead = Some(self.block_start + p as u64);
             }

@@ -44,11 +44,7 @@ impl LogWriter {
     /// with no tail dropped (see [`super::LogReader::tail_dropped`]); otherwise new records would
     /// follow a torn fragment.
     pub fn new_at(file: Box<dyn WritableFile>, existing_len: u64) -> LogWriter {
-        LogWriter {
-            file,
-            block_offset: (existing_len % BLOCK_SIZE as u64) as usize,
-            failed: None,
-        }
+        LogWriter { file, block_offset: (existing_len % BLOCK_SIZE as u64) as usize, failed: None }
     }
 
     /// The path of the log file.
@@ -70,9 +66,7 @@ impl LogWriter {
         if let Some(e) = &self.failed {
             return Err(e.clone());
         }
-        let res = self
-            .write_fragments(record)
-            .and_then(|()| self.flush_file());
+        let res = self.write_fragments(record).and_then(|()| self.flush_file());
         if let Err(e) = &res {
             self.failed = Some(e.clone());
         }

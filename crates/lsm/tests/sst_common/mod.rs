@@ -25,12 +25,7 @@ pub fn ikey(user: &str, seq: u64) -> Vec<u8> {
 }
 
 /// Builds `path` on `fs` from `entries` (already sorted) and syncs it.
-pub fn build(
-    fs: &MemFs,
-    path: &str,
-    opts: &Options,
-    entries: &[(Vec<u8>, Vec<u8>)],
-) -> TableProperties {
+pub fn build(fs: &MemFs, path: &str, opts: &Options, entries: &[(Vec<u8>, Vec<u8>)]) -> TableProperties {
     let file = fs.create(path).unwrap();
     let mut b = TableBuilder::new(opts, file, fs.block_size());
     for (k, v) in entries {

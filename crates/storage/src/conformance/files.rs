@@ -34,44 +34,18 @@ pub(super) fn short_reads_at_eof(fs: Arc<dyn Fs>) {
     put(&*fs, "f", &pattern(3, 100));
     let r = ok(fs.open("f"), "open");
     let mut buf = [0u8; 64];
-    assert_eq!(
-        ok(r.read_at(80, &mut buf), "read_at 80"),
-        20,
-        "a read across the end is short"
-    );
+    assert_eq!(ok(r.read_at(80, &mut buf), "read_at 80"), 20, "a read across the end is short");
     assert_eq!(&buf[..20], &pattern(3, 100)[80..]);
-    assert_eq!(
-        ok(r.read_at(100, &mut buf), "read_at 100"),
-        0,
-        "a read at the end returns 0"
-    );
-    assert_eq!(
-        ok(r.read_at(1 << 40, &mut buf), "read_at far"),
-        0,
-        "a read past the end returns 0"
-    );
-    let err = r
-        .read_exact_at(90, &mut buf)
-        .expect_err("read_exact_at across the end must fail");
+    assert_eq!(ok(r.read_at(100, &mut buf), "read_at 100"), 0, "a read at the end returns 0");
+    assert_eq!(ok(r.read_at(1 << 40, &mut buf), "read_at far"), 0, "a read past the end returns 0");
+    let err = r.read_exact_at(90, &mut buf).expect_err("read_exact_at across the end must fail");
     match err {
-        FsError::UnexpectedEof {
-            ref path,
-            offset: 90,
-            wanted: 64,
-            got: 10,
-            ..
-        } if path == "f" => {}
+        FsError::UnexpectedEof { ref path, offset: 90, wanted: 64, got: 10, .. } if path == "f" => {}
         other => panic!("expected UnexpectedEof naming f at 90: {other}"),
     }
     put(&*fs, "empty", &[]);
     assert_eq!(ok(fs.file_size("empty"), "size of empty"), 0);
-    assert_eq!(
-        ok(
-            ok(fs.open("empty"), "open empty").read_at(0, &mut buf),
-            "read empty"
-        ),
-        0
-    );
+    assert_eq!(ok(ok(fs.open("empty"), "open empty").read_at(0, &mut buf), "read empty"), 0);
 }
 
 pub(super) fn reopen_append_and_truncate(fs: Arc<dyn Fs>) {
@@ -83,19 +57,11 @@ pub(super) fn reopen_append_and_truncate(fs: Arc<dyn Fs>) {
     ok(w.append(&more), "append");
     ok(w.sync(), "sync");
     drop(w);
-    assert_same(
-        "after reopening for append",
-        &read(&*fs, "log"),
-        &[first, more].concat(),
-    );
+    assert_same("after reopening for append", &read(&*fs, "log"), &[first, more].concat());
     let w = ok(fs.create("log"), "create over existing");
     assert_eq!(w.len(), 0);
     drop(w);
-    assert_eq!(
-        ok(fs.file_size("log"), "size after truncate"),
-        0,
-        "create truncates"
-    );
+    assert_eq!(ok(fs.file_size("log"), "size after truncate"), 0, "create truncates");
     // Dropping a writer flushes what it buffered.
     let mut w = ok(fs.create("dropped"), "create dropped");
     ok(w.append(b"buffered"), "append");
@@ -118,23 +84,11 @@ pub(super) fn missing_files(fs: Arc<dyn Fs>) {
     expect_not_found(fs.remove("nope"), "remove", "nope");
     expect_not_found(fs.rename("nope", "other"), "rename", "nope");
     expect_not_found(fs.list("nodir"), "list", "nodir");
-    expect_not_found(
-        fs.create("nodir/f"),
-        "create in a missing directory",
-        "nodir/f",
-    );
+    expect_not_found(fs.create("nodir/f"), "create in a missing directory", "nodir/f");
     let bs = fs.block_size();
     put(&*fs, "present", &vec![0u8; 2 * bs as usize]);
-    expect_not_found(
-        fs.clone_range("nope", 0, "present", 0, bs),
-        "clone from missing",
-        "nope",
-    );
-    expect_not_found(
-        fs.clone_range("present", 0, "nope", 0, bs),
-        "clone to missing",
-        "nope",
-    );
+    expect_not_found(fs.clone_range("nope", 0, "present", 0, bs), "clone from missing", "nope");
+    expect_not_found(fs.clone_range("present", 0, "nope", 0, bs), "clone to missing", "nope");
     assert!(!ok(fs.exists("nope"), "exists"));
     assert!(!ok(fs.exists("nodir/f"), "exists in missing dir"));
 }
@@ -161,10 +115,7 @@ pub(super) fn invalid_paths(fs: Arc<dyn Fs>) {
             check(fs.create_dir_all(bad), "create_dir_all");
         }
     }
-    assert!(
-        matches!(path::join("", "a/b"), Err(FsError::InvalidPath { .. })),
-        "a name with a separator"
-    );
+    assert!(matches!(path::join("", "a/b"), Err(FsError::InvalidPath { .. })), "a name with a separator");
 }
 
 pub(super) fn rename(fs: Arc<dyn Fs>) {
@@ -175,10 +126,7 @@ pub(super) fn rename(fs: Arc<dyn Fs>) {
     assert!(!ok(fs.exists("a"), "exists a"), "the source name is gone");
     assert_same("renamed", &read(&*fs, "b"), b"alpha");
     let mut buf = [0u8; 5];
-    ok(
-        reader.read_exact_at(0, &mut buf),
-        "read through a reader opened before the rename",
-    );
+    ok(reader.read_exact_at(0, &mut buf), "read through a reader opened before the rename");
     assert_eq!(&buf, b"alpha");
     ok(fs.create_dir_all("sub"), "create_dir_all");
     ok(fs.rename("b", "sub/c"), "rename into a directory");
@@ -189,16 +137,11 @@ pub(super) fn rename(fs: Arc<dyn Fs>) {
 }
 
 pub(super) fn remove_list_exists(fs: Arc<dyn Fs>) {
-    assert!(
-        ok(fs.list(""), "list empty").is_empty(),
-        "a fresh file system is empty"
-    );
+    assert!(ok(fs.list(""), "list empty").is_empty(), "a fresh file system is empty");
     for name in ["000003.sst", "000001.log", "CURRENT", "MANIFEST-000002"] {
         put(&*fs, name, name.as_bytes());
     }
-    let want: Vec<String> = ["000001.log", "000003.sst", "CURRENT", "MANIFEST-000002"]
-        .map(String::from)
-        .to_vec();
+    let want: Vec<String> = ["000001.log", "000003.sst", "CURRENT", "MANIFEST-000002"].map(String::from).to_vec();
     assert_eq!(ok(fs.list(""), "list"), want, "list is sorted");
     ok(fs.remove("000001.log"), "remove");
     assert!(!ok(fs.exists("000001.log"), "exists removed"));
@@ -213,17 +156,11 @@ pub(super) fn directories(fs: Arc<dyn Fs>) {
     ok(fs.create_dir_all("db"), "create_dir_all existing parent");
     assert!(ok(fs.exists("db"), "exists dir"));
     put(&*fs, "db/000001.log", b"wal");
-    assert_eq!(
-        ok(fs.list("db"), "list db"),
-        vec!["000001.log".to_string(), "archive".to_string()]
-    );
+    assert_eq!(ok(fs.list("db"), "list db"), vec!["000001.log".to_string(), "archive".to_string()]);
     ok(fs.sync_dir("db"), "sync_dir");
     match fs.remove_dir("db") {
         Err(FsError::DirNotEmpty { ref path, .. }) if path == "db" => {}
-        other => panic!(
-            "remove_dir of a non-empty directory: expected DirNotEmpty, got {:?}",
-            other.err()
-        ),
+        other => panic!("remove_dir of a non-empty directory: expected DirNotEmpty, got {:?}", other.err()),
     }
     match fs.file_size("db") {
         Err(FsError::WrongKind { .. }) => {}
@@ -276,11 +213,7 @@ pub(super) fn large_file(fs: Arc<dyn Fs>) {
         let off = (i * 2_654_435_761) % total as u64;
         let len = buf.len().min(total - off as usize);
         ok(r.read_exact_at(off, &mut buf[..len]), "read_exact_at");
-        assert_same(
-            "random read of big",
-            &buf[..len],
-            &data[off as usize..off as usize + len],
-        );
+        assert_same("random read of big", &buf[..len], &data[off as usize..off as usize + len]);
     }
     assert_same("all of big", &read(&*fs, "big"), &data);
 }
@@ -296,9 +229,7 @@ pub(super) fn concurrent_readers(fs: Arc<dyn Fs>) {
                 let mut buf = vec![0u8; 4096];
                 for i in 0..300u64 {
                     let off = ((t * 7919 + i * 104_729) % (data.len() as u64 - 4096)) as usize;
-                    reader
-                        .read_exact_at(off as u64, &mut buf)
-                        .map_err(|e| e.to_string())?;
+                    reader.read_exact_at(off as u64, &mut buf).map_err(|e| e.to_string())?;
                     if buf[..] != data[off..off + 4096] {
                         return Err(format!("thread {t}: wrong bytes at {off}"));
                     }

@@ -14,8 +14,8 @@ use std::sync::Arc;
 
 use self::clones::{append_cloned, clone_range_errors, clone_range_semantics};
 use self::files::{
-    concurrent_readers, directories, invalid_paths, large_file, lock_is_exclusive, missing_files,
-    remove_list_exists, rename, reopen_append_and_truncate, short_reads_at_eof, write_then_read,
+    concurrent_readers, directories, invalid_paths, large_file, lock_is_exclusive, missing_files, remove_list_exists,
+    rename, reopen_append_and_truncate, short_reads_at_eof, write_then_read,
 };
 use crate::error::{FsError, Result};
 use crate::fs::{read_all, write_all, Fs};
@@ -30,62 +30,20 @@ pub struct Case {
 
 /// Every case, in the order `run_all` runs them.
 pub const CASES: &[Case] = &[
-    Case {
-        name: "write_then_read",
-        run: write_then_read,
-    },
-    Case {
-        name: "short_reads_at_eof",
-        run: short_reads_at_eof,
-    },
-    Case {
-        name: "reopen_append_and_truncate",
-        run: reopen_append_and_truncate,
-    },
-    Case {
-        name: "missing_files",
-        run: missing_files,
-    },
-    Case {
-        name: "invalid_paths",
-        run: invalid_paths,
-    },
-    Case {
-        name: "rename",
-        run: rename,
-    },
-    Case {
-        name: "remove_list_exists",
-        run: remove_list_exists,
-    },
-    Case {
-        name: "directories",
-        run: directories,
-    },
-    Case {
-        name: "lock_is_exclusive",
-        run: lock_is_exclusive,
-    },
-    Case {
-        name: "clone_range_semantics",
-        run: clone_range_semantics,
-    },
-    Case {
-        name: "clone_range_errors",
-        run: clone_range_errors,
-    },
-    Case {
-        name: "append_cloned",
-        run: append_cloned,
-    },
-    Case {
-        name: "large_file",
-        run: large_file,
-    },
-    Case {
-        name: "concurrent_readers",
-        run: concurrent_readers,
-    },
+    Case { name: "write_then_read", run: write_then_read },
+    Case { name: "short_reads_at_eof", run: short_reads_at_eof },
+    Case { name: "reopen_append_and_truncate", run: reopen_append_and_truncate },
+    Case { name: "missing_files", run: missing_files },
+    Case { name: "invalid_paths", run: invalid_paths },
+    Case { name: "rename", run: rename },
+    Case { name: "remove_list_exists", run: remove_list_exists },
+    Case { name: "directories", run: directories },
+    Case { name: "lock_is_exclusive", run: lock_is_exclusive },
+    Case { name: "clone_range_semantics", run: clone_range_semantics },
+    Case { name: "clone_range_errors", run: clone_range_errors },
+    Case { name: "append_cloned", run: append_cloned },
+    Case { name: "large_file", run: large_file },
+    Case { name: "concurrent_readers", run: concurrent_readers },
 ];
 
 /// Runs every case on fresh file systems from `make`; panics listing the failed cases.
@@ -107,12 +65,7 @@ pub fn run_all(make: &dyn Fn() -> Arc<dyn Fs>) {
             }
         }
     }
-    assert!(
-        failed.is_empty(),
-        "{} conformance case(s) failed:\n{}",
-        failed.len(),
-        failed.join("\n")
-    );
+    assert!(failed.is_empty(), "{} conformance case(s) failed:\n{}", failed.len(), failed.join("\n"));
 }
 
 /// Runs the case called `name`; panics if there is none.
@@ -133,21 +86,12 @@ pub fn check_no_space(fs: &dyn Fs, limit: u64) {
             Ok(()) => written += chunk.len() as u64,
             Err(e) => break e,
         }
-        assert!(
-            written <= limit,
-            "no NoSpace after {written} bytes (limit {limit})"
-        );
+        assert!(written <= limit, "no NoSpace after {written} bytes (limit {limit})");
     };
-    assert!(
-        matches!(err, FsError::NoSpace { ref path, .. } if path == "fill"),
-        "expected NoSpace naming fill: {err}"
-    );
+    assert!(matches!(err, FsError::NoSpace { ref path, .. } if path == "fill"), "expected NoSpace naming fill: {err}");
     drop(w);
     ok(fs.remove("fill"), "remove fill");
-    ok(
-        write_all(fs, "after", &chunk, true),
-        "write after freeing space",
-    );
+    ok(write_all(fs, "after", &chunk, true), "write after freeing space");
 }
 
 /// Deterministic bytes: the same (seed, len) always gives the same content, different seeds differ.
@@ -177,15 +121,7 @@ fn put(fs: &dyn Fs, p: &str, data: &[u8]) {
 
 fn assert_same(what: &str, got: &[u8], want: &[u8]) {
     if got != want {
-        let first = got
-            .iter()
-            .zip(want)
-            .position(|(a, b)| a != b)
-            .unwrap_or(got.len().min(want.len()));
-        panic!(
-            "{what}: {} bytes, expected {}; first difference at offset {first}",
-            got.len(),
-            want.len()
-        );
+        let first = got.iter().zip(want).position(|(a, b)| a != b).unwrap_or(got.len().min(want.len()));
+        panic!("{what}: {} bytes, expected {}; first difference at offset {first}", got.len(), want.len());
     }
 }

@@ -30,13 +30,9 @@ impl WritableFile for MemWriter {
 
     fn append(&mut self, data: &[u8]) -> Result<()> {
         self.shared.check_epoch(self.epoch, "append", &self.path)?;
-        self.shared
-            .reserve("append", &self.path, data.len() as u64)?;
+        self.shared.reserve("append", &self.path, data.len() as u64)?;
         lock(&self.node.data).bytes.extend_from_slice(data);
-        self.shared
-            .counters
-            .bytes_written
-            .fetch_add(data.len() as u64, Ordering::Relaxed);
+        self.shared.counters.bytes_written.fetch_add(data.len() as u64, Ordering::Relaxed);
         Ok(())
     }
 
@@ -61,24 +57,9 @@ impl WritableFile for MemWriter {
         const OP: &str = "append_cloned";
         self.shared.check_epoch(self.epoch, OP, &self.path)?;
         let dst_offset = self.len();
-        check_alignment(
-            OP,
-            self.shared.block_size,
-            src,
-            src_offset,
-            &self.path,
-            dst_offset,
-            len,
-        )?;
+        check_alignment(OP, self.shared.block_size, src, src_offset, &self.path, dst_offset, len)?;
         let src_node = lock(&self.shared.ns).file(OP, src)?;
-        self.shared.place_range(
-            OP,
-            (src, &src_node),
-            src_offset,
-            (&self.path, &self.node),
-            None,
-            len,
-        )?;
+        self.shared.place_range(OP, (src, &src_node), src_offset, (&self.path, &self.node), None, len)?;
         let c = &self.shared.counters;
         if self.shared.clone_support {
             c.bytes_cloned.fetch_add(len, Ordering::Relaxed);

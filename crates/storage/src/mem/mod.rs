@@ -106,11 +106,7 @@ impl MemFsBuilder {
                 block_size: self.block_size.max(1),
                 capacity: self.capacity,
                 clone_support: self.clone_support,
-                ns: Mutex::new(Namespace {
-                    dirs,
-                    locks: BTreeMap::new(),
-                    next_lock_id: 0,
-                }),
+                ns: Mutex::new(Namespace { dirs, locks: BTreeMap::new(), next_lock_id: 0 }),
                 epoch: AtomicU64::new(0),
                 used: Arc::new(AtomicU64::new(0)),
                 counters: Counters::default(),
@@ -151,11 +147,7 @@ impl MemFs {
 
     /// A builder with the defaults of [`MemFs::new`].
     pub fn builder() -> MemFsBuilder {
-        MemFsBuilder {
-            block_size: 4096,
-            capacity: None,
-            clone_support: true,
-        }
+        MemFsBuilder { block_size: 4096, capacity: None, clone_support: true }
     }
 
     /// Simulates power loss; see the module documentation for exactly what survives.
@@ -177,9 +169,7 @@ impl MemFs {
                 }
                 data.synced_len = data.bytes.len();
                 // Reverting an override can grow a file back to its synced length.
-                self.shared
-                    .used
-                    .fetch_add(data.bytes.len() as u64, Ordering::Relaxed);
+                self.shared.used.fetch_add(data.bytes.len() as u64, Ordering::Relaxed);
                 self.shared.used.fetch_sub(before as u64, Ordering::Relaxed);
             }
         }
@@ -213,12 +203,7 @@ impl MemFs {
 
     fn writer(&self, path: &str, node: Arc<Node>) -> Box<dyn WritableFile> {
         let epoch = self.shared.epoch.load(Ordering::SeqCst);
-        Box::new(MemWriter {
-            shared: Arc::clone(&self.shared),
-            node,
-            path: path.to_string(),
-            epoch,
-        })
+        Box::new(MemWriter { shared: Arc::clone(&self.shared), node, path: path.to_string(), epoch })
     }
 }
 
@@ -235,10 +220,7 @@ impl fmt::Debug for MemFs {
 impl Shared {
     fn check_epoch(&self, epoch: u64, op: &'static str, path: &str) -> Result<()> {
         if self.epoch.load(Ordering::SeqCst) != epoch {
-            return Err(FsError::Crashed {
-                op,
-                path: path.to_string(),
-            });
+            return Err(FsError::Crashed { op, path: path.to_string() });
         }
         Ok(())
     }
@@ -262,10 +244,7 @@ impl Shared {
     }
 
     fn new_node(&self) -> Arc<Node> {
-        Arc::new(Node {
-            data: Mutex::new(NodeData::default()),
-            used: Arc::clone(&self.used),
-        })
+        Arc::new(Node { data: Mutex::new(NodeData::default()), used: Arc::clone(&self.used) })
     }
 
     /// Copies `len` bytes of `src` at `src_offset` into `dst` at `dst_offset` after checking the ranges.
@@ -290,13 +269,7 @@ impl Shared {
             let s = lock(&src.1.data);
             let size = s.bytes.len() as u64;
             if !matches!(src_offset.checked_add(len), Some(end) if end <= size) {
-                return Err(FsError::OutOfRange {
-                    op,
-                    path: src.0.to_string(),
-                    offset: src_offset,
-                    len,
-                    size,
-                });
+                return Err(FsError::OutOfRange { op, path: src.0.to_string(), offset: src_offset, len, size });
             }
             s.bytes[src_offset as usize..(src_offset + len) as usize].to_vec()
         };
@@ -304,13 +277,7 @@ impl Shared {
         let size = d.bytes.len() as u64;
         let at = dst_offset.unwrap_or(size);
         if at > size {
-            return Err(FsError::OutOfRange {
-                op,
-                path: dst.0.to_string(),
-                offset: at,
-                len,
-                size,
-            });
+            return Err(FsError::OutOfRange { op, path: dst.0.to_string(), offset: at, len, size });
         }
         let at = at as usize;
         let growth = (at + bytes.len()).saturating_sub(d.bytes.len());
@@ -328,9 +295,7 @@ impl Fs for MemFs {
     fn create(&self, path: &str) -> Result<Box<dyn WritableFile>> {
         let node = self.shared.new_node();
         let mut ns = lock(&self.shared.ns);
-        ns.parent_for_new("create", path)?
-            .entries
-            .insert(path::file_name(path).to_string(), Arc::clone(&node));
+        ns.parent_for_new("create", path)?.entries.insert(path::file_name(path).to_string(), Arc::clone(&node));
         drop(ns);
         Ok(self.writer(path, node))
     }
@@ -343,12 +308,7 @@ impl Fs for MemFs {
     fn open(&self, path: &str) -> Result<Box<dyn RandomAccessFile>> {
         let node = lock(&self.shared.ns).file("open", path)?;
         let epoch = self.shared.epoch.load(Ordering::SeqCst);
-        Ok(Box::new(MemReader {
-            shared: Arc::clone(&self.shared),
-            node,
-            path: path.to_string(),
-            epoch,
-        }))
+        Ok(Box::new(MemReader { shared: Arc::clone(&self.shared), node, path: path.to_string(), epoch }))
     }
 
     fn file_size(&self, path: &str) -> Result<u64> {
@@ -384,10 +344,7 @@ impl Fs for MemFs {
             end = dir[end..].find('/').map_or(dir.len(), |i| end + i);
             let prefix = &dir[..end];
             if ns.is_file(prefix) {
-                return Err(FsError::AlreadyExists {
-                    op: "create_dir_all",
-                    path: prefix.to_string(),
-                });
+                return Err(FsError::AlreadyExists { op: "create_dir_all", path: prefix.to_string() });
             }
             ns.dirs.entry(prefix.to_string()).or_default();
             end += 1;
@@ -399,15 +356,9 @@ impl Fs for MemFs {
         path::validate(dir)?;
         let mut ns = lock(&self.shared.ns);
         let empty = ns.dir("remove_dir", dir)?.entries.is_empty();
-        let has_subdirs = ns
-            .dirs
-            .keys()
-            .any(|d| !d.is_empty() && path::parent(d) == dir);
+        let has_subdirs = ns.dirs.keys().any(|d| !d.is_empty() && path::parent(d) == dir);
         if !empty || has_subdirs {
-            return Err(FsError::DirNotEmpty {
-                op: "remove_dir",
-                path: dir.to_string(),
-            });
+            return Err(FsError::DirNotEmpty { op: "remove_dir", path: dir.to_string() });
         }
         ns.dirs.remove(dir);
         Ok(())
@@ -422,21 +373,15 @@ impl Fs for MemFs {
         if from == to {
             return Ok(());
         }
-        ns.dir_mut("rename", path::parent(from))?
-            .entries
-            .remove(path::file_name(from));
-        ns.dir_mut("rename", path::parent(to))?
-            .entries
-            .insert(path::file_name(to).to_string(), node);
+        ns.dir_mut("rename", path::parent(from))?.entries.remove(path::file_name(from));
+        ns.dir_mut("rename", path::parent(to))?.entries.insert(path::file_name(to).to_string(), node);
         Ok(())
     }
 
     fn remove(&self, path: &str) -> Result<()> {
         let mut ns = lock(&self.shared.ns);
         ns.file("remove", path)?;
-        ns.dir_mut("remove", path::parent(path))?
-            .entries
-            .remove(path::file_name(path));
+        ns.dir_mut("remove", path::parent(path))?.entries.remove(path::file_name(path));
         Ok(())
     }
 
@@ -445,10 +390,7 @@ impl Fs for MemFs {
         let mut ns = lock(&self.shared.ns);
         ns.dir("sync_dir", dir)?;
         ns.commit_dir(dir);
-        self.shared
-            .counters
-            .dir_syncs
-            .fetch_add(1, Ordering::Relaxed);
+        self.shared.counters.dir_syncs.fetch_add(1, Ordering::Relaxed);
         Ok(())
     }
 
@@ -457,60 +399,28 @@ impl Fs for MemFs {
         let mut ns = lock(&self.shared.ns);
         if !ns.is_file(path) {
             let node = self.shared.new_node();
-            ns.parent_for_new("lock", path)?
-                .entries
-                .insert(path::file_name(path).to_string(), node);
+            ns.parent_for_new("lock", path)?.entries.insert(path::file_name(path).to_string(), node);
         }
         if ns.locks.contains_key(path) {
-            return Err(FsError::Locked {
-                path: path.to_string(),
-            });
+            return Err(FsError::Locked { path: path.to_string() });
         }
         let id = ns.next_lock_id;
         ns.next_lock_id += 1;
         ns.locks.insert(path.to_string(), id);
-        Ok(Box::new(MemLock {
-            shared: Arc::clone(&self.shared),
-            path: path.to_string(),
-            id,
-        }))
+        Ok(Box::new(MemLock { shared: Arc::clone(&self.shared), path: path.to_string(), id }))
     }
 
-    fn clone_range(
-        &self,
-        src: &str,
-        src_offset: u64,
-        dst: &str,
-        dst_offset: u64,
-        len: u64,
-    ) -> Result<()> {
+    fn clone_range(&self, src: &str, src_offset: u64, dst: &str, dst_offset: u64, len: u64) -> Result<()> {
         path::validate(src)?;
         path::validate(dst)?;
-        check_alignment(
-            "clone_range",
-            self.shared.block_size,
-            src,
-            src_offset,
-            dst,
-            dst_offset,
-            len,
-        )?;
+        check_alignment("clone_range", self.shared.block_size, src, src_offset, dst, dst_offset, len)?;
         let (src_node, dst_node) = {
             let ns = lock(&self.shared.ns);
             (ns.file("clone_range", src)?, ns.file("clone_range", dst)?)
         };
         let src_size = lock(&src_node.data).bytes.len() as u64;
         let dst_size = lock(&dst_node.data).bytes.len() as u64;
-        check_ranges(
-            "clone_range",
-            src,
-            src_offset,
-            src_size,
-            dst,
-            dst_offset,
-            dst_size,
-            len,
-        )?;
+        check_ranges("clone_range", src, src_offset, src_size, dst, dst_offset, dst_size, len)?;
         if !self.shared.clone_support {
             return Err(FsError::Unsupported {
                 op: "clone_range",
@@ -526,10 +436,7 @@ impl Fs for MemFs {
             Some(dst_offset),
             len,
         )?;
-        self.shared
-            .counters
-            .bytes_cloned
-            .fetch_add(len, Ordering::Relaxed);
+        self.shared.counters.bytes_cloned.fetch_add(len, Ordering::Relaxed);
         Ok(())
     }
 

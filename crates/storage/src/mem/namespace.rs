@@ -65,68 +65,42 @@ impl Namespace {
         if !self.dirs.contains_key(dir) {
             return Err(self.missing_dir(op, dir));
         }
-        self.dirs.get_mut(dir).ok_or_else(|| FsError::NotFound {
-            op,
-            path: dir.to_string(),
-        })
+        self.dirs.get_mut(dir).ok_or_else(|| FsError::NotFound { op, path: dir.to_string() })
     }
 
     pub(super) fn missing_dir(&self, op: &'static str, dir: &str) -> FsError {
         if self.is_file(dir) {
-            FsError::WrongKind {
-                op,
-                path: dir.to_string(),
-                expected: "directory",
-            }
+            FsError::WrongKind { op, path: dir.to_string(), expected: "directory" }
         } else {
-            FsError::NotFound {
-                op,
-                path: dir.to_string(),
-            }
+            FsError::NotFound { op, path: dir.to_string() }
         }
     }
 
     pub(super) fn is_file(&self, p: &str) -> bool {
-        self.dirs
-            .get(path::parent(p))
-            .is_some_and(|d| d.entries.contains_key(path::file_name(p)))
+        self.dirs.get(path::parent(p)).is_some_and(|d| d.entries.contains_key(path::file_name(p)))
     }
 
     pub(super) fn file(&self, op: &'static str, p: &str) -> Result<Arc<Node>> {
         path::validate(p)?;
         if self.dirs.contains_key(p) {
-            return Err(FsError::WrongKind {
-                op,
-                path: p.to_string(),
-                expected: "file",
-            });
+            return Err(FsError::WrongKind { op, path: p.to_string(), expected: "file" });
         }
         self.dirs
             .get(path::parent(p))
             .and_then(|d| d.entries.get(path::file_name(p)))
             .cloned()
-            .ok_or_else(|| FsError::NotFound {
-                op,
-                path: p.to_string(),
-            })
+            .ok_or_else(|| FsError::NotFound { op, path: p.to_string() })
     }
 
     /// The directory that will hold new file `p`, after checking that `p` is not a directory.
     pub(super) fn parent_for_new(&mut self, op: &'static str, p: &str) -> Result<&mut Dir> {
         path::validate(p)?;
         if self.dirs.contains_key(p) {
-            return Err(FsError::WrongKind {
-                op,
-                path: p.to_string(),
-                expected: "file",
-            });
+            return Err(FsError::WrongKind { op, path: p.to_string(), expected: "file" });
         }
         let parent = path::parent(p);
         if !self.dirs.contains_key(parent) {
-            return Err(FsError::NotFound {
-                op,
-                path: p.to_string(),
-            });
+            return Err(FsError::NotFound { op, path: p.to_string() });
         }
         self.dir_mut(op, parent)
     }
@@ -153,19 +127,12 @@ impl Namespace {
             .filter(|(name, node)| !holds(&d.entries, name, node))
             .map(|(_, n)| Arc::clone(n))
             .collect();
-        let contains =
-            |list: &[Arc<Node>], node: &Arc<Node>| list.iter().any(|n| Arc::ptr_eq(n, node));
+        let contains = |list: &[Arc<Node>], node: &Arc<Node>| list.iter().any(|n| Arc::ptr_eq(n, node));
         if !arrived.is_empty() || !departed.is_empty() {
-            for (_, other) in self
-                .dirs
-                .iter_mut()
-                .filter(|(name, _)| name.as_str() != dir)
-            {
+            for (_, other) in self.dirs.iter_mut().filter(|(name, _)| name.as_str() != dir) {
                 // The source side of a rename into `dir`.
                 let entries = &other.entries;
-                other
-                    .durable
-                    .retain(|n, node| !contains(&arrived, node) || holds(entries, n, node));
+                other.durable.retain(|n, node| !contains(&arrived, node) || holds(entries, n, node));
                 // The destination side of a rename out of `dir`.
                 for (n, node) in &other.entries {
                     if contains(&departed, node) && !holds(&other.durable, n, node) {

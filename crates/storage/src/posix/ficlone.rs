@@ -27,27 +27,11 @@ struct FileCloneRange {
 const FICLONERANGE: u64 = 0x4020_940d;
 
 #[cfg(target_os = "linux")]
-fn ficlonerange(
-    src: &File,
-    src_offset: u64,
-    dst: &File,
-    dst_offset: u64,
-    len: u64,
-) -> std::io::Result<()> {
-    let arg = FileCloneRange {
-        src_fd: i64::from(src.as_raw_fd()),
-        src_offset,
-        src_length: len,
-        dest_offset: dst_offset,
-    };
+fn ficlonerange(src: &File, src_offset: u64, dst: &File, dst_offset: u64, len: u64) -> std::io::Result<()> {
+    let arg =
+        FileCloneRange { src_fd: i64::from(src.as_raw_fd()), src_offset, src_length: len, dest_offset: dst_offset };
     // SAFETY: both descriptors are open for the duration of the call and `arg` matches the kernel's layout.
-    let rc = unsafe {
-        libc::ioctl(
-            dst.as_raw_fd(),
-            FICLONERANGE as _,
-            &arg as *const FileCloneRange,
-        )
-    };
+    let rc = unsafe { libc::ioctl(dst.as_raw_fd(), FICLONERANGE as _, &arg as *const FileCloneRange) };
     if rc == 0 {
         Ok(())
     } else {
@@ -65,14 +49,7 @@ pub(super) type At<'a> = (&'a File, u64);
 
 impl Shared {
     /// Runs FICLONERANGE (unless clones are known to be refused) and maps a refusal to `Unsupported`.
-    pub(super) fn clone_files(
-        &self,
-        op: &'static str,
-        path: &str,
-        src: At,
-        dst: At,
-        len: u64,
-    ) -> Result<()> {
+    pub(super) fn clone_files(&self, op: &'static str, path: &str, src: At, dst: At, len: u64) -> Result<()> {
         if self.clone_state.load(Ordering::Relaxed) == CLONE_NO {
             return Err(unsupported(
                 op,
@@ -87,34 +64,18 @@ impl Shared {
         let code = err.raw_os_error().unwrap_or(0);
         if code == libc::EOPNOTSUPP || code == libc::ENOTTY || code == libc::ENOSYS {
             self.clone_state.store(CLONE_NO, Ordering::Relaxed);
-            return Err(unsupported(
-                op,
-                path,
-                format!("the file system does not share extents ({err})"),
-            ));
+            return Err(unsupported(op, path, format!("the file system does not share extents ({err})")));
         }
         if code == libc::EXDEV {
-            return Err(unsupported(
-                op,
-                path,
-                format!("source and destination are on different file systems ({err})"),
-            ));
+            return Err(unsupported(op, path, format!("source and destination are on different file systems ({err})")));
         }
         if code == libc::EINVAL {
-            return Err(unsupported(
-                op,
-                path,
-                format!("FICLONERANGE refused the range ({err})"),
-            ));
+            return Err(unsupported(op, path, format!("FICLONERANGE refused the range ({err})")));
         }
         Err(FsError::from_io(op, path, err))
     }
 }
 
 fn unsupported(op: &'static str, path: &str, reason: String) -> FsError {
-    FsError::Unsupported {
-        op,
-        path: path.to_string(),
-        reason,
-    }
+    FsError::Unsupported { op, path: path.to_string(), reason }
 }

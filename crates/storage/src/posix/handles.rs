@@ -25,9 +25,7 @@ pub(super) struct PosixWriter {
 
 impl PosixWriter {
     fn write_through(&mut self, op: &'static str, data: &[u8]) -> Result<()> {
-        self.file
-            .write_all_at(data, self.flushed)
-            .map_err(|e| FsError::from_io(op, &self.path, e))?;
+        self.file.write_all_at(data, self.flushed).map_err(|e| FsError::from_io(op, &self.path, e))?;
         self.flushed += data.len() as u64;
         Ok(())
     }
@@ -37,9 +35,7 @@ impl PosixWriter {
             return Ok(());
         }
         // On error the buffer is kept: how much of it reached the file is unknown, and the caller sees the error.
-        self.file
-            .write_all_at(&self.buf, self.flushed)
-            .map_err(|e| FsError::from_io(op, &self.path, e))?;
+        self.file.write_all_at(&self.buf, self.flushed).map_err(|e| FsError::from_io(op, &self.path, e))?;
         self.flushed += self.buf.len() as u64;
         self.buf.clear();
         Ok(())
@@ -72,9 +68,7 @@ impl WritableFile for PosixWriter {
 
     fn sync(&mut self) -> Result<()> {
         self.flush_buffer("sync")?;
-        self.file
-            .sync_data()
-            .map_err(|e| FsError::from_io("sync", &self.path, e))
+        self.file.sync_data().map_err(|e| FsError::from_io("sync", &self.path, e))
     }
 
     fn append_cloned(&mut self, src: &str, src_offset: u64, len: u64) -> Result<CloneOutcome> {
@@ -82,50 +76,22 @@ impl WritableFile for PosixWriter {
         self.flush_buffer(OP)?;
         path::validate(src)?;
         let host_src = self.shared.root.join(src);
-        check_alignment(
-            OP,
-            self.shared.block_size,
-            src,
-            src_offset,
-            &self.path,
-            self.flushed,
-            len,
-        )?;
+        check_alignment(OP, self.shared.block_size, src, src_offset, &self.path, self.flushed, len)?;
         let src_file = open_file(OP, src, &host_src, OpenOptions::new().read(true))?;
         let src_size = file_len(OP, src, &src_file)?;
-        check_ranges(
-            OP,
-            src,
-            src_offset,
-            src_size,
-            &self.path,
-            self.flushed,
-            self.flushed,
-            len,
-        )?;
+        check_ranges(OP, src, src_offset, src_size, &self.path, self.flushed, self.flushed, len)?;
         if len == 0 {
             return Ok(CloneOutcome::default());
         }
-        let cloned = self.shared.clone_files(
-            OP,
-            &self.path,
-            (&src_file, src_offset),
-            (&self.file, self.flushed),
-            len,
-        );
+        let cloned = self.shared.clone_files(OP, &self.path, (&src_file, src_offset), (&self.file, self.flushed), len);
         match cloned {
             Ok(()) => {
                 self.flushed += len;
                 Ok(CloneOutcome::cloned(len))
             }
             Err(err) if err.is_unsupported() => {
-                let reader = PosixReader {
-                    file: src_file,
-                    path: src.to_string(),
-                };
-                copy_range(&reader, src_offset, len, &mut |chunk| {
-                    self.write_through(OP, chunk)
-                })?;
+                let reader = PosixReader { file: src_file, path: src.to_string() };
+                copy_range(&reader, src_offset, len, &mut |chunk| self.write_through(OP, chunk))?;
                 Ok(CloneOutcome::copied(len))
             }
             Err(err) => Err(err),
@@ -176,9 +142,7 @@ pub(super) struct PosixLock {
 
 impl fmt::Debug for PosixLock {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("PosixLock")
-            .field("path", &self.path)
-            .finish()
+        f.debug_struct("PosixLock").field("path", &self.path).finish()
     }
 }
 

@@ -52,15 +52,8 @@ impl PosixFs {
         let root = root.as_ref().to_path_buf();
         let shown = root.display().to_string();
         std::fs::create_dir_all(&root).map_err(|e| FsError::from_io("new", &shown, e))?;
-        let block_size =
-            statvfs_block_size(&root).map_err(|e| FsError::from_io("statvfs", &shown, e))?;
-        Ok(PosixFs {
-            shared: Arc::new(Shared {
-                root,
-                block_size,
-                clone_state: AtomicU8::new(CLONE_UNKNOWN),
-            }),
-        })
+        let block_size = statvfs_block_size(&root).map_err(|e| FsError::from_io("statvfs", &shown, e))?;
+        Ok(PosixFs { shared: Arc::new(Shared { root, block_size, clone_state: AtomicU8::new(CLONE_UNKNOWN) }) })
     }
 
     /// The host directory this file system is rooted at.
@@ -76,11 +69,7 @@ impl PosixFs {
 
     fn host_dir(&self, dir: &str) -> Result<PathBuf> {
         path::validate_dir(dir)?;
-        Ok(if dir.is_empty() {
-            self.shared.root.clone()
-        } else {
-            self.shared.root.join(dir)
-        })
+        Ok(if dir.is_empty() { self.shared.root.clone() } else { self.shared.root.join(dir) })
     }
 
     fn writer(&self, path: &str, file: File, len: u64) -> Box<dyn WritableFile> {
@@ -112,16 +101,13 @@ impl PosixFs {
 
 impl fmt::Debug for PosixFs {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("PosixFs")
-            .field("root", &self.shared.root)
-            .field("block_size", &self.shared.block_size)
-            .finish()
+        f.debug_struct("PosixFs").field("root", &self.shared.root).field("block_size", &self.shared.block_size).finish()
     }
 }
 
 fn statvfs_block_size(p: &Path) -> std::io::Result<u64> {
-    let c = CString::new(p.as_os_str().as_bytes())
-        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
+    let c =
+        CString::new(p.as_os_str().as_bytes()).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
     // SAFETY: `c` is a NUL-terminated path and `st` a properly sized, writable statvfs.
     let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
     let rc = unsafe { libc::statvfs(c.as_ptr(), &mut st) };
@@ -137,19 +123,13 @@ fn open_file(op: &'static str, path: &str, host: &Path, opts: &OpenOptions) -> R
     let file = opts.open(host).map_err(|e| FsError::from_io(op, path, e))?;
     let meta = file.metadata().map_err(|e| FsError::from_io(op, path, e))?;
     if meta.is_dir() {
-        return Err(FsError::WrongKind {
-            op,
-            path: path.to_string(),
-            expected: "file",
-        });
+        return Err(FsError::WrongKind { op, path: path.to_string(), expected: "file" });
     }
     Ok(file)
 }
 
 fn file_len(op: &'static str, path: &str, file: &File) -> Result<u64> {
-    file.metadata()
-        .map(|m| m.len())
-        .map_err(|e| FsError::from_io(op, path, e))
+    file.metadata().map(|m| m.len()).map_err(|e| FsError::from_io(op, path, e))
 }
 
 impl Fs for PosixFs {
@@ -178,21 +158,13 @@ impl Fs for PosixFs {
     fn open(&self, path: &str) -> Result<Box<dyn RandomAccessFile>> {
         let host = self.host_path(path)?;
         let file = open_file("open", path, &host, OpenOptions::new().read(true))?;
-        Ok(Box::new(PosixReader {
-            file,
-            path: path.to_string(),
-        }))
+        Ok(Box::new(PosixReader { file, path: path.to_string() }))
     }
 
     fn file_size(&self, path: &str) -> Result<u64> {
-        let meta = std::fs::metadata(self.host_path(path)?)
-            .map_err(|e| FsError::from_io("file_size", path, e))?;
+        let meta = std::fs::metadata(self.host_path(path)?).map_err(|e| FsError::from_io("file_size", path, e))?;
         if meta.is_dir() {
-            return Err(FsError::WrongKind {
-                op: "file_size",
-                path: path.to_string(),
-                expected: "file",
-            });
+            return Err(FsError::WrongKind { op: "file_size", path: path.to_string(), expected: "file" });
         }
         Ok(meta.len())
     }
@@ -206,18 +178,14 @@ impl Fs for PosixFs {
     }
 
     fn list(&self, dir: &str) -> Result<Vec<String>> {
-        let entries =
-            std::fs::read_dir(self.host_dir(dir)?).map_err(|e| FsError::from_io("list", dir, e))?;
+        let entries = std::fs::read_dir(self.host_dir(dir)?).map_err(|e| FsError::from_io("list", dir, e))?;
         let mut names = Vec::new();
         for entry in entries {
             let entry = entry.map_err(|e| FsError::from_io("list", dir, e))?;
-            let name = entry
-                .file_name()
-                .into_string()
-                .map_err(|raw| FsError::InvalidPath {
-                    path: raw.to_string_lossy().into_owned(),
-                    reason: "a directory entry's name is not UTF-8",
-                })?;
+            let name = entry.file_name().into_string().map_err(|raw| FsError::InvalidPath {
+                path: raw.to_string_lossy().into_owned(),
+                reason: "a directory entry's name is not UTF-8",
+            })?;
             names.push(name);
         }
         names.sort();
@@ -225,25 +193,18 @@ impl Fs for PosixFs {
     }
 
     fn create_dir_all(&self, dir: &str) -> Result<()> {
-        std::fs::create_dir_all(self.host_dir(dir)?)
-            .map_err(|e| FsError::from_io("create_dir_all", dir, e))
+        std::fs::create_dir_all(self.host_dir(dir)?).map_err(|e| FsError::from_io("create_dir_all", dir, e))
     }
 
     fn remove_dir(&self, dir: &str) -> Result<()> {
-        std::fs::remove_dir(self.host_path(dir)?)
-            .map_err(|e| FsError::from_io("remove_dir", dir, e))
+        std::fs::remove_dir(self.host_path(dir)?).map_err(|e| FsError::from_io("remove_dir", dir, e))
     }
 
     fn rename(&self, from: &str, to: &str) -> Result<()> {
         let (host_from, host_to) = (self.host_path(from)?, self.host_path(to)?);
-        let meta =
-            std::fs::metadata(&host_from).map_err(|e| FsError::from_io("rename", from, e))?;
+        let meta = std::fs::metadata(&host_from).map_err(|e| FsError::from_io("rename", from, e))?;
         if meta.is_dir() {
-            return Err(FsError::WrongKind {
-                op: "rename",
-                path: from.to_string(),
-                expected: "file",
-            });
+            return Err(FsError::WrongKind { op: "rename", path: from.to_string(), expected: "file" });
         }
         std::fs::rename(host_from, host_to).map_err(|e| FsError::from_io("rename", to, e))
     }
@@ -253,74 +214,39 @@ impl Fs for PosixFs {
     }
 
     fn sync_dir(&self, dir: &str) -> Result<()> {
-        let file =
-            File::open(self.host_dir(dir)?).map_err(|e| FsError::from_io("sync_dir", dir, e))?;
-        file.sync_all()
-            .map_err(|e| FsError::from_io("sync_dir", dir, e))
+        let file = File::open(self.host_dir(dir)?).map_err(|e| FsError::from_io("sync_dir", dir, e))?;
+        file.sync_all().map_err(|e| FsError::from_io("sync_dir", dir, e))
     }
 
     fn lock(&self, path: &str) -> Result<Box<dyn FileLock>> {
         let host = self.host_path(path)?;
-        let opts = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .clone();
+        let opts = OpenOptions::new().read(true).write(true).create(true).truncate(false).clone();
         let file = open_file("lock", path, &host, &opts)?;
         // SAFETY: the descriptor is open; flock has no memory arguments.
         let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
         if rc != 0 {
             let err = std::io::Error::last_os_error();
             if err.raw_os_error() == Some(libc::EWOULDBLOCK) {
-                return Err(FsError::Locked {
-                    path: path.to_string(),
-                });
+                return Err(FsError::Locked { path: path.to_string() });
             }
             return Err(FsError::from_io("lock", path, err));
         }
-        Ok(Box::new(PosixLock {
-            _file: file,
-            path: path.to_string(),
-        }))
+        Ok(Box::new(PosixLock { _file: file, path: path.to_string() }))
     }
 
-    fn clone_range(
-        &self,
-        src: &str,
-        src_offset: u64,
-        dst: &str,
-        dst_offset: u64,
-        len: u64,
-    ) -> Result<()> {
+    fn clone_range(&self, src: &str, src_offset: u64, dst: &str, dst_offset: u64, len: u64) -> Result<()> {
         const OP: &str = "clone_range";
         let (host_src, host_dst) = (self.host_path(src)?, self.host_path(dst)?);
-        check_alignment(
-            OP,
-            self.shared.block_size,
-            src,
-            src_offset,
-            dst,
-            dst_offset,
-            len,
-        )?;
+        check_alignment(OP, self.shared.block_size, src, src_offset, dst, dst_offset, len)?;
         let src_file = open_file(OP, src, &host_src, OpenOptions::new().read(true))?;
         let dst_file = open_file(OP, dst, &host_dst, OpenOptions::new().write(true))?;
         let (src_size, dst_size) = (file_len(OP, src, &src_file)?, file_len(OP, dst, &dst_file)?);
-        check_ranges(
-            OP, src, src_offset, src_size, dst, dst_offset, dst_size, len,
-        )?;
+        check_ranges(OP, src, src_offset, src_size, dst, dst_offset, dst_size, len)?;
         if len == 0 {
             // FICLONERANGE reads a zero length as "to the end of the source".
             return Ok(());
         }
-        self.shared.clone_files(
-            OP,
-            dst,
-            (&src_file, src_offset),
-            (&dst_file, dst_offset),
-            len,
-        )
+        self.shared.clone_files(OP, dst, (&src_file, src_offset), (&dst_file, dst_offset), len)
     }
 
     fn supports_clone(&self) -> bool {

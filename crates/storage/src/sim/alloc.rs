@@ -20,11 +20,7 @@ impl Allocator {
         if end > start {
             free.insert(start, end - start);
         }
-        Allocator {
-            free,
-            free_pages: (end - start) as u64,
-            cursor: start,
-        }
+        Allocator { free, free_pages: (end - start) as u64, cursor: start }
     }
 
     pub fn free_pages(&self) -> u64 {
@@ -53,11 +49,7 @@ impl Allocator {
     /// Takes up to `want` contiguous pages from the first free extent at or after the cursor
     /// (wrapping); returns (start, count).
     pub fn take_run(&mut self, want: u32) -> Option<(u32, u32)> {
-        let (&start, &len) = self
-            .free
-            .range(self.cursor..)
-            .next()
-            .or_else(|| self.free.iter().next())?;
+        let (&start, &len) = self.free.range(self.cursor..).next().or_else(|| self.free.iter().next())?;
         let got = want.min(len);
         self.free.remove(&start);
         if got < len {

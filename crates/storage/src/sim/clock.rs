@@ -96,10 +96,7 @@ mod tests {
         assert_eq!(c.now(), 0);
         c.advance_current(50);
         c.advance(Lane::Background, 20);
-        assert_eq!(
-            (c.time(Lane::Foreground), c.time(Lane::Background)),
-            (10, 50)
-        );
+        assert_eq!((c.time(Lane::Foreground), c.time(Lane::Background)), (10, 50));
         assert_eq!(c.lane(), Lane::Background);
     }
 }

@@ -18,12 +18,7 @@ pub(super) struct SimWriter {
 
 impl SimWriter {
     pub fn new(shared: Arc<Shared>, ino: u64, path: &str, epoch: u64) -> Self {
-        SimWriter {
-            shared,
-            ino,
-            path: path.to_string(),
-            epoch,
-        }
+        SimWriter { shared, ino, path: path.to_string(), epoch }
     }
 
     fn window(&self) -> u32 {
@@ -37,24 +32,13 @@ impl WritableFile for SimWriter {
     }
 
     fn len(&self) -> u64 {
-        self.shared
-            .state()
-            .inodes
-            .get(&self.ino)
-            .map_or(0, |i| i.len)
+        self.shared.state().inodes.get(&self.ino).map_or(0, |i| i.len)
     }
 
     fn append(&mut self, data: &[u8]) -> Result<()> {
         self.shared.check_epoch(self.epoch, "append", &self.path)?;
         let mut st = self.shared.state();
-        inode::append(
-            &mut st,
-            self.shared.clock(),
-            self.ino,
-            &self.path,
-            data,
-            self.window(),
-        )
+        inode::append(&mut st, self.shared.clock(), self.ino, &self.path, data, self.window())
     }
 
     fn flush(&mut self) -> Result<()> {
@@ -65,13 +49,7 @@ impl WritableFile for SimWriter {
     fn sync(&mut self) -> Result<()> {
         self.shared.check_epoch(self.epoch, "sync", &self.path)?;
         let mut st = self.shared.state();
-        inode::sync(
-            &mut st,
-            self.shared.clock(),
-            self.ino,
-            &self.path,
-            self.window(),
-        )
+        inode::sync(&mut st, self.shared.clock(), self.ino, &self.path, self.window())
     }
 
     fn append_cloned(&mut self, src: &str, src_offset: u64, len: u64) -> Result<CloneOutcome> {
@@ -91,26 +69,14 @@ impl WritableFile for SimWriter {
                 reason: "clone source and destination are the same file",
             });
         }
-        inode::clone_pages(
-            &mut st,
-            self.shared.clock(),
-            (s, src),
-            src_offset,
-            (self.ino, &self.path),
-            at,
-            len,
-        )?;
+        inode::clone_pages(&mut st, self.shared.clock(), (s, src), src_offset, (self.ino, &self.path), at, len)?;
         Ok(CloneOutcome::cloned(len))
     }
 }
 
 impl Drop for SimWriter {
     fn drop(&mut self) {
-        if self
-            .shared
-            .check_epoch(self.epoch, "close", &self.path)
-            .is_ok()
-        {
+        if self.shared.check_epoch(self.epoch, "close", &self.path).is_ok() {
             inode::release_window(&mut self.shared.state(), self.ino);
         }
     }
@@ -125,12 +91,7 @@ pub(super) struct SimReader {
 
 impl SimReader {
     pub fn new(shared: Arc<Shared>, ino: u64, path: &str, epoch: u64) -> Self {
-        SimReader {
-            shared,
-            ino,
-            path: path.to_string(),
-            epoch,
-        }
+        SimReader { shared, ino, path: path.to_string(), epoch }
     }
 }
 
@@ -142,26 +103,13 @@ impl RandomAccessFile for SimReader {
     fn size(&self) -> Result<u64> {
         self.shared.check_epoch(self.epoch, "size", &self.path)?;
         let st = self.shared.state();
-        st.inodes
-            .get(&self.ino)
-            .map(|i| i.len)
-            .ok_or_else(|| FsError::NotFound {
-                op: "size",
-                path: self.path.clone(),
-            })
+        st.inodes.get(&self.ino).map(|i| i.len).ok_or_else(|| FsError::NotFound { op: "size", path: self.path.clone() })
     }
 
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<usize> {
         self.shared.check_epoch(self.epoch, "read_at", &self.path)?;
         let mut st = self.shared.state();
-        inode::read(
-            &mut st,
-            self.shared.clock(),
-            self.ino,
-            &self.path,
-            offset,
-            buf,
-        )
+        inode::read(&mut st, self.shared.clock(), self.ino, &self.path, offset, buf)
     }
 }
 
@@ -174,12 +122,7 @@ pub(super) struct SimLock {
 
 impl SimLock {
     pub fn new(shared: Arc<Shared>, path: &str, id: u64, epoch: u64) -> Self {
-        SimLock {
-            shared,
-            path: path.to_string(),
-            id,
-            epoch,
-        }
+        SimLock { shared, path: path.to_string(), id, epoch }
     }
 }
 
@@ -197,11 +140,7 @@ impl fmt::Debug for SimLock {
 
 impl Drop for SimLock {
     fn drop(&mut self) {
-        if self
-            .shared
-            .check_epoch(self.epoch, "unlock", &self.path)
-            .is_err()
-        {
+        if self.shared.check_epoch(self.epoch, "unlock", &self.path).is_err() {
             return;
         }
         let mut st = self.shared.state();

@@ -30,33 +30,16 @@ pub(crate) struct Inode {
 
 impl Inode {
     pub fn new(hint: WriteHint) -> Inode {
-        Inode {
-            hint,
-            tail_on_device: true,
-            ..Default::default()
-        }
+        Inode { hint, tail_on_device: true, ..Default::default() }
     }
 
     /// A file as a remount finds it: its durable pages and length.
     pub fn restored(pages: Vec<u32>, len: u64) -> Inode {
-        Inode {
-            synced_pages: pages.clone(),
-            pages,
-            len,
-            synced_len: len,
-            tail_on_device: true,
-            ..Default::default()
-        }
+        Inode { synced_pages: pages.clone(), pages, len, synced_len: len, tail_on_device: true, ..Default::default() }
     }
 
     /// Reads the partly filled last page back into memory after a remount.
-    pub fn load_tail(
-        &mut self,
-        dev: &mut BlockSsd,
-        clock: &SimClock,
-        page_size: usize,
-        ino: u64,
-    ) -> Result<()> {
+    pub fn load_tail(&mut self, dev: &mut BlockSsd, clock: &SimClock, page_size: usize, ino: u64) -> Result<()> {
         let rem = (self.len % page_size as u64) as usize;
         if rem == 0 {
             return Ok(());
@@ -66,16 +49,11 @@ impl Inode {
             return Err(FsError::Io {
                 op: "mount",
                 path: format!("inode {ino}"),
-                source: std::io::Error::new(
-                    std::io::ErrorKind::InvalidData,
-                    "length past the last page",
-                ),
+                source: std::io::Error::new(std::io::ErrorKind::InvalidData, "length past the last page"),
             });
         };
         let mut page = vec![0u8; page_size];
-        let done = dev
-            .read(clock.now(), lpn as u64, &mut page)
-            .map_err(|e| device_error("mount", "", e))?;
+        let done = dev.read(clock.now(), lpn as u64, &mut page).map_err(|e| device_error("mount", "", e))?;
         clock.advance_current(done);
         page.truncate(rem);
         self.tail = page;
@@ -96,10 +74,7 @@ pub(crate) fn runs(pages: &[u32]) -> Vec<(u32, u32)> {
 }
 
 fn inode<'a>(st: &'a mut State, ino: u64, op: &'static str, path: &str) -> Result<&'a mut Inode> {
-    st.inodes.get_mut(&ino).ok_or_else(|| FsError::NotFound {
-        op,
-        path: path.to_string(),
-    })
+    st.inodes.get_mut(&ino).ok_or_else(|| FsError::NotFound { op, path: path.to_string() })
 }
 
 /// A fresh LPN for `ino`: from its window, right after its last page, or from a new window.
@@ -117,14 +92,11 @@ fn alloc_page(st: &mut State, ino: u64, op: &'static str, path: &str, window: u3
         None => match last.filter(|&l| st.alloc.take_exact(l + 1)) {
             Some(l) => l + 1,
             None => {
-                let (s, n) = st
-                    .alloc
-                    .take_run(window.max(1))
-                    .ok_or_else(|| FsError::NoSpace {
-                        op,
-                        path: path.to_string(),
-                        detail: "no free pages left in the simulated device".to_string(),
-                    })?;
+                let (s, n) = st.alloc.take_run(window.max(1)).ok_or_else(|| FsError::NoSpace {
+                    op,
+                    path: path.to_string(),
+                    detail: "no free pages left in the simulated device".to_string(),
+                })?;
                 inode(st, ino, op, path)?.window = (n > 1).then_some((s + 1, n - 1));
                 s
             }
@@ -153,10 +125,7 @@ fn write_page(
             l
         }
     };
-    let done = st
-        .dev
-        .write(clock.now(), lpn as u64, data)
-        .map_err(|e| device_error("append", path, e))?;
+    let done = st.dev.write(clock.now(), lpn as u64, data).map_err(|e| device_error("append", path, e))?;
     let i = inode(st, ino, "append", path)?;
     i.pending = i.pending.max(done);
     let hint = i.hint;
@@ -164,14 +133,7 @@ fn write_page(
     Ok(())
 }
 
-pub(crate) fn append(
-    st: &mut State,
-    clock: &SimClock,
-    ino: u64,
-    path: &str,
-    data: &[u8],
-    window: u32,
-) -> Result<()> {
+pub(crate) fn append(st: &mut State, clock: &SimClock, ino: u64, path: &str, data: &[u8], window: u32) -> Result<()> {
     let ps = st.page_size;
     let mut rest = data;
     while !rest.is_empty() {
@@ -219,10 +181,7 @@ pub(crate) fn read(
     let at = clock.now();
     let mut done = at;
     let mut page = vec![0u8; ps as usize];
-    let pages: Vec<u32> = (first..=last)
-        .filter(|&p| Some(p) != tail_idx)
-        .map(|p| i.pages[p as usize])
-        .collect();
+    let pages: Vec<u32> = (first..=last).filter(|&p| Some(p) != tail_idx).map(|p| i.pages[p as usize]).collect();
     let tail = i.tail.clone();
     let mut k = 0;
     for p in first..=last {
@@ -231,11 +190,7 @@ pub(crate) fn read(
         } else {
             let lpn = pages[k];
             k += 1;
-            done = done.max(
-                st.dev
-                    .read(at, lpn as u64, &mut page)
-                    .map_err(|e| device_error("read_at", path, e))?,
-            );
+            done = done.max(st.dev.read(at, lpn as u64, &mut page).map_err(|e| device_error("read_at", path, e))?);
             st.stats.read_bytes += ps;
             &page
         };
@@ -252,23 +207,13 @@ pub(crate) fn read(
 
 /// Makes `ino`'s current bytes its durable snapshot and journals it; the caller's lane waits for
 /// the file's writes and the journal.
-pub(crate) fn sync(
-    st: &mut State,
-    clock: &SimClock,
-    ino: u64,
-    path: &str,
-    window: u32,
-) -> Result<()> {
+pub(crate) fn sync(st: &mut State, clock: &SimClock, ino: u64, path: &str, window: u32) -> Result<()> {
     let ps = st.page_size;
     let (needs_tail, idx, mut page) = {
         let i = inode(st, ino, "sync", path)?;
         let mut page = i.tail.clone();
         page.resize(ps, 0);
-        (
-            !i.tail.is_empty() && !i.tail_on_device,
-            (i.len / ps as u64) as usize,
-            page,
-        )
+        (!i.tail.is_empty() && !i.tail_on_device, (i.len / ps as u64) as usize, page)
     };
     if needs_tail {
         write_page(st, clock, ino, path, idx, &page, window)?;
@@ -298,11 +243,7 @@ pub(crate) fn sync(
     i.synced_pages = i.pages.clone();
     i.synced_len = i.len;
     i.cow = false;
-    let record = super::Record::Inode {
-        ino,
-        len: i.len,
-        runs: runs(&i.pages),
-    };
+    let record = super::Record::Inode { ino, len: i.len, runs: runs(&i.pages) };
     let pending = i.pending;
     let at = clock.now();
     freed.sort_unstable();
@@ -338,10 +279,8 @@ pub(crate) fn clone_pages(
         pairs.push((s, new));
         let idx = d0 + k;
         let State { inodes, flags, .. } = &mut *st;
-        let i = inodes.get_mut(&dst.0).ok_or_else(|| FsError::NotFound {
-            op: "clone_range",
-            path: dst.1.to_string(),
-        })?;
+        let i =
+            inodes.get_mut(&dst.0).ok_or_else(|| FsError::NotFound { op: "clone_range", path: dst.1.to_string() })?;
         if idx < i.pages.len() {
             let old = std::mem::replace(&mut i.pages[idx], new);
             flags[old as usize] &= !VOLATILE;
@@ -358,10 +297,7 @@ pub(crate) fn clone_pages(
     let mut k = 0;
     while k < pairs.len() {
         let mut m = k + 1;
-        while m < pairs.len()
-            && pairs[m].0 == pairs[m - 1].0 + 1
-            && pairs[m].1 == pairs[m - 1].1 + 1
-        {
+        while m < pairs.len() && pairs[m].0 == pairs[m - 1].0 + 1 && pairs[m].1 == pairs[m - 1].1 + 1 {
             m += 1;
         }
         st.dev

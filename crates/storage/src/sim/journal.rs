@@ -41,40 +41,18 @@ pub(super) struct DurableInode {
 /// One change to the durable state.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Record {
-    Inode {
-        ino: u64,
-        len: u64,
-        runs: Vec<(u32, u32)>,
-    },
-    InodeFree {
-        ino: u64,
-    },
-    Link {
-        dir: String,
-        name: String,
-        ino: u64,
-    },
-    Unlink {
-        dir: String,
-        name: String,
-    },
-    Mkdir {
-        dir: String,
-    },
-    Rmdir {
-        dir: String,
-    },
-    NextIno {
-        next: u64,
-    },
+    Inode { ino: u64, len: u64, runs: Vec<(u32, u32)> },
+    InodeFree { ino: u64 },
+    Link { dir: String, name: String, ino: u64 },
+    Unlink { dir: String, name: String },
+    Mkdir { dir: String },
+    Rmdir { dir: String },
+    NextIno { next: u64 },
 }
 
 impl DurableMeta {
     pub fn empty() -> DurableMeta {
-        let mut m = DurableMeta {
-            next_ino: 1,
-            ..Default::default()
-        };
+        let mut m = DurableMeta { next_ino: 1, ..Default::default() };
         m.dirs.insert(String::new(), BTreeMap::new());
         m
     }
@@ -82,22 +60,13 @@ impl DurableMeta {
     pub fn apply(&mut self, r: &Record) {
         match r {
             Record::Inode { ino, len, runs } => {
-                self.inodes.insert(
-                    *ino,
-                    DurableInode {
-                        len: *len,
-                        runs: runs.clone(),
-                    },
-                );
+                self.inodes.insert(*ino, DurableInode { len: *len, runs: runs.clone() });
             }
             Record::InodeFree { ino } => {
                 self.inodes.remove(ino);
             }
             Record::Link { dir, name, ino } => {
-                self.dirs
-                    .entry(dir.clone())
-                    .or_default()
-                    .insert(name.clone(), *ino);
+                self.dirs.entry(dir.clone()).or_default().insert(name.clone(), *ino);
             }
             Record::Unlink { dir, name } => {
                 if let Some(d) = self.dirs.get_mut(dir) {
@@ -116,24 +85,14 @@ impl DurableMeta {
 
     /// Records that rebuild this state from empty.
     fn snapshot(&self) -> Vec<Record> {
-        let mut out = vec![Record::NextIno {
-            next: self.next_ino,
-        }];
+        let mut out = vec![Record::NextIno { next: self.next_ino }];
         for (ino, i) in &self.inodes {
-            out.push(Record::Inode {
-                ino: *ino,
-                len: i.len,
-                runs: i.runs.clone(),
-            });
+            out.push(Record::Inode { ino: *ino, len: i.len, runs: i.runs.clone() });
         }
         for (dir, entries) in &self.dirs {
             out.push(Record::Mkdir { dir: dir.clone() });
             for (name, ino) in entries {
-                out.push(Record::Link {
-                    dir: dir.clone(),
-                    name: name.clone(),
-                    ino: *ino,
-                });
+                out.push(Record::Link { dir: dir.clone(), name: name.clone(), ino: *ino });
             }
         }
         out
@@ -228,15 +187,8 @@ fn decode_all(stream: &[u8]) -> Option<Vec<Record>> {
                 Record::Inode { ino, len, runs }
             }
             2 => Record::InodeFree { ino: c.u64()? },
-            3 => Record::Link {
-                dir: c.string()?,
-                name: c.string()?,
-                ino: c.u64()?,
-            },
-            4 => Record::Unlink {
-                dir: c.string()?,
-                name: c.string()?,
-            },
+            3 => Record::Link { dir: c.string()?, name: c.string()?, ino: c.u64()? },
+            4 => Record::Unlink { dir: c.string()?, name: c.string()? },
             5 => Record::Mkdir { dir: c.string()? },
             6 => Record::Rmdir { dir: c.string()? },
             7 => Record::NextIno { next: c.u64()? },
@@ -262,10 +214,7 @@ fn write_header(page: &mut [u8], h: &Header) {
     page[16..20].copy_from_slice(&h.seq.to_le_bytes());
     page[20..24].copy_from_slice(&h.payload_len.to_le_bytes());
     page[24..28].copy_from_slice(&h.total_len.to_le_bytes());
-    let crc = crc32c::crc32c_append(
-        crc32c::crc32c(&page[..28]),
-        &page[HEADER..HEADER + h.payload_len as usize],
-    );
+    let crc = crc32c::crc32c_append(crc32c::crc32c(&page[..28]), &page[HEADER..HEADER + h.payload_len as usize]);
     page[28..32].copy_from_slice(&crc.to_le_bytes());
 }
 
@@ -328,12 +277,7 @@ impl Journal {
     }
 
     /// Writes an empty file system (generation 1 in slot 0).
-    pub fn format(
-        dev: &mut BlockSsd,
-        at: Nanos,
-        slot_pages: u32,
-        log_pages: u32,
-    ) -> Result<(Journal, Done)> {
+    pub fn format(dev: &mut BlockSsd, at: Nanos, slot_pages: u32, log_pages: u32) -> Result<(Journal, Done)> {
         let mut j = Journal {
             page_size: dev.page_size() as usize,
             slot_pages,
@@ -376,11 +320,7 @@ impl Journal {
                     t = read_page(dev, t, base + i as u64, &mut page)?;
                 }
                 match read_header(&page) {
-                    Some(p)
-                        if p.kind == KIND_CHECKPOINT
-                            && p.generation == h.generation
-                            && p.seq == i =>
-                    {
+                    Some(p) if p.kind == KIND_CHECKPOINT && p.generation == h.generation && p.seq == i => {
                         stream.extend_from_slice(&page[HEADER..HEADER + p.payload_len as usize]);
                     }
                     _ => {
@@ -393,17 +333,12 @@ impl Journal {
                     break;
                 }
             }
-            if ok
-                && stream.len() == h.total_len as usize
-                && best.as_ref().is_none_or(|b| h.generation > b.0)
-            {
+            if ok && stream.len() == h.total_len as usize && best.as_ref().is_none_or(|b| h.generation > b.0) {
                 best = Some((h.generation, slot, stream));
             }
         }
         let Some((generation, active_slot, stream)) = best else {
-            return Err(corrupt(
-                "no complete metadata checkpoint on the device (not formatted?)",
-            ));
+            return Err(corrupt("no complete metadata checkpoint on the device (not formatted?)"));
         };
         let mut meta = DurableMeta::empty();
         for r in decode_all(&stream).ok_or_else(|| corrupt("undecodable metadata checkpoint"))? {
@@ -417,9 +352,7 @@ impl Journal {
         while log_page < log_pages {
             t = read_page(dev, t, log_base + log_page as u64, &mut page)?;
             match read_header(&page) {
-                Some(h)
-                    if h.kind == KIND_LOG && h.generation == generation && h.seq == log_page =>
-                {
+                Some(h) if h.kind == KIND_LOG && h.generation == generation && h.seq == log_page => {
                     last_payload = h.payload_len as usize;
                     stream.extend_from_slice(&page[HEADER..HEADER + last_payload]);
                     log_page += 1;
@@ -456,13 +389,7 @@ impl Journal {
 
     /// Makes `records` durable; `meta` is the durable state with them already applied (written
     /// whole as a checkpoint when the log is full).
-    pub fn commit(
-        &mut self,
-        dev: &mut BlockSsd,
-        at: Nanos,
-        records: &[Record],
-        meta: &DurableMeta,
-    ) -> Result<Done> {
+    pub fn commit(&mut self, dev: &mut BlockSsd, at: Nanos, records: &[Record], meta: &DurableMeta) -> Result<Done> {
         let mut bytes = Vec::new();
         for r in records {
             encode(r, &mut bytes);
@@ -522,11 +449,7 @@ impl Journal {
         let generation = self.generation + 1;
         let mut done = at;
         let mut page = vec![0u8; self.page_size];
-        for (i, chunk) in bytes
-            .chunks(self.payload())
-            .chain(bytes.is_empty().then_some(&[][..]))
-            .enumerate()
-        {
+        for (i, chunk) in bytes.chunks(self.payload()).chain(bytes.is_empty().then_some(&[][..])).enumerate() {
             page.fill(0);
             page[HEADER..HEADER + chunk.len()].copy_from_slice(chunk);
             let h = Header {
@@ -549,14 +472,12 @@ impl Journal {
 
     fn write_page(&mut self, dev: &mut BlockSsd, at: Nanos, lpn: u64, page: &[u8]) -> Result<Done> {
         self.pages_written += 1;
-        dev.write(at, lpn, page)
-            .map_err(|e| super::device_error("sync", "", e))
+        dev.write(at, lpn, page).map_err(|e| super::device_error("sync", "", e))
     }
 }
 
 fn read_page(dev: &mut BlockSsd, at: Nanos, lpn: u64, buf: &mut [u8]) -> Result<Nanos> {
-    dev.read(at, lpn, buf)
-        .map_err(|e| super::device_error("mount", "", e))
+    dev.read(at, lpn, buf).map_err(|e| super::device_error("mount", "", e))
 }
 
 fn corrupt(what: &str) -> FsError {
@@ -574,20 +495,9 @@ mod tests {
     #[test]
     fn records_round_trip_and_garbage_is_rejected() {
         let rs = vec![
-            Record::Inode {
-                ino: 3,
-                len: 12345,
-                runs: vec![(100, 4), (900, 1)],
-            },
-            Record::Link {
-                dir: "db".into(),
-                name: "000001.log".into(),
-                ino: 3,
-            },
-            Record::Unlink {
-                dir: "db".into(),
-                name: "x".into(),
-            },
+            Record::Inode { ino: 3, len: 12345, runs: vec![(100, 4), (900, 1)] },
+            Record::Link { dir: "db".into(), name: "000001.log".into(), ino: 3 },
+            Record::Unlink { dir: "db".into(), name: "x".into() },
             Record::Mkdir { dir: "db".into() },
             Record::Rmdir { dir: "old".into() },
             Record::InodeFree { ino: 9 },
@@ -606,21 +516,9 @@ mod tests {
     fn headers_detect_damage() {
         let mut page = vec![0u8; 512];
         page[HEADER..HEADER + 3].copy_from_slice(b"abc");
-        write_header(
-            &mut page,
-            &Header {
-                kind: KIND_LOG,
-                generation: 7,
-                seq: 2,
-                payload_len: 3,
-                total_len: 0,
-            },
-        );
+        write_header(&mut page, &Header { kind: KIND_LOG, generation: 7, seq: 2, payload_len: 3, total_len: 0 });
         let h = read_header(&page).unwrap();
-        assert_eq!(
-            (h.kind, h.generation, h.seq, h.payload_len),
-            (KIND_LOG, 7, 2, 3)
-        );
+        assert_eq!((h.kind, h.generation, h.seq, h.payload_len), (KIND_LOG, 7, 2, 3));
         page[HEADER + 1] ^= 1;
         assert!(read_header(&page).is_none());
         assert!(read_header(&[0u8; 512]).is_none());

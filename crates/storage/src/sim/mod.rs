@@ -59,11 +59,7 @@ pub struct SimFsOptions {
 
 impl Default for SimFsOptions {
     fn default() -> Self {
-        SimFsOptions {
-            checkpoint_slot_pages: 256,
-            log_pages: 512,
-            alloc_window_pages: 256,
-        }
+        SimFsOptions { checkpoint_slot_pages: 256, log_pages: 512, alloc_window_pages: 256 }
     }
 }
 
@@ -105,10 +101,7 @@ impl SimFs {
     /// Formats `dev` (an empty file system) and mounts it.
     pub fn format(mut dev: BlockSsd, clock: SimClock, opts: SimFsOptions) -> Result<SimFs> {
         let region = Journal::region_pages(opts.checkpoint_slot_pages, opts.log_pages);
-        if opts.checkpoint_slot_pages == 0
-            || opts.log_pages == 0
-            || region as u64 * 2 > dev.user_pages()
-        {
+        if opts.checkpoint_slot_pages == 0 || opts.log_pages == 0 || region as u64 * 2 > dev.user_pages() {
             return Err(FsError::NoSpace {
                 op: "format",
                 path: String::new(),
@@ -118,12 +111,7 @@ impl SimFs {
                 ),
             });
         }
-        let (journal, done) = Journal::format(
-            &mut dev,
-            clock.now(),
-            opts.checkpoint_slot_pages,
-            opts.log_pages,
-        )?;
+        let (journal, done) = Journal::format(&mut dev, clock.now(), opts.checkpoint_slot_pages, opts.log_pages)?;
         clock.advance_current(done);
         let pages_written = journal.pages_written;
         let fs = SimFs::mount_with(dev, clock, opts, Some(journal))?;
@@ -136,21 +124,9 @@ impl SimFs {
         SimFs::mount_with(dev, clock, opts, None)
     }
 
-    fn mount_with(
-        dev: BlockSsd,
-        clock: SimClock,
-        opts: SimFsOptions,
-        fresh: Option<Journal>,
-    ) -> Result<SimFs> {
+    fn mount_with(dev: BlockSsd, clock: SimClock, opts: SimFsOptions, fresh: Option<Journal>) -> Result<SimFs> {
         let state = State::mount(dev, &clock, opts, fresh)?;
-        Ok(SimFs {
-            shared: Arc::new(Shared {
-                state: Mutex::new(state),
-                epoch: AtomicU64::new(0),
-                clock,
-                opts,
-            }),
-        })
+        Ok(SimFs { shared: Arc::new(Shared { state: Mutex::new(state), epoch: AtomicU64::new(0), clock, opts }) })
     }
 
     /// The clock whose current lane this file system charges.
@@ -184,13 +160,7 @@ impl SimFs {
         let idx = (offset / st.page_size as u64) as usize;
         match inode.pages.get(idx) {
             Some(&lpn) if offset < inode.len => Ok(lpn as u64),
-            _ => Err(FsError::OutOfRange {
-                op: "lpn_of",
-                path: path.to_string(),
-                offset,
-                len: 1,
-                size: inode.len,
-            }),
+            _ => Err(FsError::OutOfRange { op: "lpn_of", path: path.to_string(), offset, len: 1, size: inode.len }),
         }
     }
 
@@ -212,10 +182,7 @@ impl SimFs {
 impl Shared {
     pub(crate) fn check_epoch(&self, epoch: u64, op: &'static str, path: &str) -> Result<()> {
         if self.epoch.load(Ordering::SeqCst) != epoch {
-            return Err(FsError::Crashed {
-                op,
-                path: path.to_string(),
-            });
+            return Err(FsError::Crashed { op, path: path.to_string() });
         }
         Ok(())
     }
@@ -232,26 +199,13 @@ impl Shared {
 /// Maps a device error onto the file-system error that names the operation and path.
 pub(crate) fn device_error(op: &'static str, path: &str, e: FlashError) -> FsError {
     match e {
-        FlashError::DeviceFull { .. } => FsError::NoSpace {
-            op,
-            path: path.to_string(),
-            detail: e.to_string(),
-        },
-        other => FsError::Io {
-            op,
-            path: path.to_string(),
-            source: std::io::Error::other(other.to_string()),
-        },
+        FlashError::DeviceFull { .. } => FsError::NoSpace { op, path: path.to_string(), detail: e.to_string() },
+        other => FsError::Io { op, path: path.to_string(), source: std::io::Error::other(other.to_string()) },
     }
 }
 
 impl State {
-    fn mount(
-        dev: BlockSsd,
-        clock: &SimClock,
-        opts: SimFsOptions,
-        fresh: Option<Journal>,
-    ) -> Result<State> {
+    fn mount(dev: BlockSsd, clock: &SimClock, opts: SimFsOptions, fresh: Option<Journal>) -> Result<State> {
         let page_size = dev.page_size() as usize;
         let mut st = State {
             journal: Journal::unloaded(),
@@ -279,12 +233,8 @@ impl State {
         let (journal, meta) = match fresh {
             Some(j) => (j, DurableMeta::empty()),
             None => {
-                let (j, meta, done) = Journal::recover(
-                    &mut self.dev,
-                    clock.now(),
-                    opts.checkpoint_slot_pages,
-                    opts.log_pages,
-                )?;
+                let (j, meta, done) =
+                    Journal::recover(&mut self.dev, clock.now(), opts.checkpoint_slot_pages, opts.log_pages)?;
                 clock.advance_current(done);
                 (j, meta)
             }
@@ -301,19 +251,9 @@ impl State {
         self.locks.clear();
         let st = self;
         for (dir, entries) in &meta.dirs {
-            st.dirs.insert(
-                dir.clone(),
-                Dir {
-                    entries: entries.clone(),
-                    durable: entries.clone(),
-                },
-            );
+            st.dirs.insert(dir.clone(), Dir { entries: entries.clone(), durable: entries.clone() });
         }
-        let reachable: Vec<u64> = meta
-            .dirs
-            .values()
-            .flat_map(|d| d.values().copied())
-            .collect();
+        let reachable: Vec<u64> = meta.dirs.values().flat_map(|d| d.values().copied()).collect();
         for ino in reachable {
             if st.inodes.contains_key(&ino) {
                 continue;
@@ -371,56 +311,33 @@ impl State {
     pub(crate) fn lookup(&self, op: &'static str, p: &str) -> Result<u64> {
         path::validate(p)?;
         if self.dirs.contains_key(p) {
-            return Err(FsError::WrongKind {
-                op,
-                path: p.to_string(),
-                expected: "file",
-            });
+            return Err(FsError::WrongKind { op, path: p.to_string(), expected: "file" });
         }
         self.dirs
             .get(path::parent(p))
             .and_then(|d| d.entries.get(path::file_name(p)))
             .copied()
-            .ok_or_else(|| FsError::NotFound {
-                op,
-                path: p.to_string(),
-            })
+            .ok_or_else(|| FsError::NotFound { op, path: p.to_string() })
     }
 
     fn parent_for_new(&mut self, op: &'static str, p: &str) -> Result<&mut Dir> {
         path::validate(p)?;
         if self.dirs.contains_key(p) {
-            return Err(FsError::WrongKind {
-                op,
-                path: p.to_string(),
-                expected: "file",
-            });
+            return Err(FsError::WrongKind { op, path: p.to_string(), expected: "file" });
         }
         let parent = path::parent(p);
         if !self.dirs.contains_key(parent) {
             return Err(if self.is_file(parent) {
-                FsError::WrongKind {
-                    op,
-                    path: parent.to_string(),
-                    expected: "directory",
-                }
+                FsError::WrongKind { op, path: parent.to_string(), expected: "directory" }
             } else {
-                FsError::NotFound {
-                    op,
-                    path: p.to_string(),
-                }
+                FsError::NotFound { op, path: p.to_string() }
             });
         }
-        self.dirs.get_mut(parent).ok_or_else(|| FsError::NotFound {
-            op,
-            path: p.to_string(),
-        })
+        self.dirs.get_mut(parent).ok_or_else(|| FsError::NotFound { op, path: p.to_string() })
     }
 
     fn is_file(&self, p: &str) -> bool {
-        self.dirs
-            .get(path::parent(p))
-            .is_some_and(|d| d.entries.contains_key(path::file_name(p)))
+        self.dirs.get(path::parent(p)).is_some_and(|d| d.entries.contains_key(path::file_name(p)))
     }
 
     fn new_inode(&mut self, hint: WriteHint) -> u64 {
@@ -441,12 +358,7 @@ impl State {
         for lpn in inode.pages.iter().chain(inode.synced_pages.iter()) {
             self.flags[*lpn as usize] = 0;
         }
-        let mut all: Vec<u32> = inode
-            .pages
-            .iter()
-            .chain(inode.synced_pages.iter())
-            .copied()
-            .collect();
+        let mut all: Vec<u32> = inode.pages.iter().chain(inode.synced_pages.iter()).copied().collect();
         all.sort_unstable();
         all.dedup();
         self.release_pages(at, &all);
@@ -485,9 +397,7 @@ impl State {
         let mut all = std::mem::take(&mut self.pending);
         all.extend(records);
         if self.next_ino > self.meta.next_ino {
-            all.push(Record::NextIno {
-                next: self.next_ino,
-            });
+            all.push(Record::NextIno { next: self.next_ino });
         }
         if all.is_empty() {
             return Ok(at);
@@ -497,8 +407,7 @@ impl State {
         }
         let before = self.journal.pages_written;
         let done = self.journal.commit(&mut self.dev, at, &all, &self.meta)?;
-        self.stats.fs_metadata_bytes +=
-            (self.journal.pages_written - before) * self.page_size as u64;
+        self.stats.fs_metadata_bytes += (self.journal.pages_written - before) * self.page_size as u64;
         Ok(done)
     }
 }
@@ -506,10 +415,7 @@ impl State {
 impl fmt::Debug for SimFs {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let st = lock(&self.shared.state);
-        f.debug_struct("SimFs")
-            .field("page_size", &st.page_size)
-            .field("files", &st.inodes.len())
-            .finish()
+        f.debug_struct("SimFs").field("page_size", &st.page_size).field("files", &st.inodes.len()).finish()
     }
 }
 
@@ -526,40 +432,22 @@ impl Fs for SimFs {
         let mut st = self.shared.state();
         st.parent_for_new("create", p)?;
         let ino = st.new_inode(hint);
-        let old = st
-            .parent_for_new("create", p)?
-            .entries
-            .insert(path::file_name(p).to_string(), ino);
+        let old = st.parent_for_new("create", p)?.entries.insert(path::file_name(p).to_string(), ino);
         if let Some(old) = old {
             let at = self.shared.clock.now();
             st.collect_inode(old, at);
         }
-        Ok(Box::new(SimWriter::new(
-            Arc::clone(&self.shared),
-            ino,
-            p,
-            self.epoch(),
-        )))
+        Ok(Box::new(SimWriter::new(Arc::clone(&self.shared), ino, p, self.epoch())))
     }
 
     fn open_append(&self, p: &str) -> Result<Box<dyn WritableFile>> {
         let ino = self.shared.state().lookup("open_append", p)?;
-        Ok(Box::new(SimWriter::new(
-            Arc::clone(&self.shared),
-            ino,
-            p,
-            self.epoch(),
-        )))
+        Ok(Box::new(SimWriter::new(Arc::clone(&self.shared), ino, p, self.epoch())))
     }
 
     fn open(&self, p: &str) -> Result<Box<dyn RandomAccessFile>> {
         let ino = self.shared.state().lookup("open", p)?;
-        Ok(Box::new(SimReader::new(
-            Arc::clone(&self.shared),
-            ino,
-            p,
-            self.epoch(),
-        )))
+        Ok(Box::new(SimReader::new(Arc::clone(&self.shared), ino, p, self.epoch())))
     }
 
     fn file_size(&self, p: &str) -> Result<u64> {
@@ -577,10 +465,7 @@ impl Fs for SimFs {
     fn list(&self, dir: &str) -> Result<Vec<String>> {
         path::validate_dir(dir)?;
         let st = self.shared.state();
-        let d = st.dirs.get(dir).ok_or_else(|| FsError::NotFound {
-            op: "list",
-            path: dir.to_string(),
-        })?;
+        let d = st.dirs.get(dir).ok_or_else(|| FsError::NotFound { op: "list", path: dir.to_string() })?;
         let mut names: Vec<String> = d.entries.keys().cloned().collect();
         for sub in st.dirs.keys() {
             if !sub.is_empty() && path::parent(sub) == dir {
@@ -600,16 +485,11 @@ impl Fs for SimFs {
             end = dir[end..].find('/').map_or(dir.len(), |i| end + i);
             let prefix = &dir[..end];
             if st.is_file(prefix) {
-                return Err(FsError::AlreadyExists {
-                    op: "create_dir_all",
-                    path: prefix.to_string(),
-                });
+                return Err(FsError::AlreadyExists { op: "create_dir_all", path: prefix.to_string() });
             }
             if !st.dirs.contains_key(prefix) {
                 st.dirs.insert(prefix.to_string(), Dir::default());
-                records.push(Record::Mkdir {
-                    dir: prefix.to_string(),
-                });
+                records.push(Record::Mkdir { dir: prefix.to_string() });
             }
             end += 1;
         }
@@ -623,38 +503,20 @@ impl Fs for SimFs {
     fn remove_dir(&self, dir: &str) -> Result<()> {
         path::validate(dir)?;
         let mut st = self.shared.state();
-        let d = st.dirs.get(dir).ok_or_else(|| FsError::NotFound {
-            op: "remove_dir",
-            path: dir.to_string(),
-        })?;
+        let d = st.dirs.get(dir).ok_or_else(|| FsError::NotFound { op: "remove_dir", path: dir.to_string() })?;
         let empty = d.entries.is_empty();
-        let has_subdirs = st
-            .dirs
-            .keys()
-            .any(|d| !d.is_empty() && path::parent(d) == dir);
+        let has_subdirs = st.dirs.keys().any(|d| !d.is_empty() && path::parent(d) == dir);
         if !empty || has_subdirs {
-            return Err(FsError::DirNotEmpty {
-                op: "remove_dir",
-                path: dir.to_string(),
-            });
+            return Err(FsError::DirNotEmpty { op: "remove_dir", path: dir.to_string() });
         }
         // Removing a directory is durable at once (as in MemFs); files only its durable entries
         // still held go with it.
-        let held: Vec<u64> = st
-            .dirs
-            .remove(dir)
-            .map(|d| d.durable.into_values().collect())
-            .unwrap_or_default();
+        let held: Vec<u64> = st.dirs.remove(dir).map(|d| d.durable.into_values().collect()).unwrap_or_default();
         let at = self.shared.clock.now();
         for ino in held {
             st.collect_inode(ino, at);
         }
-        let done = st.commit(
-            at,
-            vec![Record::Rmdir {
-                dir: dir.to_string(),
-            }],
-        )?;
+        let done = st.commit(at, vec![Record::Rmdir { dir: dir.to_string() }])?;
         self.shared.clock.advance_current(done);
         Ok(())
     }
@@ -671,10 +533,7 @@ impl Fs for SimFs {
         if let Some(d) = st.dirs.get_mut(path::parent(from)) {
             d.entries.remove(path::file_name(from));
         }
-        let old = st
-            .parent_for_new("rename", to)?
-            .entries
-            .insert(path::file_name(to).to_string(), ino);
+        let old = st.parent_for_new("rename", to)?.entries.insert(path::file_name(to).to_string(), ino);
         if let Some(old) = old {
             let at = self.shared.clock.now();
             st.collect_inode(old, at);
@@ -697,28 +556,16 @@ impl Fs for SimFs {
         path::validate_dir(dir)?;
         let mut st = self.shared.state();
         if !st.dirs.contains_key(dir) {
-            return Err(FsError::NotFound {
-                op: "sync_dir",
-                path: dir.to_string(),
-            });
+            return Err(FsError::NotFound { op: "sync_dir", path: dir.to_string() });
         }
         let mut records = namespace::commit_dir(&mut st.dirs, dir);
         // A file linked durably before its first sync exists, empty.
         for r in records.clone() {
             if let Record::Link { ino, .. } = r {
                 if !st.meta.inodes.contains_key(&ino)
-                    && !records
-                        .iter()
-                        .any(|x| matches!(x, Record::Inode { ino: i, .. } if *i == ino))
+                    && !records.iter().any(|x| matches!(x, Record::Inode { ino: i, .. } if *i == ino))
                 {
-                    records.insert(
-                        0,
-                        Record::Inode {
-                            ino,
-                            len: 0,
-                            runs: Vec::new(),
-                        },
-                    );
+                    records.insert(0, Record::Inode { ino, len: 0, runs: Vec::new() });
                 }
             }
         }
@@ -739,59 +586,26 @@ impl Fs for SimFs {
         if !st.is_file(p) {
             st.parent_for_new("lock", p)?;
             let ino = st.new_inode(WriteHint::None);
-            st.parent_for_new("lock", p)?
-                .entries
-                .insert(path::file_name(p).to_string(), ino);
+            st.parent_for_new("lock", p)?.entries.insert(path::file_name(p).to_string(), ino);
         }
         if st.locks.contains_key(p) {
-            return Err(FsError::Locked {
-                path: p.to_string(),
-            });
+            return Err(FsError::Locked { path: p.to_string() });
         }
         let id = st.next_lock_id;
         st.next_lock_id += 1;
         st.locks.insert(p.to_string(), id);
-        Ok(Box::new(SimLock::new(
-            Arc::clone(&self.shared),
-            p,
-            id,
-            self.epoch(),
-        )))
+        Ok(Box::new(SimLock::new(Arc::clone(&self.shared), p, id, self.epoch())))
     }
 
-    fn clone_range(
-        &self,
-        src: &str,
-        src_offset: u64,
-        dst: &str,
-        dst_offset: u64,
-        len: u64,
-    ) -> Result<()> {
+    fn clone_range(&self, src: &str, src_offset: u64, dst: &str, dst_offset: u64, len: u64) -> Result<()> {
         path::validate(src)?;
         path::validate(dst)?;
-        check_alignment(
-            "clone_range",
-            self.page_size(),
-            src,
-            src_offset,
-            dst,
-            dst_offset,
-            len,
-        )?;
+        check_alignment("clone_range", self.page_size(), src, src_offset, dst, dst_offset, len)?;
         let mut st = self.shared.state();
         let s = st.lookup("clone_range", src)?;
         let d = st.lookup("clone_range", dst)?;
         let (ssize, dsize) = (st.inodes[&s].len, st.inodes[&d].len);
-        check_ranges(
-            "clone_range",
-            src,
-            src_offset,
-            ssize,
-            dst,
-            dst_offset,
-            dsize,
-            len,
-        )?;
+        check_ranges("clone_range", src, src_offset, ssize, dst, dst_offset, dsize, len)?;
         if s == d {
             return Err(FsError::InvalidPath {
                 path: src.to_string(),
@@ -799,15 +613,7 @@ impl Fs for SimFs {
             });
         }
         let clock = self.shared.clock.clone();
-        inode::clone_pages(
-            &mut st,
-            &clock,
-            (s, src),
-            src_offset,
-            (d, dst),
-            dst_offset,
-            len,
-        )
+        inode::clone_pages(&mut st, &clock, (s, src), src_offset, (d, dst), dst_offset, len)
     }
 
     fn supports_clone(&self) -> bool {

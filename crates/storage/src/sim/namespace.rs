@@ -19,30 +19,16 @@ pub(super) fn commit_dir(dirs: &mut BTreeMap<String, Dir>, dir: &str) -> Vec<Rec
         return Vec::new();
     };
     let holds = |m: &BTreeMap<String, u64>, n: &str, ino: u64| m.get(n) == Some(&ino);
-    let arrived: Vec<u64> = d
-        .entries
-        .iter()
-        .filter(|(n, &i)| !holds(&d.durable, n, i))
-        .map(|(_, &i)| i)
-        .collect();
-    let departed: Vec<u64> = d
-        .durable
-        .iter()
-        .filter(|(n, &i)| !holds(&d.entries, n, i))
-        .map(|(_, &i)| i)
-        .collect();
-    let before: Vec<(String, BTreeMap<String, u64>)> = dirs
-        .iter()
-        .map(|(k, v)| (k.clone(), v.durable.clone()))
-        .collect();
+    let arrived: Vec<u64> = d.entries.iter().filter(|(n, &i)| !holds(&d.durable, n, i)).map(|(_, &i)| i).collect();
+    let departed: Vec<u64> = d.durable.iter().filter(|(n, &i)| !holds(&d.entries, n, i)).map(|(_, &i)| i).collect();
+    let before: Vec<(String, BTreeMap<String, u64>)> =
+        dirs.iter().map(|(k, v)| (k.clone(), v.durable.clone())).collect();
     if !arrived.is_empty() || !departed.is_empty() {
         for (name, other) in dirs.iter_mut().filter(|(name, _)| name.as_str() != dir) {
             let _ = name;
             let entries = &other.entries;
             // The source side of a rename into `dir`.
-            other
-                .durable
-                .retain(|n, ino| !arrived.contains(ino) || holds(entries, n, *ino));
+            other.durable.retain(|n, ino| !arrived.contains(ino) || holds(entries, n, *ino));
             // The destination side of a rename out of `dir`.
             for (n, &ino) in &other.entries {
                 if departed.contains(&ino) && !holds(&other.durable, n, ino) {
@@ -61,19 +47,12 @@ pub(super) fn commit_dir(dirs: &mut BTreeMap<String, Dir>, dir: &str) -> Vec<Rec
         };
         for (n, &ino) in now {
             if old.get(n) != Some(&ino) {
-                records.push(Record::Link {
-                    dir: name.clone(),
-                    name: n.clone(),
-                    ino,
-                });
+                records.push(Record::Link { dir: name.clone(), name: n.clone(), ino });
             }
         }
         for n in old.keys() {
             if !now.contains_key(n) {
-                records.push(Record::Unlink {
-                    dir: name.clone(),
-                    name: n.clone(),
-                });
+                records.push(Record::Unlink { dir: name.clone(), name: n.clone() });
             }
         }
     }
@@ -82,8 +61,7 @@ pub(super) fn commit_dir(dirs: &mut BTreeMap<String, Dir>, dir: &str) -> Vec<Rec
 
 /// Whether any directory refers to `ino`, currently or durably.
 pub(super) fn referenced(dirs: &BTreeMap<String, Dir>, ino: u64) -> bool {
-    dirs.values()
-        .any(|d| d.entries.values().any(|&i| i == ino) || d.durable.values().any(|&i| i == ino))
+    dirs.values().any(|d| d.entries.values().any(|&i| i == ino) || d.durable.values().any(|&i| i == ino))
 }
 
 #[cfg(test)]

@@ -42,9 +42,7 @@ impl SimFsStats {
             WriteHint::Wal => self.wal_bytes += bytes,
             WriteHint::Manifest => self.manifest_bytes += bytes,
             WriteHint::Flush => self.flush_bytes += bytes,
-            WriteHint::Compaction { output_level } => {
-                *slot(&mut self.compaction_bytes, output_level) += bytes
-            }
+            WriteHint::Compaction { output_level } => *slot(&mut self.compaction_bytes, output_level) += bytes,
             WriteHint::None => self.other_bytes += bytes,
         }
     }

@@ -28,20 +28,9 @@ impl KeyRanges {
     /// RocksDB's `InitiateExpDistribution(total_keys, a, b, c, d)` with `keyrange_num` ranges.
     ///
     /// Errors: `keyrange_num` must be in `1..=total_keys`; the parameters must give at least one range a share.
-    pub fn new(
-        total_keys: u64,
-        keyrange_num: u64,
-        a: f64,
-        b: f64,
-        c: f64,
-        d: f64,
-    ) -> Result<KeyRanges, WorkloadError> {
+    pub fn new(total_keys: u64, keyrange_num: u64, a: f64, b: f64, c: f64, d: f64) -> Result<KeyRanges, WorkloadError> {
         if keyrange_num == 0 || keyrange_num > total_keys || keyrange_num > 1 << 20 {
-            return Err(WorkloadError::invalid(
-                "keyrange_num",
-                keyrange_num,
-                "1..=min(num, 2^20) key ranges",
-            ));
+            return Err(WorkloadError::invalid("keyrange_num", keyrange_num, "1..=min(num, 2^20) key ranges"));
         }
         let range_size = total_keys / keyrange_num;
         let mut amplify: u64 = 0;
@@ -58,11 +47,7 @@ impl KeyRanges {
             if amplify == 0 && p > 0.0 {
                 amplify = (libm::floor(1.0 / p) as u64).saturating_add(1);
             }
-            let access = if p > 0.0 {
-                libm::floor(amplify as f64 * p) as u64
-            } else {
-                0
-            };
+            let access = if p > 0.0 { libm::floor(amplify as f64 * p) as u64 } else { 0 };
             ranges.push(KeyRange { start, access });
             start = start.saturating_add(access);
         }
@@ -86,11 +71,7 @@ impl KeyRanges {
             r.start = offset;
             offset += r.access;
         }
-        Ok(KeyRanges {
-            ranges,
-            rand_max,
-            range_size,
-        })
+        Ok(KeyRanges { ranges, rand_max, range_size })
     }
 
     /// Keys per range (`total_keys / keyrange_num`; the remainder at the top of the key space is never chosen).
@@ -100,9 +81,7 @@ impl KeyRanges {
 
     /// The share of draws range `id` (in key order) receives.
     pub fn share(&self, id: usize) -> f64 {
-        self.ranges
-            .get(id)
-            .map_or(0.0, |r| r.access as f64 / self.rand_max as f64)
+        self.ranges.get(id).map_or(0.0, |r| r.access as f64 / self.rand_max as f64)
     }
 
     /// Number of ranges.

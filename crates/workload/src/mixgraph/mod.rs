@@ -60,12 +60,8 @@ pub enum MixgraphKind {
 
 impl MixgraphKind {
     /// All four.
-    pub const ALL: [MixgraphKind; 4] = [
-        MixgraphKind::AllRandom,
-        MixgraphKind::AllDist,
-        MixgraphKind::PrefixRandom,
-        MixgraphKind::PrefixDist,
-    ];
+    pub const ALL: [MixgraphKind; 4] =
+        [MixgraphKind::AllRandom, MixgraphKind::AllDist, MixgraphKind::PrefixRandom, MixgraphKind::PrefixDist];
 
     /// Accepted names.
     pub const NAMES: &'static str = "all_random, all_dist, prefix_random, prefix_dist";
@@ -92,14 +88,11 @@ impl FromStr for MixgraphKind {
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let t = s.trim().to_ascii_lowercase().replace('-', "_");
-        MixgraphKind::ALL
-            .into_iter()
-            .find(|k| k.name() == t)
-            .ok_or_else(|| WorkloadError::UnknownName {
-                kind: "Mixgraph workload",
-                name: s.to_string(),
-                accepted: MixgraphKind::NAMES.to_string(),
-            })
+        MixgraphKind::ALL.into_iter().find(|k| k.name() == t).ok_or_else(|| WorkloadError::UnknownName {
+            kind: "Mixgraph workload",
+            name: s.to_string(),
+            accepted: MixgraphKind::NAMES.to_string(),
+        })
     }
 }
 
@@ -204,11 +197,7 @@ impl MixgraphConfig {
             return Err(WorkloadError::invalid("num", 0, "a key count >= 1"));
         }
         if self.key_size == 0 || self.key_size > 1024 {
-            return Err(WorkloadError::invalid(
-                "key_size",
-                self.key_size,
-                "1..=1024 bytes",
-            ));
+            return Err(WorkloadError::invalid("key_size", self.key_size, "1..=1024 bytes"));
         }
         let ratios = [self.mix_get_ratio, self.mix_put_ratio, self.mix_seek_ratio];
         if ratios.iter().any(|r| !r.is_finite() || *r < 0.0) || ratios.iter().sum::<f64>() <= 0.0 {
@@ -219,18 +208,10 @@ impl MixgraphConfig {
             ));
         }
         if self.mix_max_value_size == 0 {
-            return Err(WorkloadError::invalid(
-                "mix_max_value_size",
-                0,
-                "a size >= 1",
-            ));
+            return Err(WorkloadError::invalid("mix_max_value_size", 0, "a size >= 1"));
         }
         if self.mix_max_scan_len == 0 {
-            return Err(WorkloadError::invalid(
-                "mix_max_scan_len",
-                0,
-                "a length >= 1",
-            ));
+            return Err(WorkloadError::invalid("mix_max_scan_len", 0, "a length >= 1"));
         }
         for (field, v) in [
             ("value_theta", self.value_theta),
@@ -253,11 +234,7 @@ impl MixgraphConfig {
 /// The generalized Pareto inverse CDF (RocksDB's `ParetoCdfInversion`), rounded up, saturating where C++ would be
 /// undefined (`u = 0`).
 pub fn pareto_cdf_inversion(u: f64, theta: f64, k: f64, sigma: f64) -> i64 {
-    let ret = if k == 0.0 {
-        theta - sigma * libm::log(u)
-    } else {
-        theta + sigma * (libm::pow(u, -k) - 1.0) / k
-    };
+    let ret = if k == 0.0 { theta - sigma * libm::log(u) } else { theta + sigma * (libm::pow(u, -k) - 1.0) / k };
     libm::ceil(ret) as i64
 }
 
@@ -296,10 +273,7 @@ impl QueryDecider {
     fn kind(&self, rand: u64) -> OpKind {
         let pos = rand % self.bounds[2].max(1);
         let kinds = [OpKind::Read, OpKind::Update, OpKind::Scan];
-        self.bounds
-            .iter()
-            .position(|&b| pos < b)
-            .map_or(OpKind::Read, |i| kinds[i])
+        self.bounds.iter().position(|&b| pos < b).map_or(OpKind::Read, |i| kinds[i])
     }
 }
 
@@ -342,18 +316,11 @@ impl Mixgraph {
         } else if config.key_dist_a == 0.0 || config.key_dist_b == 0.0 {
             KeyModel::Uniform
         } else {
-            KeyModel::Power {
-                a: config.key_dist_a,
-                b: config.key_dist_b,
-            }
+            KeyModel::Power { a: config.key_dist_a, b: config.key_dist_b }
         };
         let value_max = config.mix_max_value_size.min(MIX_VALUE_HARD_MAX);
         Ok(Mixgraph {
-            query: QueryDecider::new([
-                config.mix_get_ratio,
-                config.mix_put_ratio,
-                config.mix_seek_ratio,
-            ]),
+            query: QueryDecider::new([config.mix_get_ratio, config.mix_put_ratio, config.mix_seek_ratio]),
             values: CompressibleValues::new(config.compression_ratio, value_max as usize)?,
             rand: Mt19937_64::new(seed),
             keys,
@@ -388,18 +355,13 @@ impl Mixgraph {
         let key_id = match &self.keys {
             KeyModel::Uniform => ini_rand,
             KeyModel::Power { a, b } => first_output(power_cdf_inversion(u, *a, *b) as u64) % num,
-            KeyModel::Ranges(r) => {
-                r.key_id(ini_rand, self.config.key_dist_a, self.config.key_dist_b)
-            }
+            KeyModel::Ranges(r) => r.key_id(ini_rand, self.config.key_dist_a, self.config.key_dist_b),
         };
         let key = key_from_int(key_id, self.config.key_size);
         let op = match self.query.kind(ini_rand) {
             OpKind::Update => {
                 let size = self.value_size(u);
-                Op::Update {
-                    key,
-                    value: self.values.generate(size as usize).to_vec(),
-                }
+                Op::Update { key, value: self.values.generate(size as usize).to_vec() }
             }
             OpKind::Scan => {
                 let c = &self.config;
@@ -407,10 +369,7 @@ impl Mixgraph {
                 let len = pareto_cdf_inversion(u, c.iter_theta, c.iter_k, c.iter_sigma)
                     .checked_rem(c.mix_max_scan_len as i64)
                     .map_or(0, |l| l.max(0)) as u64;
-                Op::Scan {
-                    start_key: key,
-                    len,
-                }
+                Op::Scan { start_key: key, len }
             }
             _ => Op::Read { key },
         };
@@ -440,10 +399,7 @@ impl Iterator for Mixgraph {
 
     fn size_hint(&self) -> (usize, Option<usize>) {
         let left = self.config.ops - self.done;
-        (
-            usize::try_from(left).unwrap_or(usize::MAX),
-            usize::try_from(left).ok(),
-        )
+        (usize::try_from(left).unwrap_or(usize::MAX), usize::try_from(left).ok())
     }
 }
 
@@ -465,10 +421,7 @@ impl MixgraphFill {
         config.validate()?;
         Ok(MixgraphFill {
             rand: Mt19937_64::new(seed),
-            values: CompressibleValues::new(
-                config.compression_ratio,
-                config.fill_value_size as usize,
-            )?,
+            values: CompressibleValues::new(config.compression_ratio, config.fill_value_size as usize)?,
             num: config.num,
             key_size: config.key_size,
             value_size: config.fill_value_size as usize,
@@ -486,10 +439,7 @@ impl Iterator for MixgraphFill {
         }
         self.done += 1;
         let k = self.rand.next_u64() % self.num;
-        Some(Op::Insert {
-            key: key_from_int(k, self.key_size),
-            value: self.values.generate(self.value_size).to_vec(),
-        })
+        Some(Op::Insert { key: key_from_int(k, self.key_size), value: self.values.generate(self.value_size).to_vec() })
     }
 }
 

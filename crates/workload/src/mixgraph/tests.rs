@@ -21,10 +21,7 @@ fn names_parse() {
     for k in MixgraphKind::ALL {
         assert_eq!(k.name().parse::<MixgraphKind>().unwrap(), k);
     }
-    assert_eq!(
-        "prefix-dist".parse::<MixgraphKind>().unwrap(),
-        MixgraphKind::PrefixDist
-    );
+    assert_eq!("prefix-dist".parse::<MixgraphKind>().unwrap(), MixgraphKind::PrefixDist);
     let e = "prefix".parse::<MixgraphKind>().unwrap_err().to_string();
     assert!(e.contains("all_random") && e.contains("prefix_dist"), "{e}");
 }
@@ -49,12 +46,7 @@ fn op_mix_keys_and_scan_lengths() {
     // 10^6 operations: the get / put / seek shares are within 1 % (absolute) of 0.83 / 0.14 / 0.03. QueryDecider
     // rounds each share up to a thousandth, and the standard error of a share over 10^6 draws is below 0.0004, so
     // the bound has more than 20 standard errors of room and still catches a wrong mapping of draws to kinds.
-    let ops = run(
-        MixgraphKind::PrefixDist,
-        100_000_000,
-        1_000_000,
-        ROCKSDB_SEED,
-    );
+    let ops = run(MixgraphKind::PrefixDist, 100_000_000, 1_000_000, ROCKSDB_SEED);
     let mut counts = [0u64; 3];
     for (op, _) in &ops {
         assert_eq!(op.key().len(), 48);
@@ -82,15 +74,11 @@ fn value_sizes_follow_generalized_pareto() {
     // the rounding up. Midpoint integration over 10^6 cells; the integrand's singularity at 0 (u^-k, k < 1)
     // contributes less than 10^-3 below the first cell.
     let cells = 1_000_000;
-    let raw_mean: f64 = (0..cells)
-        .map(|i| pareto_cdf_inversion((i as f64 + 0.5) / cells as f64, theta, k, sigma) as f64)
-        .sum::<f64>()
-        / cells as f64;
+    let raw_mean: f64 =
+        (0..cells).map(|i| pareto_cdf_inversion((i as f64 + 0.5) / cells as f64, theta, k, sigma) as f64).sum::<f64>()
+            / cells as f64;
     let gp_mean = theta + sigma / (1.0 - k);
-    assert!(
-        (raw_mean - (gp_mean + 0.5)).abs() < 0.05,
-        "{raw_mean} vs {gp_mean}"
-    );
+    assert!((raw_mean - (gp_mean + 0.5)).abs() < 0.05, "{raw_mean} vs {gp_mean}");
 
     // The clamp (below 10 -> 10) and wrap (above 1024 -> size % 1024), written independently of `value_size`.
     let clamp = |u: f64| {
@@ -103,10 +91,7 @@ fn value_sizes_follow_generalized_pareto() {
             v
         }
     };
-    let clamped_mean: f64 = (0..cells)
-        .map(|i| clamp((i as f64 + 0.5) / cells as f64))
-        .sum::<f64>()
-        / cells as f64;
+    let clamped_mean: f64 = (0..cells).map(|i| clamp((i as f64 + 0.5) / cells as f64)).sum::<f64>() / cells as f64;
 
     // The generator: with num = 10^8 the op kind's correlation with u (both come from one draw) shifts the put sizes'
     // law by at most one block of 1000 draws, 10^-5 of the u range: negligible against the bounds below.
@@ -122,10 +107,7 @@ fn value_sizes_follow_generalized_pareto() {
     let sd = (sizes.iter().map(|s| (s - mean).powi(2)).sum::<f64>() / n).sqrt();
     // Four standard errors (sd about 45, n about 140,000: 0.12 each).
     let tol = 4.0 * sd / n.sqrt();
-    assert!(
-        (mean - clamped_mean).abs() < tol,
-        "mean {mean} vs {clamped_mean} (tol {tol})"
-    );
+    assert!((mean - clamped_mean).abs() < tol, "mean {mean} vs {clamped_mean} (tol {tol})");
     assert!(sizes.iter().all(|&s| (0.0..=1024.0).contains(&s)));
     assert!(sizes.iter().filter(|&&s| s < 10.0).count() < 100); // only wrapped sizes can fall below 10
 
@@ -134,10 +116,7 @@ fn value_sizes_follow_generalized_pareto() {
     for (x, rel_tol) in [(100.0, 0.04), (300.0, 0.16)] {
         let expect = (1.0 + k * x / sigma).powf(-1.0 / k);
         let got = sizes.iter().filter(|&&s| s > x).count() as f64 / n;
-        assert!(
-            (got / expect - 1.0).abs() < rel_tol,
-            "P(size > {x}) = {got} vs {expect}"
-        );
+        assert!((got / expect - 1.0).abs() < rel_tol, "P(size > {x}) = {got} vs {expect}");
     }
 }
 
@@ -163,33 +142,23 @@ fn prefix_random_concentrates_on_hot_ranges() {
     // integers (RocksDB's amplify = 689); after flooring it is 538/667 = 0.807. Pre-#6795 behaviour sends about 80 %
     // of operations there; post-#6795 would spread them uniformly (1/30 each).
     let num = 3_000_000;
-    let mut g = Mixgraph::new(
-        MixgraphConfig::fast20(MixgraphKind::PrefixRandom, num, 200_000),
-        5,
-    )
-    .unwrap();
+    let mut g = Mixgraph::new(MixgraphConfig::fast20(MixgraphKind::PrefixRandom, num, 200_000), 5).unwrap();
     let (hot, share, size) = {
         let r = g.key_ranges().unwrap();
         assert_eq!(r.len(), 30);
-        let (hot, share) = (0..r.len())
-            .map(|i| (i, r.share(i)))
-            .fold((0, 0.0), |best, x| if x.1 > best.1 { x } else { best });
+        let (hot, share) =
+            (0..r.len()).map(|i| (i, r.share(i))).fold((0, 0.0), |best, x| if x.1 > best.1 { x } else { best });
         let total: f64 = (0..r.len()).map(|i| r.share(i)).sum();
         assert!((total - 1.0).abs() < 1e-12);
         (hot as u64, share, r.range_size())
     };
     assert!((share - 538.0 / 667.0).abs() < 1e-9, "{share}");
-    let ids: Vec<u64> = std::iter::from_fn(|| g.next_with_keynum())
-        .map(|(_, id)| id)
-        .collect();
+    let ids: Vec<u64> = std::iter::from_fn(|| g.next_with_keynum()).map(|(_, id)| id).collect();
     let got = ids.iter().filter(|&&id| id / size == hot).count() as f64 / ids.len() as f64;
     // Standard error over 2 * 10^5 draws: 0.0009; bound 0.01.
     assert!((got - share).abs() < 0.01, "{got} vs {share}");
     // Inside the hot range, offsets are uniform: both halves get about half.
-    let low_half = ids
-        .iter()
-        .filter(|&&id| id / size == hot && id % size < size / 2)
-        .count() as f64;
+    let low_half = ids.iter().filter(|&&id| id / size == hot && id % size < size / 2).count() as f64;
     let in_hot = ids.iter().filter(|&&id| id / size == hot).count() as f64;
     assert!((low_half / in_hot - 0.5).abs() < 0.01);
 }
@@ -199,30 +168,18 @@ fn fill_phase() {
     let c = MixgraphConfig::fast20(MixgraphKind::AllRandom, 1000, 1);
     let ops: Vec<Op> = MixgraphFill::new(&c, ROCKSDB_SEED).unwrap().collect();
     assert_eq!(ops.len(), 1000);
-    assert!(ops.iter().all(|o| o.kind() == OpKind::Insert
-        && o.key().len() == 48
-        && o.value().map(<[u8]>::len) == Some(43)));
+    assert!(ops
+        .iter()
+        .all(|o| o.kind() == OpKind::Insert && o.key().len() == 48 && o.value().map(<[u8]>::len) == Some(43)));
     let mut r = Mt19937_64::new(ROCKSDB_SEED);
-    assert_eq!(
-        ops[0].key(),
-        key_from_int(r.next_u64() % 1000, 48).as_slice()
-    );
+    assert_eq!(ops[0].key(), key_from_int(r.next_u64() % 1000, 48).as_slice());
 }
 
 #[test]
 fn deterministic() {
-    let a: Vec<Op> = run(MixgraphKind::PrefixDist, 1_000_000, 2000, 9)
-        .into_iter()
-        .map(|x| x.0)
-        .collect();
-    let b: Vec<Op> = run(MixgraphKind::PrefixDist, 1_000_000, 2000, 9)
-        .into_iter()
-        .map(|x| x.0)
-        .collect();
-    let c: Vec<Op> = run(MixgraphKind::PrefixDist, 1_000_000, 2000, 10)
-        .into_iter()
-        .map(|x| x.0)
-        .collect();
+    let a: Vec<Op> = run(MixgraphKind::PrefixDist, 1_000_000, 2000, 9).into_iter().map(|x| x.0).collect();
+    let b: Vec<Op> = run(MixgraphKind::PrefixDist, 1_000_000, 2000, 9).into_iter().map(|x| x.0).collect();
+    let c: Vec<Op> = run(MixgraphKind::PrefixDist, 1_000_000, 2000, 10).into_iter().map(|x| x.0).collect();
     assert_eq!(a, b);
     assert_ne!(a, c);
 }

@@ -78,14 +78,11 @@ impl FromStr for YcsbWorkload {
             .or_else(|| t.strip_prefix("ycsb_"))
             .or_else(|| t.strip_prefix("workload"))
             .unwrap_or(&t);
-        YcsbWorkload::ALL
-            .into_iter()
-            .find(|w| w.name() == t)
-            .ok_or_else(|| WorkloadError::UnknownName {
-                kind: "YCSB workload",
-                name: s.to_string(),
-                accepted: YcsbWorkload::NAMES.to_string(),
-            })
+        YcsbWorkload::ALL.into_iter().find(|w| w.name() == t).ok_or_else(|| WorkloadError::UnknownName {
+            kind: "YCSB workload",
+            name: s.to_string(),
+            accepted: YcsbWorkload::NAMES.to_string(),
+        })
     }
 }
 
@@ -107,13 +104,7 @@ pub struct Proportions {
 impl Proportions {
     /// The proportions in YCSB's chooser order: read, update, insert, scan, read-modify-write.
     pub fn in_ycsb_order(&self) -> [f64; 5] {
-        [
-            self.read,
-            self.update,
-            self.insert,
-            self.scan,
-            self.read_modify_write,
-        ]
+        [self.read, self.update, self.insert, self.scan, self.read_modify_write]
     }
 }
 
@@ -225,11 +216,7 @@ impl YcsbConfig {
             YcsbWorkload::F => (p(0.5, 0.0, 0.0, 0.0, 0.5), RequestDistribution::Zipfian),
         };
         YcsbConfig {
-            phase: if workload == YcsbWorkload::Load {
-                Phase::Load
-            } else {
-                Phase::Run
-            },
+            phase: if workload == YcsbWorkload::Load { Phase::Load } else { Phase::Run },
             record_count,
             operation_count,
             insert_start: 0,
@@ -244,11 +231,7 @@ impl YcsbConfig {
             proportions,
             request_distribution,
             min_scan_length: 1,
-            max_scan_length: if workload == YcsbWorkload::E {
-                100
-            } else {
-                1000
-            },
+            max_scan_length: if workload == YcsbWorkload::E { 100 } else { 1000 },
             scan_length_distribution: ScanLengthDistribution::Uniform,
         }
     }
@@ -270,8 +253,7 @@ impl YcsbConfig {
 
     /// `insertcount`, defaulted.
     pub fn effective_insert_count(&self) -> u64 {
-        self.insert_count
-            .unwrap_or(self.record_count.saturating_sub(self.insert_start))
+        self.insert_count.unwrap_or(self.record_count.saturating_sub(self.insert_start))
     }
 
     /// Bytes of one fully written record when the field length is constant.
@@ -298,18 +280,10 @@ impl YcsbConfig {
         let insert_count = self.effective_insert_count();
         // insert_start < record_count was checked above, so the subtraction cannot underflow.
         if insert_count == 0 || insert_count > self.record_count - self.insert_start {
-            return Err(WorkloadError::invalid(
-                "insert_count",
-                insert_count,
-                "1..=record_count - insert_start",
-            ));
+            return Err(WorkloadError::invalid("insert_count", insert_count, "1..=record_count - insert_start"));
         }
         if self.field_count == 0 {
-            return Err(WorkloadError::invalid(
-                "field_count",
-                0,
-                "a field count >= 1",
-            ));
+            return Err(WorkloadError::invalid("field_count", 0, "a field count >= 1"));
         }
         if self.field_length_distribution != FieldLengthDistribution::Constant
             && self.min_field_length > self.field_length
@@ -321,11 +295,7 @@ impl YcsbConfig {
             ));
         }
         if self.zero_padding > 1024 {
-            return Err(WorkloadError::invalid(
-                "zero_padding",
-                self.zero_padding,
-                "0..=1024 digits",
-            ));
+            return Err(WorkloadError::invalid("zero_padding", self.zero_padding, "0..=1024 digits"));
         }
         let props = self.proportions.in_ycsb_order();
         if props.iter().any(|p| !p.is_finite() || *p < 0.0) {
@@ -342,25 +312,13 @@ impl YcsbConfig {
                 "at least one positive proportion",
             ));
         }
-        if let RequestDistribution::Hotspot {
-            hot_data_fraction,
-            hot_op_fraction,
-        } = self.request_distribution
-        {
+        if let RequestDistribution::Hotspot { hot_data_fraction, hot_op_fraction } = self.request_distribution {
             // YCSB silently replaces out-of-range fractions with 0; we refuse them instead.
             if !(0.0..=1.0).contains(&hot_data_fraction) {
-                return Err(WorkloadError::invalid(
-                    "hot_data_fraction",
-                    hot_data_fraction,
-                    "a fraction in [0, 1]",
-                ));
+                return Err(WorkloadError::invalid("hot_data_fraction", hot_data_fraction, "a fraction in [0, 1]"));
             }
             if !(0.0..=1.0).contains(&hot_op_fraction) {
-                return Err(WorkloadError::invalid(
-                    "hot_op_fraction",
-                    hot_op_fraction,
-                    "a fraction in [0, 1]",
-                ));
+                return Err(WorkloadError::invalid("hot_op_fraction", hot_op_fraction, "a fraction in [0, 1]"));
             }
         }
         if self.request_distribution == RequestDistribution::Latest && self.record_count < 2 {

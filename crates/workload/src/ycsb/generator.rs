@@ -1,8 +1,7 @@
 //! The YCSB operation stream.
 
 use super::config::{
-    FieldLengthDistribution, InsertOrder, Phase, RequestDistribution, ScanLengthDistribution,
-    YcsbConfig,
+    FieldLengthDistribution, InsertOrder, Phase, RequestDistribution, ScanLengthDistribution, YcsbConfig,
 };
 use super::keys::{build_key_name, fill_random_printable};
 use crate::error::WorkloadError;
@@ -13,18 +12,10 @@ use crate::zipfian::{ScrambledZipfian, SkewedLatest, Zipfian, ZIPFIAN_CONSTANT};
 /// How reads, updates, scans and read-modify-writes choose a key number (YCSB's `keychooser`).
 #[derive(Debug, Clone)]
 enum KeyChooser {
-    Uniform {
-        lo: u64,
-        hi: u64,
-    },
+    Uniform { lo: u64, hi: u64 },
     Zipfian(ScrambledZipfian),
     Latest(SkewedLatest),
-    Hotspot {
-        lo: u64,
-        hot: u64,
-        cold: u64,
-        hot_op_fraction: f64,
-    },
+    Hotspot { lo: u64, hot: u64, cold: u64, hot_op_fraction: f64 },
 }
 
 /// A length generator (field length, scan length).
@@ -53,11 +44,7 @@ struct OpChooser {
 
 impl OpChooser {
     fn new(props: [f64; 5]) -> OpChooser {
-        let choices = OpKind::ALL
-            .into_iter()
-            .zip(props)
-            .filter(|&(_, w)| w > 0.0)
-            .collect();
+        let choices = OpKind::ALL.into_iter().zip(props).filter(|&(_, w)| w > 0.0).collect();
         OpChooser { choices }
     }
 
@@ -110,36 +97,24 @@ impl Ycsb {
             RequestDistribution::Zipfian => {
                 // YCSB: expectednewkeys = (int)(opcount * insertproportion * 2.0), "2 is fudge factor", and the
                 // range's upper end is insertstart + insertcount + expectednewkeys (inclusive).
-                let expected_new =
-                    (config.operation_count as f64 * config.proportions.insert * 2.0) as u64;
+                let expected_new = (config.operation_count as f64 * config.proportions.insert * 2.0) as u64;
                 KeyChooser::Zipfian(ScrambledZipfian::with_range(
                     lo,
                     lo.saturating_add(insert_count).saturating_add(expected_new),
                 )?)
             }
-            RequestDistribution::Latest => {
-                KeyChooser::Latest(SkewedLatest::new(config.record_count - 1)?)
-            }
-            RequestDistribution::Hotspot {
-                hot_data_fraction,
-                hot_op_fraction,
-            } => {
+            RequestDistribution::Latest => KeyChooser::Latest(SkewedLatest::new(config.record_count - 1)?),
+            RequestDistribution::Hotspot { hot_data_fraction, hot_op_fraction } => {
                 let interval = hi - lo + 1;
                 let hot = (interval as f64 * hot_data_fraction) as u64;
-                KeyChooser::Hotspot {
-                    lo,
-                    hot,
-                    cold: interval - hot,
-                    hot_op_fraction,
-                }
+                KeyChooser::Hotspot { lo, hot, cold: interval - hot, hot_op_fraction }
             }
         };
         let field_length = match config.field_length_distribution {
             FieldLengthDistribution::Constant => LengthGen::Constant(config.field_length as u64),
-            FieldLengthDistribution::Uniform => LengthGen::Uniform {
-                lo: config.min_field_length as u64,
-                hi: config.field_length as u64,
-            },
+            FieldLengthDistribution::Uniform => {
+                LengthGen::Uniform { lo: config.min_field_length as u64, hi: config.field_length as u64 }
+            }
             FieldLengthDistribution::Zipfian => LengthGen::Zipfian(Box::new(Zipfian::with_range(
                 config.min_field_length as u64,
                 config.field_length as u64,
@@ -149,10 +124,9 @@ impl Ycsb {
         let scan_length = match config.scan_length_distribution {
             // Only built when scans can happen, so that an unused bad range does not fail construction.
             _ if config.proportions.scan <= 0.0 => LengthGen::Constant(0),
-            ScanLengthDistribution::Uniform => LengthGen::Uniform {
-                lo: config.min_scan_length,
-                hi: config.max_scan_length,
-            },
+            ScanLengthDistribution::Uniform => {
+                LengthGen::Uniform { lo: config.min_scan_length, hi: config.max_scan_length }
+            }
             ScanLengthDistribution::Zipfian => LengthGen::Zipfian(Box::new(Zipfian::with_range(
                 config.min_scan_length,
                 config.max_scan_length,
@@ -225,52 +199,27 @@ impl Ycsb {
             OpKind::Update => {
                 let k = self.next_keynum();
                 let value = self.update_value();
-                (
-                    Op::Update {
-                        key: self.key(k),
-                        value,
-                    },
-                    k,
-                )
+                (Op::Update { key: self.key(k), value }, k)
             }
             OpKind::Scan => {
                 let k = self.next_keynum();
                 let len = self.scan_length.next(&mut self.rng);
-                (
-                    Op::Scan {
-                        start_key: self.key(k),
-                        len,
-                    },
-                    k,
-                )
+                (Op::Scan { start_key: self.key(k), len }, k)
             }
             OpKind::ReadModifyWrite => {
                 let k = self.next_keynum();
                 let value = self.update_value();
-                (
-                    Op::ReadModifyWrite {
-                        key: self.key(k),
-                        value,
-                    },
-                    k,
-                )
+                (Op::ReadModifyWrite { key: self.key(k), value }, k)
             }
         }
     }
 
     fn insert(&mut self, k: u64) -> Op {
-        Op::Insert {
-            key: self.key(k),
-            value: self.all_fields(),
-        }
+        Op::Insert { key: self.key(k), value: self.all_fields() }
     }
 
     fn key(&self, k: u64) -> Vec<u8> {
-        build_key_name(
-            k,
-            self.config.zero_padding,
-            self.config.insert_order == InsertOrder::Hashed,
-        )
+        build_key_name(k, self.config.zero_padding, self.config.insert_order == InsertOrder::Hashed)
     }
 
     /// YCSB's `nextKeynum`: redraw while the key number is past the last acknowledged insert.
@@ -280,12 +229,7 @@ impl Ycsb {
                 KeyChooser::Uniform { lo, hi } => in_range(&mut self.rng, *lo, *hi),
                 KeyChooser::Zipfian(z) => z.next(&mut self.rng),
                 KeyChooser::Latest(l) => l.next(&mut self.rng, self.last_acked),
-                KeyChooser::Hotspot {
-                    lo,
-                    hot,
-                    cold,
-                    hot_op_fraction,
-                } => {
+                KeyChooser::Hotspot { lo, hot, cold, hot_op_fraction } => {
                     // YCSB divides by the hot (or cold) interval even when it is empty; fall to the other set.
                     let pick_hot = unit_f64(&mut self.rng) < *hot_op_fraction;
                     if (pick_hot && *hot > 0) || *cold == 0 {

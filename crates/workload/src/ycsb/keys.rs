@@ -56,10 +56,7 @@ mod tests {
     #[test]
     fn key_names() {
         // Record 0 under YCSB's default hashed insert order: the key every YCSB user has seen in a trace.
-        assert_eq!(
-            build_key_name(0, 1, true),
-            b"user6284781860667377211".to_vec()
-        );
+        assert_eq!(build_key_name(0, 1, true), b"user6284781860667377211".to_vec());
         assert_eq!(build_key_name(42, 1, false), b"user42".to_vec());
         assert_eq!(build_key_name(42, 5, false), b"user00042".to_vec());
         assert_eq!(build_key_name(0, 0, false), b"user0".to_vec());

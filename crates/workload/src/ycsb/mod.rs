@@ -29,8 +29,8 @@ mod generator;
 mod keys;
 
 pub use config::{
-    FieldLengthDistribution, InsertOrder, Phase, Proportions, RequestDistribution,
-    ScanLengthDistribution, YcsbConfig, YcsbWorkload,
+    FieldLengthDistribution, InsertOrder, Phase, Proportions, RequestDistribution, ScanLengthDistribution, YcsbConfig,
+    YcsbWorkload,
 };
 pub use generator::Ycsb;
 pub use keys::{build_key_name, fill_random_printable};

@@ -120,9 +120,6 @@ mod tests {
         }
         assert_eq!(RemapMode::default(), RemapMode::Off);
         let err = "fast".parse::<RemapMode>().unwrap_err().to_string();
-        assert!(
-            err.contains("remap") && err.contains("off, base, full"),
-            "{err}"
-        );
+        assert!(err.contains("remap") && err.contains("off, base, full"), "{err}");
     }
 }

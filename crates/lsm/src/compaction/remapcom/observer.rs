@@ -166,12 +166,7 @@ impl RemapCom {
         if t.aligned.is_none() {
             let table = iter.table();
             t.file_size = table.file_size();
-            t.aligned = Some(
-                table
-                    .index_entries()
-                    .iter()
-                    .all(|e| e.handle.offset % fs_block == 0),
-            );
+            t.aligned = Some(table.index_entries().iter().all(|e| e.handle.offset % fs_block == 0));
         }
         let bounds = match iter.current_data_block() {
             Some(block) => block_bounds(&block, key)?.map(|last| (block, last)),
@@ -216,17 +211,11 @@ impl RemapCom {
             tr.found.push((t.file_number, p.block_index));
         }
         let clone_len = (p.handle.size + BLOCK_TRAILER_SIZE as u64).div_ceil(fs_block) * fs_block;
-        let clonable = t.aligned == Some(true)
-            && p.handle
-                .offset
-                .checked_add(clone_len)
-                .is_some_and(|end| end <= t.file_size);
+        let clonable =
+            t.aligned == Some(true) && p.handle.offset.checked_add(clone_len).is_some_and(|end| end <= t.file_size);
         let at_boundary = match out.current_builder() {
             None => true,
-            Some(b) => {
-                b.current_block_is_empty()
-                    || !b.fits_in_current_block(&p.first_key, p.first_value_len)
-            }
+            Some(b) => b.current_block_is_empty() || !b.fits_in_current_block(&p.first_key, p.first_value_len),
         };
         let clone = clonable
             && match self.mode {
@@ -309,11 +298,7 @@ impl CompactionObserver for RemapCom {
         if self.inputs[i].block != Some(src.block) {
             self.start_block(out, src, iter, key, value.len(), kept)?;
         }
-        let event = if kept {
-            Event::KvReserved
-        } else {
-            Event::KvDropped
-        };
+        let event = if kept { Event::KvReserved } else { Event::KvDropped };
         let t = &mut self.inputs[i];
         t.state = transition(t.state, event);
         if t.state == BlockState::InProgress {

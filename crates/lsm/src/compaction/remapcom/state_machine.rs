@@ -37,12 +37,8 @@ pub enum Event {
 }
 
 impl BlockState {
-    pub const ALL: [BlockState; 4] = [
-        BlockState::Begin,
-        BlockState::InProgress,
-        BlockState::Changed,
-        BlockState::Unchanged,
-    ];
+    pub const ALL: [BlockState; 4] =
+        [BlockState::Begin, BlockState::InProgress, BlockState::Changed, BlockState::Unchanged];
 
     /// Whether the block's fate is decided.
     pub fn is_final(self) -> bool {
@@ -51,13 +47,8 @@ impl BlockState {
 }
 
 impl Event {
-    pub const ALL: [Event; 5] = [
-        Event::BlockStart,
-        Event::KvReserved,
-        Event::KvDropped,
-        Event::BlockSwitch,
-        Event::BlockEnd,
-    ];
+    pub const ALL: [Event; 5] =
+        [Event::BlockStart, Event::KvReserved, Event::KvDropped, Event::BlockSwitch, Event::BlockEnd];
 }
 
 /// The transition function of Figure 6; see the module contract for the events outside the figure.
@@ -82,9 +73,7 @@ pub const fn transition(state: BlockState, event: Event) -> BlockState {
 
 /// Runs `events` from `Begin` (convenience for tests and tracing).
 pub fn run(events: &[Event]) -> BlockState {
-    events
-        .iter()
-        .fold(BlockState::Begin, |s, &e| transition(s, e))
+    events.iter().fold(BlockState::Begin, |s, &e| transition(s, e))
 }
 
 #[cfg(test)]
@@ -133,20 +122,11 @@ mod tests {
     #[test]
     fn figure_7_examples() {
         // Block A of Figure 7: 15 and 26 reserved, 30 dropped: changed.
-        assert_eq!(
-            run(&[BlockStart, KvReserved, KvReserved, KvDropped]),
-            Changed
-        );
+        assert_eq!(run(&[BlockStart, KvReserved, KvReserved, KvDropped]), Changed);
         // A block whose every entry is reserved, with no interleaving: a UDB.
-        assert_eq!(
-            run(&[BlockStart, KvReserved, KvReserved, KvReserved, BlockEnd]),
-            Unchanged
-        );
+        assert_eq!(run(&[BlockStart, KvReserved, KvReserved, KvReserved, BlockEnd]), Unchanged);
         // Traversal moved to block B before A ended.
-        assert_eq!(
-            run(&[BlockStart, KvReserved, BlockSwitch, KvReserved, BlockEnd]),
-            Changed
-        );
+        assert_eq!(run(&[BlockStart, KvReserved, BlockSwitch, KvReserved, BlockEnd]), Changed);
         // A single-entry block (a value as large as a page).
         assert_eq!(run(&[BlockStart, KvReserved, BlockEnd]), Unchanged);
     }
@@ -156,18 +136,13 @@ mod tests {
     #[test]
     fn unchanged_iff_all_reserved_then_end() {
         fn model(events: &[Event]) -> bool {
-            let start = events
-                .iter()
-                .rposition(|&e| e == BlockStart)
-                .map_or(0, |i| i + 1);
+            let start = events.iter().rposition(|&e| e == BlockStart).map_or(0, |i| i + 1);
             let tail = &events[start..];
             let reserved = tail.iter().take_while(|&&e| e == KvReserved).count();
             if reserved == 0 || tail.get(reserved) != Some(&BlockEnd) {
                 return false;
             }
-            tail[reserved + 1..]
-                .iter()
-                .all(|&e| matches!(e, BlockSwitch | BlockEnd))
+            tail[reserved + 1..].iter().all(|&e| matches!(e, BlockSwitch | BlockEnd))
         }
         let mut seqs: Vec<Vec<Event>> = vec![vec![]];
         for _ in 0..6 {

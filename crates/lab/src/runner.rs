@@ -1,0 +1,91 @@
+//! One run: a storage stack, the engine on it, and a workload's phases (a load or fill, then the
+//! measured operations), measured into a [`RunResult`]. Every command and experiment goes through
+//! here, so they all measure the same way.
+
+use std::sync::Arc;
+
+use workload::db_bench::DbBenchKind;
+use workload::mixgraph::{Mixgraph, MixgraphConfig, MixgraphFill};
+use workload::{Op, ValueSize, Workload, WorkloadSpec, YcsbWorkload};
+
+use crate::engine::{KvEngine, LsmEngine};
+use crate::harness::{run_phase, PhaseResult};
+use crate::result::{RunResult, Timing};
+use crate::stack::{DeviceArgs, Stack};
+
+/// Everything that defines a run.
+#[derive(Clone, Debug)]
+pub struct RunSpec {
+    pub device: DeviceArgs,
+    /// Engine options; the simulation clock is filled in from the stack.
+    pub engine: lsm::Options,
+    pub sync: bool,
+    pub workload: Workload,
+    /// Records loaded (YCSB), key space and writes (db_bench fills), keys filled (Mixgraph).
+    pub records: u64,
+    /// Operations of the run phase (0: load/fill only).
+    pub operations: u64,
+    pub value_size: ValueSize,
+    pub seed: u64,
+}
+
+/// Runs `spec`. Phases are: YCSB load, then the workload; Mixgraph fill, then the mix; db_bench
+/// fills alone, reads after a fillrandom. In simulation each phase ends when its background work
+/// is done, so its cost is inside it.
+pub fn run(spec: &RunSpec, progress: bool) -> Result<(RunResult, Timing), String> {
+    let wall = std::time::Instant::now();
+    if spec.records == 0 {
+        return Err("records: must be at least 1".into());
+    }
+    let stack = Stack::build(&spec.device)?;
+    let options = lsm::Options { sim_clock: stack.clock.clone(), create_if_missing: true, ..spec.engine.clone() };
+    let mut engine = LsmEngine::open(Arc::clone(&stack.fs), options, spec.sync)?;
+    let ws = WorkloadSpec { records: spec.records, operations: spec.operations.max(1), value_size: spec.value_size };
+    let settle = stack.simulated();
+    let mut phases: Vec<PhaseResult> = Vec::new();
+    let mut phase = |name: &str, ops: Box<dyn Iterator<Item = Op> + Send>, n: u64, engine: &mut LsmEngine| {
+        run_phase(name, engine, &stack, ops, n, settle, progress).map(|p| phases.push(p))
+    };
+    let build = |w: Workload, seed: u64| w.build(&ws, seed).map_err(|e| e.to_string());
+    match spec.workload {
+        Workload::Ycsb(y) => {
+            phase("load", build(Workload::Ycsb(YcsbWorkload::Load), spec.seed)?, spec.records, &mut engine)?;
+            if y != YcsbWorkload::Load && spec.operations > 0 {
+                phase(
+                    &format!("run {}", y.name()),
+                    build(spec.workload, spec.seed + 1)?,
+                    spec.operations,
+                    &mut engine,
+                )?;
+            }
+        }
+        Workload::Mixgraph(k) => {
+            let cfg = MixgraphConfig::fast20(k, spec.records, spec.operations.max(1));
+            let fill = MixgraphFill::new(&cfg, spec.seed).map_err(|e| e.to_string())?;
+            phase("fill", Box::new(fill), spec.records, &mut engine)?;
+            if spec.operations > 0 {
+                let mix = Mixgraph::new(cfg, spec.seed + 1).map_err(|e| e.to_string())?;
+                phase(&format!("run {}", k.name()), Box::new(mix), spec.operations, &mut engine)?;
+            }
+        }
+        Workload::DbBench(k) => {
+            if !k.writes() {
+                phase(
+                    "fillrandom",
+                    build(Workload::DbBench(DbBenchKind::FillRandom), spec.seed)?,
+                    spec.records,
+                    &mut engine,
+                )?;
+            }
+            let n = if k.writes() { spec.records } else { spec.operations.max(1) };
+            phase(k.name(), build(spec.workload, spec.seed + 1)?, n, &mut engine)?;
+        }
+    }
+    let stats = engine.stats().ok_or("the engine closed early")?;
+    let result =
+        RunResult::collect(spec.workload.name(), engine.describe(), spec.device.describe(), &stack, phases, &stats);
+    engine.close()?;
+    let wall_time_s = wall.elapsed().as_secs_f64();
+    let nand_ops_per_wall_sec = stack.nand_ops().map(|n| n as f64 / wall_time_s.max(1e-9));
+    Ok((result, Timing { wall_time_s, nand_ops_per_wall_sec }))
+}
