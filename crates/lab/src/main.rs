@@ -13,6 +13,7 @@ mod harness;
 mod progress;
 mod publish;
 mod report;
+mod repro;
 mod result;
 mod runner;
 mod size;
@@ -57,6 +58,8 @@ enum Command {
         #[arg(long)]
         out: Option<PathBuf>,
     },
+    /// Reproduces a seed paper's experiments beside the paper's numbers (remapcom, remapcom-xfs).
+    Repro(repro::ReproArgs),
     /// Rebuilds the page and charts of a result folder from its results.json.
     Report {
         /// The result folder.
@@ -84,6 +87,7 @@ fn main() -> ExitCode {
             })
         }
         Some(Command::Run { file, out }) => publish::run_experiment(&file, out, progress),
+        Some(Command::Repro(args)) => repro::run(&args, progress),
         Some(Command::Report { dir }) => report::rebuild(&dir).map(|index| println!("report: {}", index.display())),
     };
     match result {

@@ -86,10 +86,11 @@ pub fn run_experiment(file: &Path, out: Option<PathBuf>, progress: bool) -> Resu
     Ok(())
 }
 
-/// The first table of a result set as text.
+/// Every table of a result set as text, then the notes.
 pub fn summary(set: &ResultSet) -> String {
-    let mut out = format!("{} ({})\n\n", set.title, set.scale);
-    if let Some(t) = set.tables.first() {
+    let mut out = format!("{} ({})\n", set.title, set.scale);
+    for t in &set.tables {
+        out.push_str(&format!("\n{}\n", t.name));
         let cols: Vec<&str> = t.columns.iter().map(String::as_str).collect();
         let mut table = crate::table::Table::new(&cols);
         for row in &t.rows {
@@ -97,6 +98,7 @@ pub fn summary(set: &ResultSet) -> String {
         }
         out.push_str(&table.render());
     }
+    out.push('\n');
     for n in &set.notes {
         out.push_str(&format!("note: {n}\n"));
     }

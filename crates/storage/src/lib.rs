@@ -31,6 +31,8 @@ pub mod error;
 pub mod fault;
 pub mod fs;
 pub mod history;
+#[cfg(target_os = "linux")]
+pub mod loop_xfs;
 pub mod mem;
 pub mod path;
 #[cfg(unix)]

@@ -251,27 +251,60 @@ impl DbInner {
         Ok(())
     }
 
-    /// Makes new files' directory entries durable, then logs and applies `edit`.
+    /// Makes new files' directory entries durable, then logs and applies `edit`; the files and
+    /// WALs it makes obsolete are queued for deletion.
     fn install(&self, st: &mut DbState, edit: &mut VersionEdit) -> Result<()> {
         if !edit.new_files.is_empty() {
             self.fs.sync_dir(&self.dir)?;
         }
+        let old_manifest = st.versions.manifest_number;
         st.versions.log_and_apply(edit)?;
         st.live_versions.push(Arc::downgrade(&st.versions.current()));
+        for &(_, n) in &edit.deleted_files {
+            // A trivial move deletes and adds the same file.
+            if !edit.new_files.iter().any(|f| f.number == n) {
+                st.obsolete_tables.insert(n);
+            }
+        }
+        if st.versions.manifest_number != old_manifest && old_manifest != 0 {
+            let _ = self.fs.remove(&filename::manifest_name(&self.dir, old_manifest));
+        }
         Ok(())
     }
 
-    /// Removes files no live version, running job or live WAL needs.
+    /// Deletes queued files no live version or running job needs any more: SSTs an edit removed,
+    /// and WALs older than the live log number. Costs nothing when nothing is queued (this runs
+    /// after every job; the directory is only scanned at open).
     pub(crate) fn delete_obsolete_files(&self, st: &mut DbState) {
+        let log_number = st.versions.log_number;
+        let prev = st.versions.prev_log_number;
+        let old_logs: Vec<u64> = st.wal_numbers.iter().copied().filter(|&n| n < log_number && n != prev).collect();
+        for n in old_logs {
+            st.wal_numbers.remove(&n);
+            let _ = self.fs.remove(&filename::log_name(&self.dir, n));
+        }
+        if st.obsolete_tables.is_empty() {
+            return;
+        }
         st.live_versions.retain(|w| w.strong_count() > 0);
         let mut live = st.versions.live_files();
         for v in st.live_versions.iter().filter_map(|w| w.upgrade()) {
             live.extend(v.files.iter().flatten().map(|f| f.number));
         }
+        let dead: Vec<u64> = st.obsolete_tables.iter().copied().filter(|n| !live.contains(n)).collect();
+        for n in dead {
+            st.obsolete_tables.remove(&n);
+            self.table_cache.evict(n);
+            let _ = self.fs.remove(&filename::table_name(&self.dir, n));
+        }
+    }
+
+    /// Scans the directory and removes every file of ours that nothing needs (at open: files left
+    /// by a crash between writing and installing, old WALs and MANIFESTs).
+    pub(crate) fn delete_unreferenced_files(&self, st: &mut DbState) {
+        let mut live = st.versions.live_files();
         live.extend(st.pending_outputs.iter().copied());
-        let Ok(names) = self.fs.list(&self.dir) else {
-            return;
-        };
+        let Ok(names) = self.fs.list(&self.dir) else { return };
         for name in names {
             let keep = match filename::parse(&name) {
                 Some(FileKind::Log(n)) => {

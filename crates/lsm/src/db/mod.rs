@@ -80,6 +80,10 @@ pub(crate) struct DbState {
     pub pending_outputs: BTreeSet<u64>,
     /// Every installed version; those still alive keep their files from deletion.
     pub live_versions: Vec<Weak<Version>>,
+    /// SSTs an edit removed from the current version, deleted once no live version uses them.
+    pub obsolete_tables: BTreeSet<u64>,
+    /// WALs whose writes are all in SSTs now (older than the live log number).
+    pub wal_numbers: BTreeSet<u64>,
     pub stats: DbStats,
     /// Simulation: when the last flush completes in simulated time.
     pub flush_done_at: u64,
@@ -311,6 +315,8 @@ impl DbState {
             closed: false,
             pending_outputs: BTreeSet::new(),
             live_versions: Vec::new(),
+            obsolete_tables: BTreeSet::new(),
+            wal_numbers: BTreeSet::new(),
             stats: DbStats::default(),
             flush_done_at: 0,
             lock: None,

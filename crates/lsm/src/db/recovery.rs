@@ -122,7 +122,8 @@ pub(super) fn open(inner: &Arc<DbInner>) -> Result<()> {
     st.versions.log_and_apply(&mut edit)?;
     let current = st.versions.current();
     st.live_versions.push(Arc::downgrade(&current));
-    inner.delete_obsolete_files(&mut st);
+    st.wal_numbers.insert(number);
+    inner.delete_unreferenced_files(&mut st);
     Ok(())
 }
 

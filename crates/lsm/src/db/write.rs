@@ -139,6 +139,7 @@ pub(super) fn make_room_for_write<'a>(
         };
         st.wal = Some(wal);
         st.wal_number = number;
+        st.wal_numbers.insert(number);
         let full = std::mem::replace(&mut st.mem, Arc::new(MemTable::new()));
         st.imm = Some(full);
         force = false;

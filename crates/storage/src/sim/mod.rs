@@ -44,7 +44,7 @@ use alloc::Allocator;
 use handles::{SimLock, SimReader, SimWriter};
 use inode::Inode;
 use journal::{DurableMeta, Journal, Record};
-use namespace::Dir;
+use namespace::Namespace;
 
 /// Sizes of SimFs's own structures.
 #[derive(Debug, Clone, Copy)]
@@ -84,7 +84,7 @@ pub(crate) struct State {
     dev: BlockSsd,
     journal: Journal,
     meta: DurableMeta,
-    dirs: BTreeMap<String, Dir>,
+    ns: Namespace,
     inodes: BTreeMap<u64, Inode>,
     next_ino: u64,
     /// Records waiting for the next journal commit (inodes that became garbage).
@@ -210,7 +210,7 @@ impl State {
         let mut st = State {
             journal: Journal::unloaded(),
             meta: DurableMeta::default(),
-            dirs: BTreeMap::new(),
+            ns: Namespace::default(),
             inodes: BTreeMap::new(),
             next_ino: 1,
             pending: Vec::new(),
@@ -242,7 +242,6 @@ impl State {
         let region = Journal::region_pages(opts.checkpoint_slot_pages, opts.log_pages);
         let user = u32::try_from(self.dev.user_pages()).unwrap_or(u32::MAX);
         self.journal = journal;
-        self.dirs.clear();
         self.inodes.clear();
         self.next_ino = meta.next_ino.max(1);
         self.pending.clear();
@@ -250,9 +249,7 @@ impl State {
         self.alloc = Allocator::new(region, user);
         self.locks.clear();
         let st = self;
-        for (dir, entries) in &meta.dirs {
-            st.dirs.insert(dir.clone(), Dir { entries: entries.clone(), durable: entries.clone() });
-        }
+        st.ns = Namespace::from_durable(&meta.dirs);
         let reachable: Vec<u64> = meta.dirs.values().flat_map(|d| d.values().copied()).collect();
         for ino in reachable {
             if st.inodes.contains_key(&ino) {
@@ -310,34 +307,35 @@ impl State {
 
     pub(crate) fn lookup(&self, op: &'static str, p: &str) -> Result<u64> {
         path::validate(p)?;
-        if self.dirs.contains_key(p) {
+        if self.ns.contains_dir(p) {
             return Err(FsError::WrongKind { op, path: p.to_string(), expected: "file" });
         }
-        self.dirs
-            .get(path::parent(p))
-            .and_then(|d| d.entries.get(path::file_name(p)))
+        self.ns
+            .dir(path::parent(p))
+            .and_then(|d| d.entries().get(path::file_name(p)))
             .copied()
             .ok_or_else(|| FsError::NotFound { op, path: p.to_string() })
     }
 
-    fn parent_for_new(&mut self, op: &'static str, p: &str) -> Result<&mut Dir> {
+    /// Checks that `p` can name a new file: a valid path, not a directory, in an existing directory.
+    fn check_new_file(&self, op: &'static str, p: &str) -> Result<()> {
         path::validate(p)?;
-        if self.dirs.contains_key(p) {
+        if self.ns.contains_dir(p) {
             return Err(FsError::WrongKind { op, path: p.to_string(), expected: "file" });
         }
         let parent = path::parent(p);
-        if !self.dirs.contains_key(parent) {
+        if !self.ns.contains_dir(parent) {
             return Err(if self.is_file(parent) {
                 FsError::WrongKind { op, path: parent.to_string(), expected: "directory" }
             } else {
                 FsError::NotFound { op, path: p.to_string() }
             });
         }
-        self.dirs.get_mut(parent).ok_or_else(|| FsError::NotFound { op, path: p.to_string() })
+        Ok(())
     }
 
     fn is_file(&self, p: &str) -> bool {
-        self.dirs.get(path::parent(p)).is_some_and(|d| d.entries.contains_key(path::file_name(p)))
+        self.ns.dir(path::parent(p)).is_some_and(|d| d.entries().contains_key(path::file_name(p)))
     }
 
     fn new_inode(&mut self, hint: WriteHint) -> u64 {
@@ -349,7 +347,7 @@ impl State {
 
     /// Drops `ino` if no directory holds it any more, freeing its pages.
     fn collect_inode(&mut self, ino: u64, at: Nanos) {
-        if namespace::referenced(&self.dirs, ino) {
+        if self.ns.referenced(ino) {
             return;
         }
         let Some(inode) = self.inodes.remove(&ino) else {
@@ -430,9 +428,9 @@ impl Fs for SimFs {
 
     fn create_with_hint(&self, p: &str, hint: WriteHint) -> Result<Box<dyn WritableFile>> {
         let mut st = self.shared.state();
-        st.parent_for_new("create", p)?;
+        st.check_new_file("create", p)?;
         let ino = st.new_inode(hint);
-        let old = st.parent_for_new("create", p)?.entries.insert(path::file_name(p).to_string(), ino);
+        let old = st.ns.insert(path::parent(p), path::file_name(p), ino);
         if let Some(old) = old {
             let at = self.shared.clock.now();
             st.collect_inode(old, at);
@@ -459,15 +457,15 @@ impl Fs for SimFs {
     fn exists(&self, p: &str) -> Result<bool> {
         path::validate(p)?;
         let st = self.shared.state();
-        Ok(st.dirs.contains_key(p) || st.is_file(p))
+        Ok(st.ns.contains_dir(p) || st.is_file(p))
     }
 
     fn list(&self, dir: &str) -> Result<Vec<String>> {
         path::validate_dir(dir)?;
         let st = self.shared.state();
-        let d = st.dirs.get(dir).ok_or_else(|| FsError::NotFound { op: "list", path: dir.to_string() })?;
-        let mut names: Vec<String> = d.entries.keys().cloned().collect();
-        for sub in st.dirs.keys() {
+        let d = st.ns.dir(dir).ok_or_else(|| FsError::NotFound { op: "list", path: dir.to_string() })?;
+        let mut names: Vec<String> = d.entries().keys().cloned().collect();
+        for sub in st.ns.dir_names() {
             if !sub.is_empty() && path::parent(sub) == dir {
                 names.push(path::file_name(sub).to_string());
             }
@@ -487,8 +485,7 @@ impl Fs for SimFs {
             if st.is_file(prefix) {
                 return Err(FsError::AlreadyExists { op: "create_dir_all", path: prefix.to_string() });
             }
-            if !st.dirs.contains_key(prefix) {
-                st.dirs.insert(prefix.to_string(), Dir::default());
+            if st.ns.add_dir(prefix) {
                 records.push(Record::Mkdir { dir: prefix.to_string() });
             }
             end += 1;
@@ -503,15 +500,15 @@ impl Fs for SimFs {
     fn remove_dir(&self, dir: &str) -> Result<()> {
         path::validate(dir)?;
         let mut st = self.shared.state();
-        let d = st.dirs.get(dir).ok_or_else(|| FsError::NotFound { op: "remove_dir", path: dir.to_string() })?;
-        let empty = d.entries.is_empty();
-        let has_subdirs = st.dirs.keys().any(|d| !d.is_empty() && path::parent(d) == dir);
+        let d = st.ns.dir(dir).ok_or_else(|| FsError::NotFound { op: "remove_dir", path: dir.to_string() })?;
+        let empty = d.is_empty();
+        let has_subdirs = st.ns.dir_names().any(|d| !d.is_empty() && path::parent(d) == dir);
         if !empty || has_subdirs {
             return Err(FsError::DirNotEmpty { op: "remove_dir", path: dir.to_string() });
         }
         // Removing a directory is durable at once (as in MemFs); files only its durable entries
         // still held go with it.
-        let held: Vec<u64> = st.dirs.remove(dir).map(|d| d.durable.into_values().collect()).unwrap_or_default();
+        let held = st.ns.remove_dir(dir);
         let at = self.shared.clock.now();
         for ino in held {
             st.collect_inode(ino, at);
@@ -526,14 +523,12 @@ impl Fs for SimFs {
         path::validate(to)?;
         let mut st = self.shared.state();
         let ino = st.lookup("rename", from)?;
-        st.parent_for_new("rename", to)?;
+        st.check_new_file("rename", to)?;
         if from == to {
             return Ok(());
         }
-        if let Some(d) = st.dirs.get_mut(path::parent(from)) {
-            d.entries.remove(path::file_name(from));
-        }
-        let old = st.parent_for_new("rename", to)?.entries.insert(path::file_name(to).to_string(), ino);
+        st.ns.remove(path::parent(from), path::file_name(from));
+        let old = st.ns.insert(path::parent(to), path::file_name(to), ino);
         if let Some(old) = old {
             let at = self.shared.clock.now();
             st.collect_inode(old, at);
@@ -544,9 +539,7 @@ impl Fs for SimFs {
     fn remove(&self, p: &str) -> Result<()> {
         let mut st = self.shared.state();
         let ino = st.lookup("remove", p)?;
-        if let Some(d) = st.dirs.get_mut(path::parent(p)) {
-            d.entries.remove(path::file_name(p));
-        }
+        st.ns.remove(path::parent(p), path::file_name(p));
         let at = self.shared.clock.now();
         st.collect_inode(ino, at);
         Ok(())
@@ -555,10 +548,10 @@ impl Fs for SimFs {
     fn sync_dir(&self, dir: &str) -> Result<()> {
         path::validate_dir(dir)?;
         let mut st = self.shared.state();
-        if !st.dirs.contains_key(dir) {
+        if !st.ns.contains_dir(dir) {
             return Err(FsError::NotFound { op: "sync_dir", path: dir.to_string() });
         }
-        let mut records = namespace::commit_dir(&mut st.dirs, dir);
+        let (mut records, dropped) = st.ns.commit_dir(dir);
         // A file linked durably before its first sync exists, empty.
         for r in records.clone() {
             if let Record::Link { ino, .. } = r {
@@ -571,9 +564,8 @@ impl Fs for SimFs {
         }
         // Inodes that only a durable entry kept alive may now be garbage.
         let at = self.shared.clock.now();
-        let inos: Vec<u64> = st.inodes.keys().copied().collect();
         let done = st.commit(at, records)?;
-        for ino in inos {
+        for ino in dropped {
             st.collect_inode(ino, at);
         }
         self.shared.clock.advance_current(done);
@@ -584,9 +576,9 @@ impl Fs for SimFs {
         path::validate(p)?;
         let mut st = self.shared.state();
         if !st.is_file(p) {
-            st.parent_for_new("lock", p)?;
+            st.check_new_file("lock", p)?;
             let ino = st.new_inode(WriteHint::None);
-            st.parent_for_new("lock", p)?.entries.insert(path::file_name(p).to_string(), ino);
+            st.ns.insert(path::parent(p), path::file_name(p), ino);
         }
         if st.locks.contains_key(p) {
             return Err(FsError::Locked { path: p.to_string() });

@@ -1,67 +1,184 @@
 //! The namespace of a SimFs: directories with their current and durable entries (name -> inode),
 //! with the same crash contract as MemFs: `sync_dir` makes a directory's entries durable, and a
 //! rename that crosses directories becomes durable on both sides when either side is synced.
+//!
+//! Costs stay proportional to what changed: each directory remembers the names changed since its
+//! last sync, and the namespace counts the references to every inode (current and durable), so a
+//! sync and the question "is this inode still named anywhere" do not scan every entry (a database
+//! directory holds thousands of files and is synced after every flush and compaction).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::journal::Record;
 
 #[derive(Debug, Default, Clone)]
 pub(super) struct Dir {
-    pub entries: BTreeMap<String, u64>,
-    pub durable: BTreeMap<String, u64>,
+    entries: BTreeMap<String, u64>,
+    durable: BTreeMap<String, u64>,
+    /// Names whose current entry may differ from the durable one.
+    dirty: BTreeSet<String>,
 }
 
-/// Makes `dir`'s entries durable (and both sides of renames across directories); returns the
-/// journal records of every durable entry that changed.
-pub(super) fn commit_dir(dirs: &mut BTreeMap<String, Dir>, dir: &str) -> Vec<Record> {
-    let Some(d) = dirs.get(dir) else {
-        return Vec::new();
-    };
-    let holds = |m: &BTreeMap<String, u64>, n: &str, ino: u64| m.get(n) == Some(&ino);
-    let arrived: Vec<u64> = d.entries.iter().filter(|(n, &i)| !holds(&d.durable, n, i)).map(|(_, &i)| i).collect();
-    let departed: Vec<u64> = d.durable.iter().filter(|(n, &i)| !holds(&d.entries, n, i)).map(|(_, &i)| i).collect();
-    let before: Vec<(String, BTreeMap<String, u64>)> =
-        dirs.iter().map(|(k, v)| (k.clone(), v.durable.clone())).collect();
-    if !arrived.is_empty() || !departed.is_empty() {
-        for (name, other) in dirs.iter_mut().filter(|(name, _)| name.as_str() != dir) {
-            let _ = name;
-            let entries = &other.entries;
-            // The source side of a rename into `dir`.
-            other.durable.retain(|n, ino| !arrived.contains(ino) || holds(entries, n, *ino));
-            // The destination side of a rename out of `dir`.
-            for (n, &ino) in &other.entries {
-                if departed.contains(&ino) && !holds(&other.durable, n, ino) {
-                    other.durable.insert(n.clone(), ino);
+impl Dir {
+    pub fn entries(&self) -> &BTreeMap<String, u64> {
+        &self.entries
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+#[derive(Debug, Default)]
+pub(super) struct Namespace {
+    dirs: BTreeMap<String, Dir>,
+    /// References to each inode from current and durable entries.
+    refs: HashMap<u64, u32>,
+}
+
+impl Namespace {
+    /// A namespace whose entries are all durable (a remount).
+    pub fn from_durable(dirs: &BTreeMap<String, BTreeMap<String, u64>>) -> Namespace {
+        let mut ns = Namespace::default();
+        for (name, entries) in dirs {
+            for &ino in entries.values() {
+                *ns.refs.entry(ino).or_insert(0) += 2;
+            }
+            ns.dirs.insert(
+                name.clone(),
+                Dir { entries: entries.clone(), durable: entries.clone(), dirty: BTreeSet::new() },
+            );
+        }
+        ns
+    }
+
+    pub fn dir(&self, name: &str) -> Option<&Dir> {
+        self.dirs.get(name)
+    }
+
+    pub fn contains_dir(&self, name: &str) -> bool {
+        self.dirs.contains_key(name)
+    }
+
+    pub fn dir_names(&self) -> impl Iterator<Item = &String> {
+        self.dirs.keys()
+    }
+
+    /// Creates an empty directory (durable at once, as in MemFs); false if it exists.
+    pub fn add_dir(&mut self, name: &str) -> bool {
+        if self.dirs.contains_key(name) {
+            return false;
+        }
+        self.dirs.insert(name.to_string(), Dir::default());
+        true
+    }
+
+    /// Removes a directory with its durable entries (durable at once); returns the inodes those
+    /// entries named.
+    pub fn remove_dir(&mut self, name: &str) -> Vec<u64> {
+        let Some(d) = self.dirs.remove(name) else { return Vec::new() };
+        let inos: Vec<u64> = d.entries.values().chain(d.durable.values()).copied().collect();
+        for &ino in &inos {
+            self.unref(ino);
+        }
+        inos
+    }
+
+    /// Sets `dir/name` to `ino` in the current state; returns the inode it named before.
+    pub fn insert(&mut self, dir: &str, name: &str, ino: u64) -> Option<u64> {
+        let d = self.dirs.get_mut(dir)?;
+        let old = d.entries.insert(name.to_string(), ino);
+        d.dirty.insert(name.to_string());
+        *self.refs.entry(ino).or_insert(0) += 1;
+        if let Some(o) = old {
+            self.unref(o);
+        }
+        old
+    }
+
+    /// Removes `dir/name` from the current state; returns the inode it named.
+    pub fn remove(&mut self, dir: &str, name: &str) -> Option<u64> {
+        let d = self.dirs.get_mut(dir)?;
+        let old = d.entries.remove(name);
+        d.dirty.insert(name.to_string());
+        if let Some(o) = old {
+            self.unref(o);
+        }
+        old
+    }
+
+    /// Whether any directory names `ino`, currently or durably.
+    pub fn referenced(&self, ino: u64) -> bool {
+        self.refs.get(&ino).is_some_and(|&n| n > 0)
+    }
+
+    fn unref(&mut self, ino: u64) {
+        if let Some(n) = self.refs.get_mut(&ino) {
+            *n -= 1;
+            if *n == 0 {
+                self.refs.remove(&ino);
+            }
+        }
+    }
+
+    /// Makes `dir`'s entries durable (and both sides of renames across directories); returns the
+    /// journal records of every durable entry that changed, and the inodes some durable entry no
+    /// longer names (candidates for collection).
+    pub fn commit_dir(&mut self, dir: &str) -> (Vec<Record>, Vec<u64>) {
+        let Some(d) = self.dirs.get_mut(dir) else { return (Vec::new(), Vec::new()) };
+        let dirty = std::mem::take(&mut d.dirty);
+        let mut arrived = Vec::new();
+        let mut departed = Vec::new();
+        for name in &dirty {
+            let (cur, dur) = (d.entries.get(name).copied(), d.durable.get(name).copied());
+            if cur != dur {
+                arrived.extend(cur);
+                departed.extend(dur);
+            }
+        }
+        let mut changes: Vec<(String, String, Option<u64>)> =
+            dirty.iter().map(|n| (dir.to_string(), n.clone(), d.entries.get(n).copied())).collect();
+        if !arrived.is_empty() || !departed.is_empty() {
+            for (name, other) in self.dirs.iter().filter(|(name, _)| name.as_str() != dir) {
+                // The source side of a rename into `dir`.
+                for (n, ino) in &other.durable {
+                    if arrived.contains(ino) && other.entries.get(n) != Some(ino) {
+                        changes.push((name.clone(), n.clone(), other.entries.get(n).copied()));
+                    }
+                }
+                // The destination side of a rename out of `dir`.
+                for (n, ino) in &other.entries {
+                    if departed.contains(ino) && other.durable.get(n) != Some(ino) {
+                        changes.push((name.clone(), n.clone(), Some(*ino)));
+                    }
                 }
             }
         }
-    }
-    if let Some(d) = dirs.get_mut(dir) {
-        d.durable = d.entries.clone();
-    }
-    let mut records = Vec::new();
-    for (name, old) in before {
-        let Some(now) = dirs.get(&name).map(|d| &d.durable) else {
-            continue;
-        };
-        for (n, &ino) in now {
-            if old.get(n) != Some(&ino) {
-                records.push(Record::Link { dir: name.clone(), name: n.clone(), ino });
+        let mut records = Vec::new();
+        let mut dropped = Vec::new();
+        for (dname, n, new) in changes {
+            let Some(d) = self.dirs.get_mut(&dname) else { continue };
+            let old = match new {
+                Some(ino) => d.durable.insert(n.clone(), ino),
+                None => d.durable.remove(&n),
+            };
+            if old == new {
+                continue;
+            }
+            match new {
+                Some(ino) => {
+                    records.push(Record::Link { dir: dname.clone(), name: n, ino });
+                    *self.refs.entry(ino).or_insert(0) += 1;
+                }
+                None => records.push(Record::Unlink { dir: dname.clone(), name: n }),
+            }
+            if let Some(o) = old {
+                self.unref(o);
+                dropped.push(o);
             }
         }
-        for n in old.keys() {
-            if !now.contains_key(n) {
-                records.push(Record::Unlink { dir: name.clone(), name: n.clone() });
-            }
-        }
+        (records, dropped)
     }
-    records
-}
-
-/// Whether any directory refers to `ino`, currently or durably.
-pub(super) fn referenced(dirs: &BTreeMap<String, Dir>, ino: u64) -> bool {
-    dirs.values().any(|d| d.entries.values().any(|&i| i == ino) || d.durable.values().any(|&i| i == ino))
 }
 
 #[cfg(test)]
@@ -70,19 +187,24 @@ mod tests {
 
     #[test]
     fn rename_across_directories_commits_both_sides() {
-        let mut dirs = BTreeMap::new();
-        let mut a = Dir::default();
-        a.entries.insert("x".into(), 7);
-        a.durable.insert("x".into(), 7);
-        dirs.insert("a".to_string(), a);
-        dirs.insert("b".to_string(), Dir::default());
+        let mut durable = BTreeMap::new();
+        durable.insert("a".to_string(), BTreeMap::from([("x".to_string(), 7)]));
+        durable.insert("b".to_string(), BTreeMap::new());
+        let mut ns = Namespace::from_durable(&durable);
         // Rename a/x -> b/y, then sync only b.
-        dirs.get_mut("a").unwrap().entries.remove("x");
-        dirs.get_mut("b").unwrap().entries.insert("y".into(), 7);
-        let recs = commit_dir(&mut dirs, "b");
-        assert!(dirs["a"].durable.is_empty(), "source side committed too");
-        assert_eq!(dirs["b"].durable.get("y"), Some(&7));
+        ns.remove("a", "x");
+        ns.insert("b", "y", 7);
+        let (recs, dropped) = ns.commit_dir("b");
+        assert!(ns.dir("a").unwrap().durable.is_empty(), "source side committed too");
+        assert_eq!(ns.dir("b").unwrap().durable.get("y"), Some(&7));
         assert_eq!(recs.len(), 2, "{recs:?}");
-        assert!(referenced(&dirs, 7) && !referenced(&dirs, 8));
+        assert_eq!(dropped, vec![7], "a/x no longer names inode 7 (it is still named by b/y)");
+        assert!(ns.referenced(7) && !ns.referenced(8));
+        // Removing the file and syncing drops the last reference.
+        ns.remove("b", "y");
+        assert!(ns.referenced(7), "the durable entry still names it");
+        let (_, dropped) = ns.commit_dir("b");
+        assert_eq!(dropped, vec![7]);
+        assert!(!ns.referenced(7));
     }
 }
