@@ -274,6 +274,16 @@ pub fn run(scale: &Scale, only: Option<&[String]>, progress: bool) -> Result<(Re
     Ok((set, r.timings))
 }
 
+/// Our values and the paper's, one bar or point per category, the paper's drawn dashed.
+fn ours_and_paper(ours: (&str, Vec<f64>), paper: (&str, Vec<f64>)) -> Vec<Series> {
+    let series = |(name, v): (&str, Vec<f64>), dashed| Series {
+        name: name.to_string(),
+        points: v.into_iter().enumerate().map(|(i, y)| (i as f64, y)).collect(),
+        dashed,
+    };
+    vec![series(ours, false), series(paper, true)]
+}
+
 fn pct(x: f64) -> Cell {
     Cell::Number((x * 1000.0).round() / 10.0)
 }
@@ -542,18 +552,10 @@ fn micro(r: &mut Runner, set: &mut ResultSet) -> Result<(), String> {
         x_label: "level".into(),
         y_label: "writes reduced vs Baseline (%)".into(),
         categories: (1..=4).map(|l| format!("L{l}")).collect(),
-        series: vec![
-            Series {
-                name: "RemapCom (ours)".into(),
-                points: ours_full.iter().enumerate().map(|(i, x)| (i as f64, x * 100.0)).collect(),
-                dashed: false,
-            },
-            Series {
-                name: "RemapCom (paper)".into(),
-                points: paper3.iter().enumerate().map(|(i, p)| (i as f64, p.1 * 100.0)).collect(),
-                dashed: true,
-            },
-        ],
+        series: ours_and_paper(
+            ("RemapCom (ours)", ours_full.iter().map(|x| x * 100.0).collect()),
+            ("RemapCom (paper)", paper3.iter().map(|p| p.1 * 100.0).collect()),
+        ),
     });
     set.figures.extend(figs);
     Ok(())
@@ -742,18 +744,7 @@ fn mixgraph(r: &mut Runner, set: &mut ResultSet) -> Result<(), String> {
         x_label: "Mixgraph workload".into(),
         y_label: "throughput / Baseline throughput".into(),
         categories: kinds.iter().map(|k| k.name().to_string()).collect(),
-        series: vec![
-            Series {
-                name: "ours".into(),
-                points: ours.iter().enumerate().map(|(i, x)| (i as f64, *x)).collect(),
-                dashed: false,
-            },
-            Series {
-                name: "paper".into(),
-                points: paper_tput.iter().enumerate().map(|(i, p)| (i as f64, p.1)).collect(),
-                dashed: true,
-            },
-        ],
+        series: ours_and_paper(("ours", ours.clone()), ("paper", paper_tput.iter().map(|p| p.1).collect())),
     });
     Ok(())
 }
@@ -885,18 +876,7 @@ fn ranges(r: &mut Runner, set: &mut ResultSet) -> Result<(), String> {
         x_label: "KV size range".into(),
         y_label: "throughput / Baseline throughput".into(),
         categories: ranges.iter().map(|(a, b)| format!("{a}-{b} B")).collect(),
-        series: vec![
-            Series {
-                name: "ours".into(),
-                points: t_ours.iter().enumerate().map(|(i, x)| (i as f64, *x)).collect(),
-                dashed: false,
-            },
-            Series {
-                name: "paper".into(),
-                points: paper.iter().enumerate().map(|(i, p)| (i as f64, p.0)).collect(),
-                dashed: true,
-            },
-        ],
+        series: ours_and_paper(("ours", t_ours.clone()), ("paper", paper.iter().map(|p| p.0).collect())),
     });
     Ok(())
 }
