@@ -78,6 +78,9 @@ pub fn run(a: &BenchArgs, progress: bool) -> Result<(RunResult, Timing), String>
     )?;
     let mut phases = Vec::new();
     for (i, kind) in kinds.iter().enumerate() {
+        if kind.fresh_db() && i > 0 {
+            engine.recreate()?;
+        }
         let mut cfg = DbBenchConfig::new(*kind, a.num);
         cfg.value_size = value_size;
         let ops = DbBench::new(cfg, a.seed + i as u64).map_err(|e| e.to_string())?;

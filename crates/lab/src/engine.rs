@@ -25,15 +25,33 @@ pub trait KvEngine {
 
 /// The LSM engine (`lsm::Db`).
 pub struct LsmEngine {
+    fs: Arc<dyn Fs>,
     db: Option<Db>,
     options: lsm::Options,
     write: WriteOptions,
+    /// The activity of databases destroyed by [`LsmEngine::recreate`].
+    history: lsm::DbStats,
 }
+
+/// Where the database lives on the stack's file system.
+const DIR: &str = "db";
 
 impl LsmEngine {
     pub fn open(fs: Arc<dyn Fs>, options: lsm::Options, sync: bool) -> Result<LsmEngine, String> {
-        let db = Db::open(fs, "db", options.clone()).map_err(|e| e.to_string())?;
-        Ok(LsmEngine { db: Some(db), options, write: WriteOptions { sync } })
+        let db = Db::open(Arc::clone(&fs), DIR, options.clone()).map_err(|e| e.to_string())?;
+        Ok(LsmEngine { fs, db: Some(db), options, write: WriteOptions { sync }, history: Default::default() })
+    }
+
+    /// Destroys the database and opens a fresh one, as db_bench does before each fill; the
+    /// statistics keep the destroyed database's activity.
+    pub fn recreate(&mut self) -> Result<(), String> {
+        if let Some(db) = self.db.take() {
+            self.history.add_history(&db.stats());
+            db.close().map_err(|e| e.to_string())?;
+        }
+        lsm::destroy(&*self.fs, DIR).map_err(|e| format!("destroying the database: {e}"))?;
+        self.db = Some(Db::open(Arc::clone(&self.fs), DIR, self.options.clone()).map_err(|e| e.to_string())?);
+        Ok(())
     }
 
     fn db(&self) -> Result<&Db, String> {
@@ -89,6 +107,10 @@ impl KvEngine for LsmEngine {
     }
 
     fn stats(&self) -> Option<lsm::DbStats> {
-        self.db.as_ref().map(|d| d.stats())
+        self.db.as_ref().map(|d| {
+            let mut s = d.stats();
+            s.add_history(&self.history);
+            s
+        })
     }
 }

@@ -50,6 +50,14 @@ impl WriteBatch {
         WriteBatch { rep: vec![0; HEADER_SIZE] }
     }
 
+    /// An empty batch with room for `bytes` of records without growing (a single put of key
+    /// `k` and value `v` needs `k.len() + v.len() + 11`).
+    pub fn with_capacity(bytes: usize) -> WriteBatch {
+        let mut rep = Vec::with_capacity(HEADER_SIZE + bytes);
+        rep.resize(HEADER_SIZE, 0);
+        WriteBatch { rep }
+    }
+
     /// A batch from its encoded bytes (a WAL record), checked whole: the header, every record,
     /// and that the count matches. Errors name `file` and `offset` (where the bytes came from).
     pub fn from_data(data: Vec<u8>, file: &str, offset: u64) -> Result<WriteBatch> {

@@ -18,6 +18,6 @@ pub mod version;
 pub mod wal;
 
 pub use batch::WriteBatch;
-pub use db::{Db, DbIterator, DbStats, LevelStats, Snapshot};
+pub use db::{destroy, Db, DbIterator, DbStats, LevelStats, Snapshot};
 pub use error::{Error, Result};
 pub use options::{Options, ReadOptions, RemapMode, WriteOptions};

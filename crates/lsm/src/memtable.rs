@@ -42,8 +42,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use crate::coding::varint_len;
 use crate::error::Result;
 use crate::iter::InternalIterator;
-use crate::key::{append_internal_key, parse_internal_key, SequenceNumber, ValueKind, KIND_FOR_SEEK, MAX_SEQUENCE};
-use skiplist::SkipList;
+use crate::key::{pack_tag, parse_internal_key, SequenceNumber, ValueKind, KIND_FOR_SEEK, MAX_SEQUENCE};
+use skiplist::{Probe, SkipList};
 
 /// What a memtable knows about a user key at a snapshot.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -88,10 +88,9 @@ impl MemTable {
     /// Adds an entry. `seq` must be at most [`MAX_SEQUENCE`] and unique per (key, kind) in
     /// this table, as the engine guarantees.
     pub fn add(&self, seq: SequenceNumber, kind: ValueKind, user_key: &[u8], value: &[u8]) {
-        let mut ikey = Vec::with_capacity(user_key.len() + 8);
-        append_internal_key(&mut ikey, user_key, seq, kind);
-        let height = self.list.insert(&ikey, value);
-        let encoded = varint_len(ikey.len() as u64) + ikey.len() + varint_len(value.len() as u64) + value.len();
+        let height = self.list.insert(user_key, pack_tag(seq, kind), value);
+        let ikey_len = user_key.len() + 8;
+        let encoded = varint_len(ikey_len as u64) + ikey_len + varint_len(value.len() as u64) + value.len();
         // LevelDB's node: a key pointer and one link, plus a link per extra level.
         let node = 16 + 8 * (height - 1);
         self.usage.fetch_add(encoded + node, AtomicOrdering::Relaxed);
@@ -99,9 +98,8 @@ impl MemTable {
 
     /// The newest entry for `user_key` with a sequence number <= `snapshot`.
     pub fn get(&self, user_key: &[u8], snapshot: SequenceNumber) -> LookupResult {
-        let mut target = Vec::with_capacity(user_key.len() + 8);
-        append_internal_key(&mut target, user_key, snapshot.min(MAX_SEQUENCE), KIND_FOR_SEEK);
-        let n = self.list.find_greater_or_equal(&target, None);
+        let probe = Probe::new(user_key, pack_tag(snapshot.min(MAX_SEQUENCE), KIND_FOR_SEEK));
+        let n = self.list.seek(&probe, None);
         if SkipList::is_nil(n) {
             return LookupResult::NotFound;
         }
@@ -161,7 +159,7 @@ impl InternalIterator for MemTableIterator {
     }
 
     fn seek(&mut self, target: &[u8]) {
-        self.node = self.list.find_greater_or_equal(target, None);
+        self.node = self.list.find_greater_or_equal(target);
     }
 
     fn next(&mut self) {

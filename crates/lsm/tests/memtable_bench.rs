@@ -69,3 +69,49 @@ fn memtable_insert_get_scan_speed() {
         mem.heap_bytes() >> 20
     );
 }
+
+/// db_bench's shape: `%016d` keys (their first 8 bytes are all '0' below 10^8, so an 8-byte
+/// prefix never decides) and 100-byte values, in memtables of LevelDB's 4 MiB default.
+#[test]
+#[ignore = "measurement; run with --ignored --nocapture in release"]
+fn memtable_db_bench_keys_speed() {
+    const N: usize = 1_000_000;
+    let value = [7u8; 100];
+    let mut x: u64 = 301;
+    let keys: Vec<Vec<u8>> = (0..N)
+        .map(|_| {
+            // Park-Miller, as db_bench draws its random keys.
+            x = x * 16807 % 2_147_483_647;
+            format!("{:016}", x % N as u64).into_bytes()
+        })
+        .collect();
+    let mut tables = vec![MemTable::new()];
+    let t = Instant::now();
+    for (i, k) in keys.iter().enumerate() {
+        if tables.last().is_some_and(|m| m.approximate_memory_usage() > 4 << 20) {
+            tables.push(MemTable::new());
+        }
+        if let Some(m) = tables.last() {
+            m.add(i as u64 + 1, ValueKind::Value, k, &value);
+        }
+    }
+    let insert = t.elapsed();
+    let t = Instant::now();
+    let mut found = 0usize;
+    for k in keys.iter().rev() {
+        if let Some(m) = tables.last() {
+            if let LookupResult::Found(v) = m.get(k, u64::MAX) {
+                found += v.len();
+            }
+        }
+    }
+    let get = t.elapsed();
+    assert!(found > 0);
+    let per = |d: std::time::Duration| d.as_nanos() as f64 / N as f64;
+    println!(
+        "memtable, {N} db_bench keys in {} tables of 4 MiB: insert {:.0} ns/op, get (last table) {:.0} ns/op",
+        tables.len(),
+        per(insert),
+        per(get)
+    );
+}

@@ -91,6 +91,12 @@ impl DbBenchKind {
             DbBenchKind::FillSeq | DbBenchKind::FillRandom | DbBenchKind::Overwrite | DbBenchKind::FillZipfian
         )
     }
+
+    /// Whether db_bench runs the benchmark on a freshly destroyed database (its `fresh_db`): the
+    /// fills do, so after `fillseq,fillrandom` the database holds only what fillrandom wrote.
+    pub fn fresh_db(self) -> bool {
+        matches!(self, DbBenchKind::FillSeq | DbBenchKind::FillRandom | DbBenchKind::FillZipfian)
+    }
 }
 
 impl fmt::Display for DbBenchKind {

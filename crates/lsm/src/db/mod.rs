@@ -15,6 +15,7 @@
 //! writes). After a background error (a full device, a failed sync) writes are refused with that
 //! error until the database is reopened; reads keep working.
 
+mod destroy;
 mod iter;
 mod jobs;
 mod recovery;
@@ -28,6 +29,7 @@ use std::thread::JoinHandle;
 
 use storage::{FileLock, Fs, Lane, SimClock};
 
+pub use destroy::destroy;
 pub use iter::{DbIterator, ScanIter};
 pub use stats::{DbStats, LevelStats};
 
@@ -158,13 +160,14 @@ impl Db {
     }
 
     pub fn put(&self, opts: &WriteOptions, key: &[u8], value: &[u8]) -> Result<()> {
-        let mut b = WriteBatch::new();
+        // Kind byte and two varint32 lengths of at most 5 bytes each.
+        let mut b = WriteBatch::with_capacity(key.len() + value.len() + 11);
         b.put(key, value);
         self.write(opts, b)
     }
 
     pub fn delete(&self, opts: &WriteOptions, key: &[u8]) -> Result<()> {
-        let mut b = WriteBatch::new();
+        let mut b = WriteBatch::with_capacity(key.len() + 6);
         b.delete(key);
         self.write(opts, b)
     }

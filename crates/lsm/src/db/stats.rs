@@ -100,6 +100,88 @@ impl DbStats {
         &mut self.levels[level]
     }
 
+    /// Adds the activity of `earlier`, a database this one replaced (db_bench destroys the database
+    /// before each fill), so that totals cover the whole run; the shape (files and bytes per
+    /// level, cache contents) stays this database's.
+    pub fn add_history(&mut self, earlier: &DbStats) {
+        // Destructured whole so that a new field has to be placed on one side or the other.
+        let DbStats {
+            user_bytes,
+            writes,
+            puts,
+            deletes,
+            wal_bytes,
+            flushes,
+            flush_bytes,
+            compactions,
+            slowdowns,
+            memtable_stalls,
+            l0_stop_stalls,
+            stall_nanos,
+            levels,
+            block_cache,
+        } = earlier;
+        self.user_bytes += user_bytes;
+        self.writes += writes;
+        self.puts += puts;
+        self.deletes += deletes;
+        self.wal_bytes += wal_bytes;
+        self.flushes += flushes;
+        self.flush_bytes += flush_bytes;
+        self.compactions += compactions;
+        self.slowdowns += slowdowns;
+        self.memtable_stalls += memtable_stalls;
+        self.l0_stop_stalls += l0_stop_stalls;
+        self.stall_nanos += stall_nanos;
+        self.block_cache.hits += block_cache.hits;
+        self.block_cache.misses += block_cache.misses;
+        self.block_cache.inserts += block_cache.inserts;
+        self.block_cache.evictions += block_cache.evictions;
+        for (level, e) in levels.iter().enumerate() {
+            let LevelStats {
+                files: _,
+                bytes: _,
+                compactions,
+                bytes_read_input_level,
+                bytes_read_output_level,
+                bytes_written,
+                files_written,
+                bytes_moved,
+                moves,
+                input_data_blocks,
+                output_data_blocks,
+                cloned_bytes,
+                copied_bytes,
+                padding_bytes,
+                udbs_found,
+                udbs_cloned,
+                udb_retentions,
+                udbs_written,
+                entries_dropped,
+                micros,
+            } = e;
+            let l = self.level_mut(level);
+            l.compactions += compactions;
+            l.bytes_read_input_level += bytes_read_input_level;
+            l.bytes_read_output_level += bytes_read_output_level;
+            l.bytes_written += bytes_written;
+            l.files_written += files_written;
+            l.bytes_moved += bytes_moved;
+            l.moves += moves;
+            l.input_data_blocks += input_data_blocks;
+            l.output_data_blocks += output_data_blocks;
+            l.cloned_bytes += cloned_bytes;
+            l.copied_bytes += copied_bytes;
+            l.padding_bytes += padding_bytes;
+            l.udbs_found += udbs_found;
+            l.udbs_cloned += udbs_cloned;
+            l.udb_retentions += udb_retentions;
+            l.udbs_written += udbs_written;
+            l.entries_dropped += entries_dropped;
+            l.micros += micros;
+        }
+    }
+
     /// Copies the current shape (files and bytes per level) of `v`.
     pub fn fill_levels(&mut self, v: &Version) {
         for level in 0..v.num_levels() {

@@ -2,25 +2,31 @@
 //! one writer at a time inserts (a mutex serialises them), any number of readers search and walk
 //! it concurrently without locks. Entries are never removed; the list lives until dropped.
 //!
-//! Layout: nodes are addressed by `u32` index into an append-only segmented vector
-//! ([`SegVec`]) whose chunks are created once and never move, so a reader can hold an index, not
-//! a borrow, and an iterator can own an `Arc` of the list. Each node's forward links (its tower)
-//! are `AtomicU32`s in a second segmented vector. A new node is fully built (data, tower) before
-//! the release stores that link it in, level 0 first; readers load links with acquire, so they
-//! see either the old list or the node complete. Node 0 is the head; index 0 as a link means
-//! "none".
+//! Layout: nodes are addressed by `u32` index into append-only segmented vectors ([`SegVec`])
+//! whose chunks are created once and never move, so a reader can hold an index, not a borrow,
+//! and an iterator can own an `Arc` of the list. What a search step needs (the first 16 user-key
+//! bytes and the first four links) sits in one 64-byte [`Node`] of atomics; the entry's bytes
+//! live apart (`entries`) and are touched only when two keys share those 16 bytes, and taller
+//! nodes (1 in 256) keep their upper links in `towers`. A new node is fully written (fields,
+//! entry, tower) before the release stores that link it in, level 0 first; readers load links
+//! with acquire, so they see either the old list or the node complete. Node 0 is the head;
+//! index 0 as a link means "none".
+//!
+//! [`compare_internal`]: crate::key::compare_internal
 
 use std::cmp::Ordering;
-use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering as AtomicOrdering};
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering as AtomicOrdering};
 use std::sync::{Mutex, OnceLock};
 
-use crate::key::{compare_internal, user_key};
+use crate::coding::get_fixed64;
+use crate::key::user_key;
 
 pub const MAX_HEIGHT: usize = 12;
 /// One node in `BRANCHING` reaches each next level.
 const BRANCHING: u64 = 4;
 const HEAD: u32 = 0;
 const NIL: u32 = 0;
+const RELAXED: AtomicOrdering = AtomicOrdering::Relaxed;
 
 /// An append-only vector that readers may index while one writer grows it. Chunk `c` holds
 /// `first << c` slots; chunks are allocated once (`OnceLock`) and never move.
@@ -36,6 +42,7 @@ impl<T: Default> SegVec<T> {
         SegVec { first_shift, chunks: (0..n).map(|_| OnceLock::new()).collect() }
     }
 
+    #[inline]
     fn locate(&self, i: usize) -> (usize, usize) {
         let q = (i >> self.first_shift) + 1;
         let c = (usize::BITS - 1 - q.leading_zeros()) as usize;
@@ -43,6 +50,7 @@ impl<T: Default> SegVec<T> {
         (c, i - base)
     }
 
+    #[inline]
     fn get(&self, i: usize) -> Option<&T> {
         let (c, off) = self.locate(i);
         self.chunks.get(c)?.get()?.get(off)
@@ -66,34 +74,53 @@ impl<T: Default> SegVec<T> {
 /// Links kept inside the node; taller nodes (1 in 256) keep the rest in `towers`.
 const INLINE_LEVELS: usize = 4;
 
+/// What a search step reads, in one cache line. Every field is written once by the writer
+/// before the node is linked in (relaxed stores ordered by the linking release store).
+#[derive(Default)]
+#[repr(align(64))]
 struct Node {
-    /// The internal key followed by the value.
-    data: Box<[u8]>,
-    key_len: u32,
-    height: u8,
-    /// Index in `towers` of link `INLINE_LEVELS` (nodes taller than `INLINE_LEVELS` only).
-    upper: u32,
-    /// The first 8 bytes of the user key, zero-padded, big-endian: decides most comparisons
-    /// without touching `data` (one cache miss fewer per search step).
-    prefix: u64,
+    /// The first 16 bytes of the user key, zero-padded, as two big-endian words: a strict
+    /// difference here is the order of the user keys (a shorter key padded with zeros is a
+    /// prefix of, so less than, a longer one); equal prefixes need the entry's bytes.
+    prefix: [AtomicU64; 2],
     links: [AtomicU32; INLINE_LEVELS],
+    /// Index in `towers` of link `INLINE_LEVELS` (nodes taller than `INLINE_LEVELS` only).
+    upper: AtomicU32,
+    height: AtomicU32,
+    /// Length of the internal key at the start of the entry.
+    key_len: AtomicU32,
 }
 
-impl Node {
-    fn key(&self) -> &[u8] {
-        &self.data[..self.key_len as usize]
+/// A key being searched for, split the way nodes keep theirs.
+#[derive(Clone, Copy)]
+pub struct Probe<'a> {
+    prefix: [u64; 2],
+    user_key: &'a [u8],
+    tag: u64,
+}
+
+impl<'a> Probe<'a> {
+    /// The probe for an internal key (a malformed one orders as `compare_internal` does).
+    pub fn of_internal(ikey: &'a [u8]) -> Probe<'a> {
+        let user = user_key(ikey);
+        let tag = ikey.get(user.len()..).filter(|t| t.len() == 8).and_then(get_fixed64).unwrap_or(0);
+        Probe::new(user, tag)
+    }
+
+    /// The probe for `user_key` with `tag` (sequence << 8 | kind).
+    pub fn new(user_key: &'a [u8], tag: u64) -> Probe<'a> {
+        Probe { prefix: key_prefix(user_key), user_key, tag }
     }
 }
 
-/// The order of the first 8 user-key bytes, zero-padded. A strict difference here is the order
-/// of the user keys (a shorter key padded with zeros is a prefix of, so less than, a longer
-/// one); equal prefixes need the full comparison.
-fn key_prefix(internal_key: &[u8]) -> u64 {
-    let user = user_key(internal_key);
-    let mut b = [0u8; 8];
-    let n = user.len().min(8);
-    b[..n].copy_from_slice(&user[..n]);
-    u64::from_be_bytes(b)
+/// The first 16 bytes of `user_key`, zero-padded, as two big-endian words.
+fn key_prefix(user_key: &[u8]) -> [u64; 2] {
+    let mut b = [0u8; 16];
+    let n = user_key.len().min(16);
+    b[..n].copy_from_slice(&user_key[..n]);
+    let (hi, lo) = b.split_at(8);
+    let word = |s: &[u8]| s.try_into().map_or(0, u64::from_be_bytes);
+    [word(hi), word(lo)]
 }
 
 struct WriterState {
@@ -104,7 +131,9 @@ struct WriterState {
 
 /// The skiplist; see the module documentation.
 pub struct SkipList {
-    nodes: SegVec<OnceLock<Node>>,
+    nodes: SegVec<Node>,
+    /// Entry `i` (internal key then value) of node `i`.
+    entries: SegVec<OnceLock<Box<[u8]>>>,
     towers: SegVec<AtomicU32>,
     max_height: AtomicUsize,
     len: AtomicUsize,
@@ -123,6 +152,7 @@ impl SkipList {
     pub fn new() -> SkipList {
         let list = SkipList {
             nodes: SegVec::new(8),
+            entries: SegVec::new(8),
             towers: SegVec::new(6),
             max_height: AtomicUsize::new(1),
             len: AtomicUsize::new(0),
@@ -133,19 +163,13 @@ impl SkipList {
                 next_tower: MAX_HEIGHT - INLINE_LEVELS,
             }),
         };
-        let mut bytes = list.nodes.ensure(0) + list.towers.ensure(MAX_HEIGHT - INLINE_LEVELS - 1);
-        if let Some(slot) = list.nodes.get(0) {
-            let _ = slot.set(Node {
-                data: Box::new([]),
-                key_len: 0,
-                height: MAX_HEIGHT as u8,
-                upper: 0,
-                prefix: 0,
-                links: Default::default(),
-            });
+        let mut bytes = list.nodes.ensure(0) + list.entries.ensure(0);
+        bytes += list.towers.ensure(MAX_HEIGHT - INLINE_LEVELS - 1);
+        if let Some(head) = list.nodes.get(0) {
+            head.height.store(MAX_HEIGHT as u32, RELAXED);
         }
         bytes += std::mem::size_of::<SkipList>();
-        list.heap_bytes.store(bytes, AtomicOrdering::Relaxed);
+        list.heap_bytes.store(bytes, RELAXED);
         list
     }
 
@@ -160,64 +184,92 @@ impl SkipList {
 
     /// Bytes this structure holds on the heap (chunks reserved plus entry data).
     pub fn heap_bytes(&self) -> usize {
-        self.heap_bytes.load(AtomicOrdering::Relaxed)
+        self.heap_bytes.load(RELAXED)
     }
 
+    #[inline]
     fn node(&self, n: u32) -> Option<&Node> {
-        self.nodes.get(n as usize)?.get()
+        self.nodes.get(n as usize)
     }
 
+    #[inline]
     fn link_of<'a>(&'a self, node: &'a Node, level: usize) -> Option<&'a AtomicU32> {
         if level < INLINE_LEVELS {
             node.links.get(level)
-        } else if level < node.height as usize {
-            self.towers.get(node.upper as usize + level - INLINE_LEVELS)
+        } else if level < node.height.load(RELAXED) as usize {
+            self.towers.get(node.upper.load(RELAXED) as usize + level - INLINE_LEVELS)
         } else {
             None
         }
     }
 
     /// The successor of node `n` at `level` (`NIL` if none).
+    #[inline]
     pub fn next(&self, n: u32, level: usize) -> u32 {
         self.node(n).and_then(|node| self.link_of(node, level)).map_or(NIL, |a| a.load(AtomicOrdering::Acquire))
     }
 
+    /// The entry of node `n`: internal key then value (empty for the head or `NIL`).
+    #[inline]
+    fn entry(&self, n: u32) -> &[u8] {
+        self.entries.get(n as usize).and_then(OnceLock::get).map_or(&[][..], |e| e)
+    }
+
+    fn key_len(&self, n: u32) -> usize {
+        self.node(n).map_or(0, |node| node.key_len.load(RELAXED) as usize)
+    }
+
     /// The internal key of node `n` (empty for the head or `NIL`).
     pub fn key(&self, n: u32) -> &[u8] {
-        self.node(n).map_or(&[][..], Node::key)
+        let e = self.entry(n);
+        e.get(..self.key_len(n)).unwrap_or(e)
     }
 
     pub fn value(&self, n: u32) -> &[u8] {
-        self.node(n).map_or(&[][..], |node| &node.data[node.key_len as usize..])
+        self.entry(n).get(self.key_len(n)..).unwrap_or(&[])
     }
 
-    /// Whether node `n` sorts before `target` (whose prefix is `prefix`); `NIL` does not.
-    fn before(&self, n: u32, prefix: u64, target: &[u8]) -> bool {
+    /// Whether node `n` sorts before `probe`; `NIL` does not.
+    #[inline]
+    fn before(&self, n: u32, probe: &Probe) -> bool {
         if n == NIL {
             return false;
         }
         let Some(node) = self.node(n) else {
             return false;
         };
-        match node.prefix.cmp(&prefix) {
-            Ordering::Equal => compare_internal(node.key(), target) == Ordering::Less,
+        let prefix = [node.prefix[0].load(RELAXED), node.prefix[1].load(RELAXED)];
+        match prefix.cmp(&probe.prefix) {
+            Ordering::Equal => self.compare_entry(n, probe) == Ordering::Less,
             o => o == Ordering::Less,
         }
     }
 
-    fn top_level(&self) -> usize {
-        self.max_height.load(AtomicOrdering::Relaxed).clamp(1, MAX_HEIGHT) - 1
+    /// Node `n` against `probe` by the whole key: user key ascending, then tag descending.
+    #[cold]
+    fn compare_entry(&self, n: u32, probe: &Probe) -> Ordering {
+        let ikey = self.key(n);
+        let probe_side = Probe::of_internal(ikey);
+        probe_side.user_key.cmp(probe.user_key).then_with(|| probe.tag.cmp(&probe_side.tag))
     }
 
-    /// The first node whose key is >= `target` (`NIL` if none); fills `prev[level]` with the last
+    fn top_level(&self) -> usize {
+        self.max_height.load(RELAXED).clamp(1, MAX_HEIGHT) - 1
+    }
+
+    /// The first node whose key is >= `target` (an internal key; `NIL` if none).
+    pub fn find_greater_or_equal(&self, target: &[u8]) -> u32 {
+        self.seek(&Probe::of_internal(target), None)
+    }
+
+    /// The first node whose key is >= `probe` (`NIL` if none); fills `prev[level]` with the last
     /// node before it at each level when asked.
-    pub fn find_greater_or_equal(&self, target: &[u8], mut prev: Option<&mut [u32; MAX_HEIGHT]>) -> u32 {
-        let prefix = key_prefix(target);
+    pub fn seek(&self, probe: &Probe, mut prev: Option<&mut [u32; MAX_HEIGHT]>) -> u32 {
         let mut x = HEAD;
         let mut level = self.top_level();
         loop {
             let next = self.next(x, level);
-            if self.before(next, prefix, target) {
+            if self.before(next, probe) {
                 x = next;
                 continue;
             }
@@ -233,12 +285,12 @@ impl SkipList {
 
     /// The last node whose key is < `target` (`HEAD` if none).
     pub fn find_less_than(&self, target: &[u8]) -> u32 {
-        let prefix = key_prefix(target);
+        let probe = Probe::of_internal(target);
         let mut x = HEAD;
         let mut level = self.top_level();
         loop {
             let next = self.next(x, level);
-            if self.before(next, prefix, target) {
+            if self.before(next, &probe) {
                 x = next;
             } else if level == 0 {
                 return x;
@@ -272,55 +324,58 @@ impl SkipList {
         n == NIL
     }
 
-    /// Inserts `internal_key` -> `value` and returns the new node's height. An equal key already
-    /// present stays, and the new entry goes before it; the engine never inserts one (sequence
-    /// numbers are unique).
+    /// Inserts (`user_key`, `tag`) -> `value` and returns the new node's height. An equal key
+    /// already present stays, and the new entry goes before it; the engine never inserts one
+    /// (sequence numbers are unique).
     ///
     /// # Panics
     /// Beyond 2^32 - 1 entries (hundreds of GiB of entries: a memtable flushes long before).
-    pub fn insert(&self, internal_key: &[u8], value: &[u8]) -> usize {
+    pub fn insert(&self, user_key: &[u8], tag: u64, value: &[u8]) -> usize {
         let mut st = crate::memtable::lock(&self.writer);
+        let probe = Probe::new(user_key, tag);
         let mut prev = [HEAD; MAX_HEIGHT];
-        self.find_greater_or_equal(internal_key, Some(&mut prev));
+        self.seek(&probe, Some(&mut prev));
         let height = random_height(&mut st.rng);
-        if height > self.max_height.load(AtomicOrdering::Relaxed) {
+        if height > self.max_height.load(RELAXED) {
             // `prev` already holds HEAD above the old height. Readers that see the new height
             // before the head links find NIL there and step down.
-            self.max_height.store(height, AtomicOrdering::Relaxed);
+            self.max_height.store(height, RELAXED);
         }
         let idx = st.next_node;
         let upper = st.next_tower;
         let n_upper = height.saturating_sub(INLINE_LEVELS);
+        let key_len = user_key.len() + 8;
         assert!(
-            idx < u32::MAX as usize && upper + n_upper <= u32::MAX as usize && internal_key.len() <= u32::MAX as usize,
+            idx < u32::MAX as usize && upper + n_upper <= u32::MAX as usize && key_len <= u32::MAX as usize,
             "memtable skiplist is full (2^32 entries)"
         );
-        let mut allocated = self.nodes.ensure(idx);
-        // The new node's links point at its successors before anything points at it.
-        let links: [AtomicU32; INLINE_LEVELS] = std::array::from_fn(|level| {
-            AtomicU32::new(if level < height { self.next(prev[level], level) } else { NIL })
-        });
+        let mut allocated = self.nodes.ensure(idx) + self.entries.ensure(idx);
+        let mut entry = Vec::with_capacity(key_len + value.len());
+        entry.extend_from_slice(user_key);
+        entry.extend_from_slice(&tag.to_le_bytes());
+        entry.extend_from_slice(value);
+        allocated += entry.len();
+        if let Some(slot) = self.entries.get(idx) {
+            let _ = slot.set(entry.into_boxed_slice());
+        }
+        if let Some(node) = self.nodes.get(idx) {
+            node.prefix[0].store(probe.prefix[0], RELAXED);
+            node.prefix[1].store(probe.prefix[1], RELAXED);
+            node.key_len.store(key_len as u32, RELAXED);
+            node.height.store(height as u32, RELAXED);
+            node.upper.store(upper as u32, RELAXED);
+            // The new node's links point at its successors before anything points at it.
+            for (level, link) in node.links.iter().enumerate().take(height) {
+                link.store(self.next(prev[level], level), RELAXED);
+            }
+        }
         if n_upper > 0 {
             allocated += self.towers.ensure(upper + n_upper - 1);
             for (level, &p) in prev.iter().enumerate().take(height).skip(INLINE_LEVELS) {
                 if let Some(slot) = self.towers.get(upper + level - INLINE_LEVELS) {
-                    slot.store(self.next(p, level), AtomicOrdering::Relaxed);
+                    slot.store(self.next(p, level), RELAXED);
                 }
             }
-        }
-        let mut data = Vec::with_capacity(internal_key.len() + value.len());
-        data.extend_from_slice(internal_key);
-        data.extend_from_slice(value);
-        allocated += data.len();
-        if let Some(slot) = self.nodes.get(idx) {
-            let _ = slot.set(Node {
-                data: data.into_boxed_slice(),
-                key_len: internal_key.len() as u32,
-                height: height as u8,
-                upper: upper as u32,
-                prefix: key_prefix(internal_key),
-                links,
-            });
         }
         st.next_node = idx + 1;
         st.next_tower = upper + n_upper;
@@ -330,7 +385,7 @@ impl SkipList {
                 link.store(idx as u32, AtomicOrdering::Release);
             }
         }
-        self.heap_bytes.fetch_add(allocated, AtomicOrdering::Relaxed);
+        self.heap_bytes.fetch_add(allocated, RELAXED);
         self.len.fetch_add(1, AtomicOrdering::Release);
         height
     }
@@ -357,7 +412,7 @@ fn next_random(state: &mut u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::key::{internal_key, ValueKind};
+    use crate::key::{compare_internal, internal_key, ValueKind};
 
     #[test]
     fn segvec_locates_every_slot_once() {
@@ -381,20 +436,36 @@ mod tests {
     #[test]
     fn inserts_come_out_sorted() {
         let list = SkipList::new();
-        let mut keys: Vec<Vec<u8>> =
-            (0..500u32).map(|i| internal_key(&(i * 7919 % 500).to_be_bytes(), 5, ValueKind::Value)).collect();
+        // Short keys, keys sharing their first 16 bytes (the prefix cannot decide), keys that
+        // are zero-padded prefixes of others, and one user key at several sequence numbers.
+        let mut keys: Vec<Vec<u8>> = Vec::new();
+        for i in 0..500u32 {
+            let k = i * 7919 % 500;
+            keys.push(internal_key(&k.to_be_bytes(), 5, ValueKind::Value));
+            keys.push(internal_key(format!("{:024}", k).as_bytes(), u64::from(k), ValueKind::Value));
+        }
+        keys.push(internal_key(b"ab", 1, ValueKind::Value));
+        keys.push(internal_key(b"ab\0", 1, ValueKind::Value));
+        keys.push(internal_key(b"ab\0\0", 1, ValueKind::Deletion));
+        for seq in [3, 9, 1, 7] {
+            keys.push(internal_key(b"0000000000000000same", seq, ValueKind::Value));
+        }
+        keys.push(internal_key(b"0000000000000000same", 7, ValueKind::Deletion));
         for k in &keys {
-            list.insert(k, b"v");
+            let p = Probe::of_internal(k);
+            list.insert(p.user_key, p.tag, b"v");
         }
         keys.sort_by(|a, b| compare_internal(a, b));
         let mut n = list.next(HEAD, 0);
         for k in &keys {
             assert_eq!(list.key(n), &k[..]);
+            assert_eq!(list.value(n), b"v");
+            assert_eq!(list.find_greater_or_equal(k), n);
             n = list.next(n, 0);
         }
         assert!(SkipList::is_nil(n));
-        assert_eq!(list.len(), 500);
-        assert_eq!(list.key(list.find_last()), &keys[499][..]);
+        assert_eq!(list.len(), keys.len());
+        assert_eq!(list.key(list.find_last()), &keys[keys.len() - 1][..]);
         assert!(SkipList::is_head(list.find_less_than(&keys[0])));
     }
 }
