@@ -15,7 +15,7 @@ use lsm::sst::Table;
 use lsm::{Error, Options, ReadOptions};
 use proptest::prelude::*;
 use sst_common::*;
-use storage::MemFs;
+use storage::{Fs, MemFs};
 
 fn model(n: usize) -> Entries {
     (0..n).map(|i| (ikey(&format!("key{i:06}"), 3), format!("value-{i}-{}", "x".repeat(i % 40)).into_bytes())).collect()
@@ -224,4 +224,38 @@ proptest! {
             exercise(&fs, &opts, &ro, cache, &entries)?;
         }
     }
+}
+
+#[test]
+fn mapped_tables_check_each_block_the_first_time_it_is_read() {
+    // PosixFs maps SSTs: blocks are shared from the mapping, not cached, and a block's CRC is
+    // checked on its first read even without verify_checksums or paranoid_checks.
+    let opts = Options::default();
+    let entries = model(2000);
+    let bytes = clean(&opts, &entries);
+    let dir = tempfile::tempdir().unwrap();
+    let fs = storage::PosixFs::new(dir.path()).unwrap();
+    let open_mapped = |bytes: &[u8]| {
+        storage::write_all(&fs, "t.sst", bytes, true).unwrap();
+        let file: Arc<dyn storage::RandomAccessFile> = Arc::from(fs.open_immutable("t.sst").unwrap());
+        assert!(file.read_shared(0, 1).is_some(), "PosixFs maps immutable files");
+        let cache = Arc::new(BlockCache::new(1 << 20));
+        (Table::open(file, bytes.len() as u64, 1, &opts, Some(Arc::clone(&cache))).unwrap(), cache)
+    };
+    let (table, cache) = open_mapped(&bytes);
+    for (k, v) in entries.iter().step_by(7) {
+        let got = table.get(k, &ReadOptions::default()).unwrap().unwrap();
+        assert_eq!((&got.0, &got.1), (k, v));
+    }
+    assert_eq!(cache.stats().inserts, 0, "mapped blocks are not cached");
+
+    let h = table.data_block_handles()[5];
+    let mut bad = bytes.clone();
+    bad[h.offset as usize + 17] ^= 0x40;
+    let (table, _) = open_mapped(&bad);
+    let in_block: Vec<_> = entries.iter().filter(|(k, _)| table.find_block(k) == 5).collect();
+    for _ in 0..2 {
+        assert_corruption_at(table.get(&in_block[0].0, &ReadOptions::default()), h.offset);
+    }
+    assert_eq!(table.get(&entries[0].0, &ReadOptions::default()).unwrap().unwrap().0, entries[0].0);
 }

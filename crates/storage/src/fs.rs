@@ -23,6 +23,8 @@
 
 use std::fmt;
 
+use bytes::Bytes;
+
 use crate::clone::CloneOutcome;
 use crate::error::{FsError, Result};
 
@@ -63,6 +65,13 @@ pub trait Fs: Send + Sync + fmt::Debug {
 
     /// Opens an existing file for positional reads.
     fn open(&self, path: &str) -> Result<Box<dyn RandomAccessFile>>;
+
+    /// Opens an existing file that nobody changes while it is open (an SST) for positional reads.
+    /// A file system may map it into memory, so that reads share its bytes instead of copying
+    /// them ([`RandomAccessFile::read_shared`]); the default is [`Fs::open`].
+    fn open_immutable(&self, path: &str) -> Result<Box<dyn RandomAccessFile>> {
+        self.open(path)
+    }
 
     /// The size in bytes of an existing file.
     fn file_size(&self, path: &str) -> Result<u64>;
@@ -145,6 +154,14 @@ pub trait RandomAccessFile: Send + Sync {
     /// Reads from `offset` into `buf`, filling it unless the end of the file comes first, and returns the number
     /// of bytes read: short at the end of the file, 0 at or past it. Not an error.
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<usize>;
+
+    /// The `len` bytes at `offset`, shared without a copy, when the file is mapped into memory
+    /// (short at the end of the file, as `read_at`); `None` when it is read by copying, and then
+    /// the caller uses `read_at`. The default reads by copying.
+    fn read_shared(&self, offset: u64, len: usize) -> Option<Bytes> {
+        let _ = (offset, len);
+        None
+    }
 
     /// Reads exactly `buf.len()` bytes at `offset`, or fails with `UnexpectedEof` naming the path and offset.
     fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {

@@ -1,6 +1,6 @@
 //! An immutable, parsed block (format in [`super::block_builder`]) and its iterator.
 //!
-//! A [`Block`] shares its bytes through an `Arc`, so the block cache, table iterators and the compaction's
+//! A [`Block`] shares its bytes (`Bytes`: a heap buffer or a mapped file), so the block cache, table iterators and the compaction's
 //! clone path can hold the same block at no cost. It remembers the file and offset it came from, so every
 //! corruption found while iterating names them (offset = block offset + offset of the bad entry).
 //!
@@ -12,6 +12,8 @@
 use std::cmp::Ordering;
 use std::sync::Arc;
 
+use bytes::Bytes;
+
 use crate::coding::{get_fixed32, get_varint32};
 use crate::error::{Error, Result};
 use crate::iter::InternalIterator;
@@ -20,7 +22,7 @@ use crate::key::compare_internal;
 /// A block's bytes (contents only, no trailer), parsed.
 #[derive(Clone)]
 pub struct Block {
-    data: Arc<Vec<u8>>,
+    data: Bytes,
     /// Where the restart array starts (= end of the entries).
     restarts_offset: usize,
     num_restarts: usize,
@@ -42,10 +44,10 @@ impl std::fmt::Debug for Block {
 impl Block {
     /// Parses `data`, read at `offset` of `file` (for error messages).
     pub fn new(data: Vec<u8>, file: &str, offset: u64) -> Result<Block> {
-        Block::with_origin(Arc::new(data), Arc::from(file), offset)
+        Block::with_origin(Bytes::from(data), Arc::from(file), offset)
     }
 
-    pub(crate) fn with_origin(data: Arc<Vec<u8>>, file: Arc<str>, offset: u64) -> Result<Block> {
+    pub(crate) fn with_origin(data: Bytes, file: Arc<str>, offset: u64) -> Result<Block> {
         let corrupt = |what: String| Error::corruption(&*file, offset, what);
         let len = data.len();
         let num = len

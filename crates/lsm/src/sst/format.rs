@@ -10,6 +10,8 @@
 //! Contract: decoding never panics; every failure (short read, bad type, bad checksum, bad handle) is an
 //! [`Error::Corruption`] naming the file and the offset where the bad data starts.
 
+use bytes::Bytes;
+
 use crate::coding::{get_fixed32, get_fixed64, get_varint64, put_fixed32, put_fixed64, put_varint64};
 use crate::crc;
 use crate::error::{Error, Result};
@@ -129,14 +131,17 @@ pub fn block_trailer(contents: &[u8]) -> [u8; BLOCK_TRAILER_SIZE] {
 /// A block's contents as read from a file, with where they came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BlockContents {
-    pub data: Vec<u8>,
+    pub data: Bytes,
     /// Whether the CRC was checked on this read.
     pub verified: bool,
+    /// Whether `data` shares a mapping of the file (no copy was made).
+    pub mapped: bool,
 }
 
 /// Reads the block at `handle` of `file` (whose size is `file_size`, so that a corrupt handle is refused
 /// before anything is allocated) and checks its trailer: the type byte always, the CRC when
-/// `verify_checksums` is set. Any failure is a corruption naming the file and the block's offset.
+/// `verify_checksums` is set. A mapped file's bytes are shared, not copied. Any failure is a corruption
+/// naming the file and the block's offset.
 pub fn read_block(
     file: &dyn RandomAccessFile,
     handle: &BlockHandle,
@@ -158,13 +163,21 @@ pub fn read_block(
             ))
         }
     };
-    let mut buf = vec![0u8; len + BLOCK_TRAILER_SIZE];
-    let got = file.read_at(handle.offset, &mut buf)?;
-    if got < buf.len() {
+    let wanted = len + BLOCK_TRAILER_SIZE;
+    let (buf, mapped) = match file.read_shared(handle.offset, wanted) {
+        Some(shared) => (shared, true),
+        None => {
+            let mut buf = vec![0u8; wanted];
+            let got = file.read_at(handle.offset, &mut buf)?;
+            buf.truncate(got);
+            (Bytes::from(buf), false)
+        }
+    };
+    if buf.len() < wanted {
         return Err(Error::corruption(
             path,
             handle.offset,
-            format!("truncated block read: wanted {} bytes, got {got}", buf.len()),
+            format!("truncated block read: wanted {wanted} bytes, got {}", buf.len()),
         ));
     }
     let (type_byte, stored) = match (buf.get(len), buf.get(len + 1..).and_then(get_fixed32)) {
@@ -189,8 +202,7 @@ pub fn read_block(
             format!("unknown block type {type_byte} (compression is not supported)"),
         ));
     }
-    buf.truncate(len);
-    Ok(BlockContents { data: buf, verified: verify_checksums })
+    Ok(BlockContents { data: buf.slice(..len), verified: verify_checksums, mapped })
 }
 
 /// `v` rounded up to a multiple of `unit` (`unit` 0 or 1 leaves it as is); `None` on overflow.

@@ -8,6 +8,11 @@
 //! verified when `Options::paranoid_checks` or `ReadOptions::verify_checksums` is set, and always when it
 //! is read to fill the block cache, so a cached block is a verified block.
 //!
+//! Mapped files: when the file system maps the file ([`storage::Fs::open_immutable`]), data blocks are
+//! read from the mapping without a copy and are not cached (as LevelDB's mapped tables); each block is
+//! verified the first time it is read (a bit per block remembers), so every block is still checked once
+//! before its contents are used.
+//!
 //! Contract: opening a truncated or corrupt file, or reading a corrupt block, gives [`Error::Corruption`]
 //! naming the file and an offset (of the footer, the block, or the bad entry); nothing panics. A table is
 //! immutable and shared (`Arc<Table>`) between readers and iterators.
@@ -62,6 +67,9 @@ pub struct Table {
     index: Vec<IndexEntry>,
     filter: Option<FilterBlockReader>,
     cache: Option<Arc<BlockCache>>,
+    /// For a file the file system maps into memory: which data blocks have had their CRC checked
+    /// (one bit per block, in key order).
+    mapped_verified: Option<Box<[AtomicU64]>>,
     paranoid: bool,
     counters: Counters,
 }
@@ -107,18 +115,20 @@ impl Table {
         let footer = Footer::decode(&buf, &path, footer_offset)?;
         let read_meta = |handle: &BlockHandle| -> Result<Block> {
             let contents = read_block(&*file, handle, footer_offset, true)?;
-            Block::with_origin(Arc::new(contents.data), path.clone(), handle.offset)
+            Block::with_origin(contents.data, path.clone(), handle.offset)
         };
         let index = decode_index(&read_meta(&footer.index)?, footer.metaindex.offset)?;
         let filter = match find_filter_handle(&read_meta(&footer.metaindex)?)? {
             Some(handle) => {
                 let contents = read_block(&*file, &handle, footer_offset, true)?;
-                let reader = FilterBlockReader::new(contents.data)
+                let reader = FilterBlockReader::new(contents.data.to_vec())
                     .ok_or_else(|| Error::corruption(&*path, handle.offset, "malformed filter block"))?;
                 Some(reader)
             }
             None => None,
         };
+        let mapped_verified =
+            file.read_shared(0, 0).map(|_| (0..index.len().div_ceil(64)).map(|_| AtomicU64::new(0)).collect());
         Ok(Arc::new(Table {
             file,
             path,
@@ -128,6 +138,7 @@ impl Table {
             index,
             filter,
             cache,
+            mapped_verified,
             paranoid: options.paranoid_checks,
             counters: Counters::default(),
         }))
@@ -159,13 +170,29 @@ impl Table {
         TableIterator::new(self.clone(), read_opts)
     }
 
-    /// Data block `i` (in key order), from the cache or the file.
+    /// Data block `i` (in key order): from the mapping of a mapped file, else from the cache or the file.
     pub fn data_block(&self, i: usize, read_opts: &ReadOptions) -> Result<Block> {
         let handle = self
             .index
             .get(i)
             .map(|e| e.handle)
             .ok_or_else(|| Error::InvalidArgument(format!("no data block {i} in {}", self.path)))?;
+        if let Some(verified) = &self.mapped_verified {
+            // Reading a mapped block copies nothing, so caching it would only evict others (LevelDB
+            // does not cache them either); each block's CRC is checked the first time it is read.
+            let (word, bit) = (verified.get(i / 64), 1u64 << (i % 64));
+            let seen = word.is_some_and(|w| w.load(AtomicOrdering::Relaxed) & bit != 0);
+            let verify = !seen || self.paranoid || read_opts.verify_checksums;
+            self.counters.block_reads.fetch_add(1, AtomicOrdering::Relaxed);
+            let contents = read_block(&*self.file, &handle, self.file_size, verify)?;
+            if contents.mapped {
+                let block = Block::with_origin(contents.data, self.path.clone(), handle.offset)?;
+                if let Some(w) = word {
+                    w.fetch_or(bit, AtomicOrdering::Relaxed);
+                }
+                return Ok(block);
+            }
+        }
         if let Some(cache) = &self.cache {
             if let Some(block) = cache.get(self.file_number, handle.offset) {
                 return Ok(block);
@@ -175,7 +202,7 @@ impl Table {
         let verify = fill || self.paranoid || read_opts.verify_checksums;
         self.counters.block_reads.fetch_add(1, AtomicOrdering::Relaxed);
         let contents = read_block(&*self.file, &handle, self.file_size, verify)?;
-        let block = Block::with_origin(Arc::new(contents.data), self.path.clone(), handle.offset)?;
+        let block = Block::with_origin(contents.data, self.path.clone(), handle.offset)?;
         if let (true, Some(cache)) = (fill, &self.cache) {
             cache.insert(self.file_number, handle.offset, block.clone());
         }

@@ -77,6 +77,30 @@ fn expect_not_found<T>(r: Result<T>, what: &str, p: &str) {
     }
 }
 
+/// An immutable open (which may map the file) reads what a plain open reads, and a shared read,
+/// where the file system offers one, holds the same bytes, short at the end as `read_at`.
+pub(super) fn immutable_reads(fs: Arc<dyn Fs>) {
+    let data = pattern(4, 3 * 4096 + 100);
+    put(&*fs, "t", &data);
+    let r = ok(fs.open_immutable("t"), "open_immutable");
+    assert_eq!(r.path(), "t");
+    assert_eq!(ok(r.size(), "size"), data.len() as u64);
+    for (offset, len) in [(0usize, 4096usize), (4000, 200), (3 * 4096, 4096), (data.len(), 10), (1 << 30, 10)] {
+        let mut buf = vec![0u8; len];
+        let got = ok(r.read_at(offset as u64, &mut buf), "read_at");
+        let want = data.get(offset..).map_or(&[][..], |rest| &rest[..rest.len().min(len)]);
+        assert_same(&format!("read_at {offset}+{len}"), &buf[..got], want);
+        if let Some(shared) = r.read_shared(offset as u64, len) {
+            assert_same(&format!("read_shared {offset}+{len}"), &shared, want);
+        }
+    }
+    put(&*fs, "empty", &[]);
+    let e = ok(fs.open_immutable("empty"), "open_immutable empty");
+    assert_eq!(ok(e.read_at(0, &mut [0u8; 8]), "read empty"), 0);
+    assert!(e.read_shared(0, 8).is_none_or(|b| b.is_empty()));
+    expect_not_found(fs.open_immutable("nope"), "open_immutable", "nope");
+}
+
 pub(super) fn missing_files(fs: Arc<dyn Fs>) {
     expect_not_found(fs.open("nope"), "open", "nope");
     expect_not_found(fs.open_append("nope"), "open_append", "nope");

@@ -14,8 +14,8 @@ use std::sync::Arc;
 
 use self::clones::{append_cloned, clone_range_errors, clone_range_semantics};
 use self::files::{
-    concurrent_readers, directories, invalid_paths, large_file, lock_is_exclusive, missing_files, remove_list_exists,
-    rename, reopen_append_and_truncate, short_reads_at_eof, write_then_read,
+    concurrent_readers, directories, immutable_reads, invalid_paths, large_file, lock_is_exclusive, missing_files,
+    remove_list_exists, rename, reopen_append_and_truncate, short_reads_at_eof, write_then_read,
 };
 use crate::error::{FsError, Result};
 use crate::fs::{read_all, write_all, Fs};
@@ -33,6 +33,7 @@ pub const CASES: &[Case] = &[
     Case { name: "write_then_read", run: write_then_read },
     Case { name: "short_reads_at_eof", run: short_reads_at_eof },
     Case { name: "reopen_append_and_truncate", run: reopen_append_and_truncate },
+    Case { name: "immutable_reads", run: immutable_reads },
     Case { name: "missing_files", run: missing_files },
     Case { name: "invalid_paths", run: invalid_paths },
     Case { name: "rename", run: rename },

@@ -1,9 +1,12 @@
-//! The handles of [`super::PosixFs`]: a buffered append-only writer, a `pread` reader, and an `flock` guard.
+//! The handles of [`super::PosixFs`]: a buffered append-only writer, a `pread` reader, a reader of a
+//! mapped file, and an `flock` guard.
 
 use std::fmt;
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::FileExt;
 use std::sync::Arc;
+
+use bytes::Bytes;
 
 use super::{file_len, open_file, Shared};
 use crate::clone::{check_alignment, check_ranges, copy_range, CloneOutcome};
@@ -131,6 +134,41 @@ impl RandomAccessFile for PosixReader {
             }
         }
         Ok(done)
+    }
+}
+
+/// A file mapped into memory (an SST, which nobody changes while it is open): reads copy out of
+/// the mapping, or share it, without a system call, as LevelDB reads its tables.
+pub(super) struct MappedReader {
+    pub(super) map: Bytes,
+    pub(super) path: String,
+}
+
+impl MappedReader {
+    fn range(&self, offset: u64, len: usize) -> std::ops::Range<usize> {
+        let start = usize::try_from(offset).unwrap_or(usize::MAX).min(self.map.len());
+        start..start.saturating_add(len).min(self.map.len())
+    }
+}
+
+impl RandomAccessFile for MappedReader {
+    fn path(&self) -> &str {
+        &self.path
+    }
+
+    fn size(&self) -> Result<u64> {
+        Ok(self.map.len() as u64)
+    }
+
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<usize> {
+        let r = self.range(offset, buf.len());
+        let n = r.len();
+        buf[..n].copy_from_slice(&self.map[r]);
+        Ok(n)
+    }
+
+    fn read_shared(&self, offset: u64, len: usize) -> Option<Bytes> {
+        Some(self.map.slice(self.range(offset, len)))
     }
 }
 

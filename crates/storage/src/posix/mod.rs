@@ -3,7 +3,8 @@
 //! Contract: paths map under the root given to [`PosixFs::new`]. Writers buffer appends (64 KiB) and write them
 //! with `pwrite`; `sync` is `fdatasync`; `sync_dir` is `fsync` of the directory; `lock` is `flock(LOCK_EX |
 //! LOCK_NB)` on the lock file, so it excludes other processes and other opens in this one. Readers use `pread` and
-//! are shared between threads freely. No direct I/O: data goes through the page cache.
+//! are shared between threads freely; `open_immutable` maps the file (`mmap`) instead, so reads of SSTs need no
+//! system call and can share the mapped bytes, as LevelDB reads its tables. No direct I/O: data goes through the page cache.
 //!
 //! `clone_range` and `append_cloned` use `ioctl(FICLONERANGE)`, which shares extents on XFS (`mkfs.xfs -m
 //! reflink=1`) and Btrfs. Support is detected at run time: a refusal (`EOPNOTSUPP`, `ENOTTY`, `EXDEV`, `EINVAL`
@@ -23,7 +24,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 
-use self::handles::{PosixLock, PosixReader, PosixWriter, WRITE_BUFFER};
+use bytes::Bytes;
+
+use self::handles::{MappedReader, PosixLock, PosixReader, PosixWriter, WRITE_BUFFER};
 use crate::clone::{check_alignment, check_ranges};
 use crate::error::{FsError, Result};
 use crate::fs::{FileLock, Fs, RandomAccessFile, WritableFile};
@@ -159,6 +162,24 @@ impl Fs for PosixFs {
         let host = self.host_path(path)?;
         let file = open_file("open", path, &host, OpenOptions::new().read(true))?;
         Ok(Box::new(PosixReader { file, path: path.to_string() }))
+    }
+
+    fn open_immutable(&self, path: &str) -> Result<Box<dyn RandomAccessFile>> {
+        const OP: &str = "open_immutable";
+        let host = self.host_path(path)?;
+        let file = open_file(OP, path, &host, OpenOptions::new().read(true))?;
+        if file_len(OP, path, &file)? == 0 {
+            return Ok(Box::new(PosixReader { file, path: path.to_string() }));
+        }
+        // SAFETY: the mapping is read-only and the caller promises that nobody changes the file while
+        // it is open (SSTs are written once, renamed into place, and only deleted; a deleted file stays
+        // mapped). A file truncated behind our back would fault the reading thread (SIGBUS), which is
+        // LevelDB's contract for its mapped tables too.
+        match unsafe { memmap2::Mmap::map(&file) } {
+            Ok(map) => Ok(Box::new(MappedReader { map: Bytes::from_owner(map), path: path.to_string() })),
+            // Out of address space or over the map count: read by copying instead.
+            Err(_) => Ok(Box::new(PosixReader { file, path: path.to_string() })),
+        }
     }
 
     fn file_size(&self, path: &str) -> Result<u64> {
