@@ -105,8 +105,10 @@ impl DbInner {
         if let Err(e) = &r {
             st.bg_error.get_or_insert_with(|| e.clone());
         }
-        self.delete_obsolete_files(&mut st);
+        let doomed = self.take_obsolete_files(&mut st);
         self.done_cv.notify_all();
+        drop(st);
+        self.remove_files(&doomed);
         r
     }
 
@@ -132,7 +134,8 @@ impl DbInner {
         // The WAL of the current memtable is the oldest one still needed.
         edit.log_number = Some(st.wal_number);
         edit.prev_log_number = Some(0);
-        self.install(&mut st, &mut edit)?;
+        let (mut st, installed) = self.install(st, &mut edit);
+        installed?;
         st.imm = None;
         let s = &mut st.stats;
         s.flushes += 1;
@@ -143,7 +146,6 @@ impl DbInner {
         if let Some(c) = &self.sim {
             st.flush_done_at = c.time(Lane::Background);
         }
-        self.delete_obsolete_files(&mut st);
         Ok(())
     }
 
@@ -194,8 +196,8 @@ impl DbInner {
             if let Some(k) = c.largest_input_key() {
                 edit.compact_pointers.push((c.level, k));
             }
-            let mut st = self.lock();
-            self.install(&mut st, &mut edit)?;
+            let (mut st, installed) = self.install(self.lock(), &mut edit);
+            installed?;
             let s = st.stats.level_mut(c.output_level);
             s.bytes_moved += f.size;
             s.moves += 1;
@@ -240,7 +242,7 @@ impl DbInner {
         if let Some(k) = c.largest_input_key() {
             edit.compact_pointers.push((c.level, k));
         }
-        let installed = self.install(&mut st, &mut edit);
+        let (mut st, installed) = self.install(st, &mut edit);
         for o in &outputs {
             st.pending_outputs.remove(&o.number);
         }
@@ -252,39 +254,60 @@ impl DbInner {
     }
 
     /// Makes new files' directory entries durable, then logs and applies `edit`; the files and
-    /// WALs it makes obsolete are queued for deletion.
-    fn install(&self, st: &mut DbState, edit: &mut VersionEdit) -> Result<()> {
-        if !edit.new_files.is_empty() {
-            self.fs.sync_dir(&self.dir)?;
-        }
+    /// WALs it makes obsolete are queued for deletion. The directory sync and the MANIFEST write
+    /// run with the lock released, so writers go on meanwhile (as in LevelDB); the caller holds the
+    /// job slot, so no other edit interleaves. Returns the lock again, with the outcome.
+    fn install<'a>(
+        &'a self,
+        mut st: MutexGuard<'a, DbState>,
+        edit: &mut VersionEdit,
+    ) -> (MutexGuard<'a, DbState>, Result<()>) {
         let old_manifest = st.versions.manifest_number;
-        st.versions.log_and_apply(edit)?;
-        st.live_versions.push(Arc::downgrade(&st.versions.current()));
-        for &(_, n) in &edit.deleted_files {
-            // A trivial move deletes and adds the same file.
-            if !edit.new_files.iter().any(|f| f.number == n) {
-                st.obsolete_tables.insert(n);
-            }
+        let mut write = match st.versions.prepare(edit) {
+            Ok(w) => w,
+            Err(e) => return (st, Err(e)),
+        };
+        drop(st);
+        let mut r = Ok(());
+        if !edit.new_files.is_empty() {
+            r = self.fs.sync_dir(&self.dir).map_err(Error::from);
         }
-        if st.versions.manifest_number != old_manifest && old_manifest != 0 {
+        if r.is_ok() {
+            r = write.write();
+        }
+        if r.is_ok() && write.manifest_number() != Some(old_manifest) && old_manifest != 0 {
             let _ = self.fs.remove(&filename::manifest_name(&self.dir, old_manifest));
         }
-        Ok(())
+        let mut st = self.lock();
+        let r = st.versions.commit(write, r);
+        if r.is_ok() {
+            let current = st.versions.current();
+            st.live_versions.push(Arc::downgrade(&current));
+            for &(_, n) in &edit.deleted_files {
+                // A trivial move deletes and adds the same file.
+                if !edit.new_files.iter().any(|f| f.number == n) {
+                    st.obsolete_tables.insert(n);
+                }
+            }
+        }
+        (st, r)
     }
 
-    /// Deletes queued files no live version or running job needs any more: SSTs an edit removed,
-    /// and WALs older than the live log number. Costs nothing when nothing is queued (this runs
-    /// after every job; the directory is only scanned at open).
-    pub(crate) fn delete_obsolete_files(&self, st: &mut DbState) {
+    /// Takes the queued files no live version or running job needs any more (SSTs an edit
+    /// removed, WALs older than the live log number) off the books and returns their paths, for
+    /// [`DbInner::remove_files`] once the lock is released. Costs nothing when nothing is queued
+    /// (this runs after every job; the directory is only scanned at open).
+    pub(crate) fn take_obsolete_files(&self, st: &mut DbState) -> Vec<String> {
+        let mut doomed = Vec::new();
         let log_number = st.versions.log_number;
         let prev = st.versions.prev_log_number;
         let old_logs: Vec<u64> = st.wal_numbers.iter().copied().filter(|&n| n < log_number && n != prev).collect();
         for n in old_logs {
             st.wal_numbers.remove(&n);
-            let _ = self.fs.remove(&filename::log_name(&self.dir, n));
+            doomed.push(filename::log_name(&self.dir, n));
         }
         if st.obsolete_tables.is_empty() {
-            return;
+            return doomed;
         }
         st.live_versions.retain(|w| w.strong_count() > 0);
         let mut live = st.versions.live_files();
@@ -295,7 +318,17 @@ impl DbInner {
         for n in dead {
             st.obsolete_tables.remove(&n);
             self.table_cache.evict(n);
-            let _ = self.fs.remove(&filename::table_name(&self.dir, n));
+            doomed.push(filename::table_name(&self.dir, n));
+        }
+        doomed
+    }
+
+    /// Removes files taken by [`DbInner::take_obsolete_files`] (best effort: a file left behind is
+    /// removed by the scan at the next open). Call without the lock: unlinking a large file takes a
+    /// while.
+    pub(crate) fn remove_files(&self, paths: &[String]) {
+        for p in paths {
+            let _ = self.fs.remove(p);
         }
     }
 
@@ -385,9 +418,11 @@ fn release_job_slot(inner: &DbInner, r: &Result<()>) {
     if let Err(e) = r {
         st.bg_error.get_or_insert_with(|| e.clone());
     }
-    inner.delete_obsolete_files(&mut st);
+    let doomed = inner.take_obsolete_files(&mut st);
     inner.maybe_schedule(&mut st);
     inner.done_cv.notify_all();
+    drop(st);
+    inner.remove_files(&doomed);
 }
 
 /// `Db::flush`: switches the memtable and flushes it (and an older immutable one) now.

@@ -35,6 +35,67 @@ pub struct VersionSet {
     /// Per level: the largest key of the last compaction there; the next one starts after it.
     pub compact_pointers: Vec<Vec<u8>>,
     manifest: Option<LogWriter>,
+    /// A prepared edit is out being written (its MANIFEST writer with it).
+    writing: bool,
+}
+
+/// Where a prepared edit goes: the live MANIFEST, or a new one that starts with a snapshot.
+enum Target {
+    Live { number: u64, writer: LogWriter },
+    New { number: u64, snapshot: Vec<u8> },
+}
+
+/// A version edit prepared under the engine's lock, to be written without it and then committed;
+/// see [`VersionSet::prepare`].
+pub struct ManifestWrite {
+    fs: Arc<dyn Fs>,
+    dir: String,
+    record: Vec<u8>,
+    target: Target,
+    /// After a successful write: the MANIFEST's number and writer.
+    written: Option<(u64, LogWriter)>,
+    version: Version,
+    pointers: Vec<Vec<u8>>,
+    log_number: u64,
+    prev_log_number: u64,
+}
+
+impl ManifestWrite {
+    /// The MANIFEST the edit went to, once written.
+    pub fn manifest_number(&self) -> Option<u64> {
+        self.written.as_ref().map(|(n, _)| *n)
+    }
+
+    /// Appends the record and syncs the MANIFEST; a new MANIFEST is created with its snapshot first
+    /// and made live through CURRENT (and removed again if any of that fails).
+    pub fn write(&mut self) -> Result<()> {
+        let (fs, dir) = (&*self.fs, self.dir.as_str());
+        match std::mem::replace(&mut self.target, Target::New { number: 0, snapshot: Vec::new() }) {
+            Target::Live { number, writer: mut w } => {
+                w.add_record(&self.record).and_then(|()| w.sync())?;
+                self.written = Some((number, w));
+            }
+            Target::New { number, snapshot } => {
+                let path = filename::manifest_name(dir, number);
+                let r = (|| -> Result<LogWriter> {
+                    let mut w = LogWriter::new(fs.create_with_hint(&path, WriteHint::Manifest)?);
+                    w.add_record(&snapshot)?;
+                    w.add_record(&self.record)?;
+                    w.sync()?;
+                    set_current(fs, dir, number)?;
+                    Ok(w)
+                })();
+                match r {
+                    Ok(w) => self.written = Some((number, w)),
+                    Err(e) => {
+                        let _ = fs.remove(&path);
+                        return Err(e);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 impl VersionSet {
@@ -51,6 +112,7 @@ impl VersionSet {
             prev_log_number: 0,
             compact_pointers: vec![Vec::new(); options.num_levels],
             manifest: None,
+            writing: false,
         }
     }
 
@@ -153,8 +215,22 @@ impl VersionSet {
     }
 
     /// Appends `edit` to the MANIFEST (starting a new one with a full snapshot if needed), syncs it,
-    /// and installs the resulting version.
+    /// and installs the resulting version: [`VersionSet::prepare`], [`ManifestWrite::write`] and
+    /// [`VersionSet::commit`] in one go.
     pub fn log_and_apply(&mut self, edit: &mut VersionEdit) -> Result<()> {
+        let mut write = self.prepare(edit)?;
+        let r = write.write();
+        self.commit(write, r)
+    }
+
+    /// Builds the version `edit` leads to and the MANIFEST record(s) for it, and takes the MANIFEST
+    /// writer out until [`VersionSet::commit`]: the engine writes the record with its lock released
+    /// (as LevelDB does), so writes go on during the sync. One edit at a time: a second `prepare`
+    /// before the commit is refused.
+    pub fn prepare(&mut self, edit: &mut VersionEdit) -> Result<ManifestWrite> {
+        if self.writing {
+            return Err(Error::InvalidArgument("a version edit is already being written".into()));
+        }
         if edit.log_number.is_none() {
             edit.log_number = Some(self.log_number);
         }
@@ -167,49 +243,46 @@ impl VersionSet {
         let mut builder = Builder::new(&self.current);
         builder.apply(edit, &mut pointers);
         let version = self.finalize(builder.build());
-
-        let mut new_manifest = None;
-        if self.manifest.is_none() {
-            let number = self.new_file_number();
-            edit.next_file_number = Some(self.next_file_number);
-            let path = filename::manifest_name(&self.dir, number);
-            let mut w = LogWriter::new(self.fs.create_with_hint(&path, WriteHint::Manifest)?);
-            let snapshot = self.snapshot_edit();
-            let r = w.add_record(&snapshot.encode());
-            if let Err(e) = r {
-                let _ = self.fs.remove(&path);
-                return Err(e);
+        let target = match self.manifest.take() {
+            Some(writer) => Target::Live { number: self.manifest_number, writer },
+            None => {
+                let number = self.new_file_number();
+                edit.next_file_number = Some(self.next_file_number);
+                Target::New { number, snapshot: self.snapshot_edit().encode() }
             }
-            new_manifest = Some((number, w));
-        }
-        let result = {
-            let w = match new_manifest.as_mut() {
-                Some((_, w)) => w,
-                None => self.manifest.as_mut().ok_or(Error::Closed)?,
-            };
-            w.add_record(&edit.encode()).and_then(|()| w.sync())
         };
-        let result = result.and_then(|()| match &new_manifest {
-            Some((number, _)) => set_current(&*self.fs, &self.dir, *number),
-            None => Ok(()),
-        });
-        if let Err(e) = result {
-            if let Some((number, _)) = new_manifest {
-                let _ = self.fs.remove(&filename::manifest_name(&self.dir, number));
-            } else {
-                // The MANIFEST may hold a partial record now: start a fresh one next time.
-                self.manifest = None;
-            }
-            return Err(e);
-        }
-        if let Some((number, w)) = new_manifest {
-            self.manifest = Some(w);
-            self.manifest_number = number;
-        }
+        self.writing = true;
+        Ok(ManifestWrite {
+            fs: Arc::clone(&self.fs),
+            dir: self.dir.clone(),
+            record: edit.encode(),
+            target,
+            written: None,
+            version,
+            pointers,
+            log_number: edit.log_number.unwrap_or(self.log_number),
+            prev_log_number: edit.prev_log_number.unwrap_or(self.prev_log_number),
+        })
+    }
+
+    /// Installs a prepared edit whose write ended with `result` (an error from the write, or from
+    /// anything the caller did with it, such as syncing the directory first). On success the new
+    /// version is current; on failure nothing changes except that the next edit starts a new
+    /// MANIFEST (the old one may end in a partial record).
+    pub fn commit(&mut self, write: ManifestWrite, result: Result<()>) -> Result<()> {
+        self.writing = false;
+        let ManifestWrite { written, version, pointers, log_number, prev_log_number, .. } = write;
+        let (number, writer) = match (result, written) {
+            (Ok(()), Some(w)) => w,
+            (Err(e), _) => return Err(e),
+            (Ok(()), None) => return Err(Error::InvalidArgument("a version edit was committed unwritten".into())),
+        };
+        self.manifest = Some(writer);
+        self.manifest_number = number;
         self.current = Arc::new(version);
         self.compact_pointers = pointers;
-        self.log_number = edit.log_number.unwrap_or(self.log_number);
-        self.prev_log_number = edit.prev_log_number.unwrap_or(self.prev_log_number);
+        self.log_number = log_number;
+        self.prev_log_number = prev_log_number;
         Ok(())
     }
 
