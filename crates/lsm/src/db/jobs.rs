@@ -36,7 +36,8 @@ impl DbInner {
         }
         if st.imm.is_some() || self.picker.needs_compaction(&st.versions.current()) {
             st.work_requested = true;
-            if self.sim.is_none() {
+            // A wake-up is a system call; a busy thread sees the request when its job ends.
+            if st.bg_waiting {
                 self.work_cv.notify_one();
             }
         }
@@ -382,7 +383,9 @@ pub(super) fn background_thread(inner: &Arc<DbInner>) {
         {
             let mut st = inner.lock();
             while !st.work_requested && !st.shutting_down {
+                st.bg_waiting = true;
                 st = inner.work_cv.wait(st).unwrap_or_else(|e| e.into_inner());
+                st.bg_waiting = false;
             }
             if st.shutting_down {
                 inner.done_cv.notify_all();

@@ -76,6 +76,8 @@ pub(crate) struct DbState {
     pub job_running: bool,
     /// The background thread has been asked to look for work.
     pub work_requested: bool,
+    /// The background thread is waiting on `work_cv` (only then does a request need a wake-up).
+    pub bg_waiting: bool,
     pub shutting_down: bool,
     pub closed: bool,
     /// Files being written by a running job, not yet in any version.
@@ -314,6 +316,7 @@ impl DbState {
             bg_error: None,
             job_running: false,
             work_requested: false,
+            bg_waiting: false,
             shutting_down: false,
             closed: false,
             pending_outputs: BTreeSet::new(),

@@ -63,7 +63,8 @@ pub(super) fn write(inner: &Arc<DbInner>, opts: &WriteOptions, mut batch: WriteB
     st.versions.last_sequence = seq + batch.count() as u64 - 1;
     st.stats.user_bytes += user_bytes;
     st.stats.writes += 1;
-    inner.maybe_schedule(&mut st);
+    // No scheduling here: work only becomes due when a memtable is switched or a job installs a
+    // version, and those ask for it (as LevelDB's write path).
     drop(st);
     inner.run_inline_jobs();
     Ok(())
