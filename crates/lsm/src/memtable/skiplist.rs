@@ -229,19 +229,24 @@ impl SkipList {
         self.entry(n).get(self.key_len(n)..).unwrap_or(&[])
     }
 
-    /// Whether node `n` sorts before `probe`; `NIL` does not.
+    /// Whether `node` (index `n`) sorts before `probe`.
     #[inline]
-    fn before(&self, n: u32, probe: &Probe) -> bool {
-        if n == NIL {
-            return false;
-        }
-        let Some(node) = self.node(n) else {
-            return false;
-        };
+    fn before(&self, node: &Node, n: u32, probe: &Probe) -> bool {
         let prefix = [node.prefix[0].load(RELAXED), node.prefix[1].load(RELAXED)];
         match prefix.cmp(&probe.prefix) {
             Ordering::Equal => self.compare_entry(n, probe) == Ordering::Less,
             o => o == Ordering::Less,
+        }
+    }
+
+    /// The successor of `node` at `level`, with its node (`NIL` and `None` if none).
+    #[inline]
+    fn step(&self, node: &Node, level: usize) -> (u32, Option<&Node>) {
+        let next = self.link_of(node, level).map_or(NIL, |a| a.load(AtomicOrdering::Acquire));
+        if next == NIL {
+            (NIL, None)
+        } else {
+            (next, self.node(next))
         }
     }
 
@@ -265,12 +270,15 @@ impl SkipList {
     /// The first node whose key is >= `probe` (`NIL` if none); fills `prev[level]` with the last
     /// node before it at each level when asked.
     pub fn seek(&self, probe: &Probe, mut prev: Option<&mut [u32; MAX_HEIGHT]>) -> u32 {
-        let mut x = HEAD;
-        let mut level = self.top_level();
+        let (mut x, mut level) = (HEAD, self.top_level());
+        let Some(mut x_node) = self.node(HEAD) else {
+            return NIL;
+        };
         loop {
-            let next = self.next(x, level);
-            if self.before(next, probe) {
-                x = next;
+            // Each step looks its node up once and carries it on (a search is memory-bound).
+            let (next, next_node) = self.step(x_node, level);
+            if let Some(nn) = next_node.filter(|nn| self.before(nn, next, probe)) {
+                (x, x_node) = (next, nn);
                 continue;
             }
             if let Some(p) = prev.as_deref_mut() {
@@ -286,12 +294,14 @@ impl SkipList {
     /// The last node whose key is < `target` (`HEAD` if none).
     pub fn find_less_than(&self, target: &[u8]) -> u32 {
         let probe = Probe::of_internal(target);
-        let mut x = HEAD;
-        let mut level = self.top_level();
+        let (mut x, mut level) = (HEAD, self.top_level());
+        let Some(mut x_node) = self.node(HEAD) else {
+            return HEAD;
+        };
         loop {
-            let next = self.next(x, level);
-            if self.before(next, &probe) {
-                x = next;
+            let (next, next_node) = self.step(x_node, level);
+            if let Some(nn) = next_node.filter(|nn| self.before(nn, next, &probe)) {
+                (x, x_node) = (next, nn);
             } else if level == 0 {
                 return x;
             } else {
