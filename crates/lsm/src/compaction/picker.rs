@@ -128,12 +128,15 @@ fn setup_other_inputs(
     let v = ctx.version;
     let o = ctx.options;
     let out = level + 1;
+    add_boundary_inputs(&v.files[level], &mut first);
     let (lo, hi) = range(&first);
     let mut second = v.overlapping_inputs(out, Some(&lo), Some(&hi));
+    add_boundary_inputs(&v.files[out], &mut second);
     let all: Vec<Arc<FileMeta>> = first.iter().chain(second.iter()).cloned().collect();
     let (all_lo, all_hi) = range(&all);
     if !second.is_empty() {
-        let expanded0 = v.overlapping_inputs(level, Some(&all_lo), Some(&all_hi));
+        let mut expanded0 = v.overlapping_inputs(level, Some(&all_lo), Some(&all_hi));
+        add_boundary_inputs(&v.files[level], &mut expanded0);
         let limit = EXPANDED_COMPACTION_FACTOR * o.max_file_size;
         if expanded0.len() > first.len() && total(&expanded0) + total(&second) < limit {
             let (elo, ehi) = range(&expanded0);
@@ -157,6 +160,33 @@ fn setup_other_inputs(
         max_output_file_size: o.max_file_size,
         max_grandparent_overlap_bytes: GRANDPARENT_OVERLAP_FACTOR * o.max_file_size,
         version: Arc::clone(v),
+    }
+}
+
+/// LevelDB's AddBoundaryInputs: adds the files of `level_files` that continue the user key the
+/// chosen `files` end with. Outputs split between files where they like, so one user key's
+/// versions can sit in two neighbouring files of a level (the newer ones end the first file, the
+/// older ones start the next); compacting the first without the second would drop a deletion
+/// whose older value then comes back.
+fn add_boundary_inputs(level_files: &[Arc<FileMeta>], files: &mut Vec<Arc<FileMeta>>) {
+    let Some(mut largest) = files.iter().map(|f| f.largest.clone()).max_by(|a, b| compare_internal(a, b)) else {
+        return;
+    };
+    loop {
+        let next = level_files
+            .iter()
+            .filter(|f| {
+                compare_internal(&f.smallest, &largest) == std::cmp::Ordering::Greater
+                    && user_key(&f.smallest) == user_key(&largest)
+            })
+            .min_by(|a, b| compare_internal(&a.smallest, &b.smallest));
+        match next {
+            Some(f) if !files.iter().any(|g| g.number == f.number) => {
+                largest = f.largest.clone();
+                files.push(Arc::clone(f));
+            }
+            _ => return,
+        }
     }
 }
 
@@ -185,4 +215,40 @@ pub fn level_for_flush(v: &Version, o: &Options, lo: &[u8], hi: &[u8]) -> usize 
 /// Target bytes per level, for reports.
 pub fn level_targets(o: &Options) -> Vec<u64> {
     (0..o.num_levels).map(|l| if l == 0 { 0 } else { max_bytes_for_level(o, l) }).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::key::{internal_key, ValueKind};
+
+    fn file(n: u64, lo: (&str, u64), hi: (&str, u64)) -> Arc<FileMeta> {
+        let k = |(key, seq): (&str, u64)| internal_key(key.as_bytes(), seq, ValueKind::Value);
+        Arc::new(FileMeta::new(n, 1000, k(lo), k(hi)))
+    }
+
+    #[test]
+    fn a_user_key_split_between_files_is_compacted_whole() {
+        // Level 1: file 1 ends with "m"@9 (a newer version, say a deletion), file 2 starts with
+        // "m"@5 (the older value it hides); file 3 is unrelated.
+        let mut v = Version::empty(7);
+        v.files[1] = vec![file(1, ("a", 3), ("m", 9)), file(2, ("m", 5), ("p", 4)), file(3, ("q", 1), ("z", 1))];
+        v.files[2] = vec![file(4, ("b", 1), ("c", 1))];
+        v.compaction_score = 2.0;
+        v.compaction_level = 1;
+        let v = Arc::new(v);
+        let pointers = vec![Vec::new(); 7];
+        let options = Options::default();
+        let ctx = PickContext { version: &v, compact_pointers: &pointers, options: &options };
+        let c = LeveledPicker.pick(&ctx).unwrap();
+        let numbers: Vec<u64> = c.inputs[0].iter().map(|f| f.number).collect();
+        assert_eq!(numbers, vec![1, 2], "the file holding the older versions of \"m\" comes along");
+        assert!(!c.is_trivial_move());
+
+        // The same for the output level's files.
+        let mut files = vec![file(7, ("a", 1), ("m", 9))];
+        add_boundary_inputs(&v.files[1], &mut files);
+        let numbers: Vec<u64> = files.iter().map(|f| f.number).collect();
+        assert_eq!(numbers, vec![7, 2]);
+    }
 }
