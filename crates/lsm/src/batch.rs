@@ -37,6 +37,26 @@ pub trait BatchHandler {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WriteBatch {
     rep: Vec<u8>,
+    /// What the engine checks and counts before writing, kept up to date so that it need not
+    /// parse the batch a second time.
+    summary: Summary,
+}
+
+/// Sizes of a batch's records.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    pub largest_key: usize,
+    pub largest_value: usize,
+    /// Keys plus values.
+    pub user_bytes: u64,
+}
+
+impl Summary {
+    fn add(&mut self, key: usize, value: usize) {
+        self.largest_key = self.largest_key.max(key);
+        self.largest_value = self.largest_value.max(value);
+        self.user_bytes += (key + value) as u64;
+    }
 }
 
 impl Default for WriteBatch {
@@ -47,7 +67,7 @@ impl Default for WriteBatch {
 
 impl WriteBatch {
     pub fn new() -> WriteBatch {
-        WriteBatch { rep: vec![0; HEADER_SIZE] }
+        WriteBatch { rep: vec![0; HEADER_SIZE], summary: Summary::default() }
     }
 
     /// An empty batch with room for `bytes` of records without growing (a single put of key
@@ -55,16 +75,18 @@ impl WriteBatch {
     pub fn with_capacity(bytes: usize) -> WriteBatch {
         let mut rep = Vec::with_capacity(HEADER_SIZE + bytes);
         rep.resize(HEADER_SIZE, 0);
-        WriteBatch { rep }
+        WriteBatch { rep, summary: Summary::default() }
     }
 
     /// A batch from its encoded bytes (a WAL record), checked whole: the header, every record,
     /// and that the count matches. Errors name `file` and `offset` (where the bytes came from).
     pub fn from_data(data: Vec<u8>, file: &str, offset: u64) -> Result<WriteBatch> {
+        let mut summary = Summary::default();
         for op in WriteBatch::iter_data(&data, file, offset) {
-            op?;
+            let op = op?;
+            summary.add(op.key.len(), op.value.len());
         }
-        Ok(WriteBatch { rep: data })
+        Ok(WriteBatch { rep: data, summary })
     }
 
     /// Iterates the operations encoded in `data` without copying it; malformed contents end the
@@ -78,18 +100,26 @@ impl WriteBatch {
         self.rep.push(ValueKind::Value as u8);
         put_length_prefixed(&mut self.rep, key);
         put_length_prefixed(&mut self.rep, value);
+        self.summary.add(key.len(), value.len());
     }
 
     pub fn delete(&mut self, key: &[u8]) {
         self.set_count(self.count().wrapping_add(1));
         self.rep.push(ValueKind::Deletion as u8);
         put_length_prefixed(&mut self.rep, key);
+        self.summary.add(key.len(), 0);
     }
 
     /// Removes every operation (the sequence number too).
     pub fn clear(&mut self) {
         self.rep.clear();
         self.rep.resize(HEADER_SIZE, 0);
+        self.summary = Summary::default();
+    }
+
+    /// The largest key and value and the user bytes of the records.
+    pub fn summary(&self) -> Summary {
+        self.summary
     }
 
     /// Number of operations.
@@ -132,6 +162,10 @@ impl WriteBatch {
     pub fn append(&mut self, other: &WriteBatch) {
         self.set_count(self.count().wrapping_add(other.count()));
         self.rep.extend_from_slice(&other.rep[HEADER_SIZE..]);
+        let o = other.summary;
+        self.summary.largest_key = self.summary.largest_key.max(o.largest_key);
+        self.summary.largest_value = self.summary.largest_value.max(o.largest_value);
+        self.summary.user_bytes += o.user_bytes;
     }
 
     /// The operations in order. A batch built with `put`/`delete` or checked by `from_data` never

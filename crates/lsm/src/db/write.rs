@@ -19,16 +19,12 @@ const SLOWDOWN: Duration = Duration::from_millis(1);
 
 pub(super) fn write(inner: &Arc<DbInner>, opts: &WriteOptions, mut batch: WriteBatch) -> Result<()> {
     let o = &inner.options;
-    let mut user_bytes = 0u64;
-    for op in batch.iter() {
-        let op = op?;
-        if op.key.len() > o.max_key_size {
-            return Err(Error::KeyTooLarge { len: op.key.len(), limit: o.max_key_size });
-        }
-        if op.value.len() > o.max_value_size {
-            return Err(Error::ValueTooLarge { len: op.value.len(), limit: o.max_value_size });
-        }
-        user_bytes += (op.key.len() + op.value.len()) as u64;
+    let summary = batch.summary();
+    if summary.largest_key > o.max_key_size {
+        return Err(Error::KeyTooLarge { len: summary.largest_key, limit: o.max_key_size });
+    }
+    if summary.largest_value > o.max_value_size {
+        return Err(Error::ValueTooLarge { len: summary.largest_value, limit: o.max_value_size });
     }
     let _lane = inner.enter_lane(Lane::Foreground);
     let st = inner.lock();
@@ -61,7 +57,7 @@ pub(super) fn write(inner: &Arc<DbInner>, opts: &WriteOptions, mut batch: WriteB
         }
     }
     st.versions.last_sequence = seq + batch.count() as u64 - 1;
-    st.stats.user_bytes += user_bytes;
+    st.stats.user_bytes += summary.user_bytes;
     st.stats.writes += 1;
     // No scheduling here: work only becomes due when a memtable is switched or a job installs a
     // version, and those ask for it (as LevelDB's write path).
@@ -84,7 +80,7 @@ pub(super) fn make_room_for_write<'a>(
         if let Some(e) = &st.bg_error {
             return Err(Error::Background(Arc::new(e.clone())));
         }
-        let l0 = st.versions.current().num_files(0);
+        let l0 = st.versions.current_ref().num_files(0);
         if allow_delay && l0 >= o.l0_slowdown_writes_trigger {
             allow_delay = false;
             st.stats.slowdowns += 1;

@@ -120,6 +120,11 @@ impl VersionSet {
         Arc::clone(&self.current)
     }
 
+    /// The current version, borrowed (no reference count touched).
+    pub fn current_ref(&self) -> &Version {
+        &self.current
+    }
+
     pub fn new_file_number(&mut self) -> u64 {
         let n = self.next_file_number;
         self.next_file_number += 1;
