@@ -1,7 +1,7 @@
 //! `PosixFs`: a directory on the host file system.
 //!
 //! Contract: paths map under the root given to [`PosixFs::new`]. Writers buffer appends (64 KiB) and write them
-//! with `pwrite`; `sync` is `fdatasync`; `sync_dir` is `fsync` of the directory; `lock` is `flock(LOCK_EX |
+//! with `pwrite`, asking the kernel to start writeback every MiB (`sync_file_range`, a hint that does not wait); `sync` is `fdatasync`; `sync_dir` is `fsync` of the directory; `lock` is `flock(LOCK_EX |
 //! LOCK_NB)` on the lock file, so it excludes other processes and other opens in this one. Readers use `pread` and
 //! are shared between threads freely; `open_immutable` maps the file (`mmap`) instead, so reads of SSTs need no
 //! system call and can share the mapped bytes, as LevelDB reads its tables. No direct I/O: data goes through the page cache.
@@ -82,6 +82,7 @@ impl PosixFs {
             path: path.to_string(),
             buf: Vec::with_capacity(WRITE_BUFFER),
             flushed: len,
+            writeback_from: len,
         })
     }
 
