@@ -1,10 +1,11 @@
 //! `PosixFs`: a directory on the host file system.
 //!
 //! Contract: paths map under the root given to [`PosixFs::new`]. Writers buffer appends (64 KiB) and write them
-//! with `pwrite`, asking the kernel to start writeback every MiB (`sync_file_range`, a hint that does not wait); `sync` is `fdatasync`; `sync_dir` is `fsync` of the directory; `lock` is `flock(LOCK_EX |
-//! LOCK_NB)` on the lock file, so it excludes other processes and other opens in this one. Readers use `pread` and
-//! are shared between threads freely; `open_immutable` maps the file (`mmap`) instead, so reads of SSTs need no
-//! system call and can share the mapped bytes, as LevelDB reads its tables. No direct I/O: data goes through the page cache.
+//! with `pwrite`, asking the kernel to start writeback every MiB (`sync_file_range`, a hint that does not wait);
+//! `sync` is `fdatasync`; `sync_dir` is `fsync` of the directory; `lock` is `flock(LOCK_EX | LOCK_NB)` on the
+//! lock file, so it excludes other processes and other opens in this one. Readers use `pread` and are shared
+//! between threads freely; `open_immutable` maps the file (`mmap`) instead, so reads of SSTs need no system call
+//! and can share the mapped bytes, as LevelDB reads its tables. No direct I/O: data goes through the page cache.
 //!
 //! `clone_range` and `append_cloned` use `ioctl(FICLONERANGE)`, which shares extents on XFS (`mkfs.xfs -m
 //! reflink=1`) and Btrfs. Support is detected at run time: a refusal (`EOPNOTSUPP`, `ENOTTY`, `EXDEV`, `EINVAL`
