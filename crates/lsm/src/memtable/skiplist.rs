@@ -129,6 +129,12 @@ struct WriterState {
     rng: u64,
     next_node: usize,
     next_tower: usize,
+    /// The node inserted last (`NIL` before the first insert).
+    last: u32,
+    /// Where an entry right after `last` goes: per level, its predecessor.
+    after_last: [u32; MAX_HEIGHT],
+    /// Whether the last insert went right after the one before it (keys arriving in order).
+    appending: bool,
 }
 
 /// The skiplist; see the module documentation.
@@ -163,6 +169,9 @@ impl SkipList {
                 rng: 0x2545_f491_4f6c_dd1d,
                 next_node: 1,
                 next_tower: MAX_HEIGHT - INLINE_LEVELS,
+                last: NIL,
+                after_last: [HEAD; MAX_HEIGHT],
+                appending: false,
             }),
         };
         let mut bytes = list.nodes.ensure(0) + list.entries.ensure(0);
@@ -335,6 +344,23 @@ impl SkipList {
         n == NIL
     }
 
+    /// Whether `probe` goes right after node `last` (which is then its predecessor at every level
+    /// `last` reaches, and at the levels above, so is `last`'s own predecessor): `last` sorts
+    /// before it and `last`'s successor, if any, does not. Any node after `last` at a higher
+    /// level comes after that successor too.
+    fn goes_right_after(&self, last: u32, probe: &Probe) -> bool {
+        let Some(node) = (last != NIL).then(|| self.node(last)).flatten() else {
+            return false;
+        };
+        if !self.before(node, last, probe) {
+            return false;
+        }
+        match self.step(node, 0) {
+            (next, Some(next_node)) => !self.before(next_node, next, probe),
+            _ => true,
+        }
+    }
+
     /// Inserts (`user_key`, `tag`) -> `value` and returns the new node's height. An equal key
     /// already present stays, and the new entry goes before it; the engine never inserts one
     /// (sequence numbers are unique).
@@ -345,7 +371,13 @@ impl SkipList {
         let mut st = crate::memtable::lock(&self.writer);
         let probe = Probe::new(user_key, tag);
         let mut prev = [HEAD; MAX_HEIGHT];
-        self.seek(&probe, Some(&mut prev));
+        if st.appending && self.goes_right_after(st.last, &probe) {
+            // Keys in order (a sequential fill, a memtable rebuilt from a WAL): the search would
+            // end where the last insert did.
+            prev = st.after_last;
+        } else {
+            self.seek(&probe, Some(&mut prev));
+        }
         let height = random_height(&mut st.rng);
         if height > self.max_height.load(RELAXED) {
             // `prev` already holds HEAD above the old height. Readers that see the new height
@@ -390,6 +422,11 @@ impl SkipList {
         }
         st.next_node = idx + 1;
         st.next_tower = upper + n_upper;
+        st.appending = st.last != NIL && prev[0] == st.last;
+        st.last = idx as u32;
+        for (level, p) in st.after_last.iter_mut().enumerate() {
+            *p = if level < height { idx as u32 } else { prev[level] };
+        }
         // Publish bottom-up: once linked at level 0 the node is in the list.
         for (level, &p) in prev.iter().enumerate().take(height) {
             if let Some(link) = self.node(p).and_then(|node| self.link_of(node, level)) {
@@ -478,5 +515,45 @@ mod tests {
         assert_eq!(list.len(), keys.len());
         assert_eq!(list.key(list.find_last()), &keys[keys.len() - 1][..]);
         assert!(SkipList::is_head(list.find_less_than(&keys[0])));
+    }
+
+    #[test]
+    fn runs_of_ordered_inserts_take_the_shortcut_and_keep_every_level_sorted() {
+        let list = SkipList::new();
+        let mut keys: Vec<Vec<u8>> = Vec::new();
+        // Ascending runs (the shortcut), a descending run and scattered keys (full searches).
+        let mut order: Vec<u32> = (1000..3000).collect();
+        order.extend((0..500).rev());
+        order.extend((0..300).map(|i| (i * 7919) % 5000 + 5000));
+        order.extend(3000..3300);
+        order.extend(500..700);
+        // An ascending run through existing keys: each next key has an older node before it.
+        order.extend((0..400).map(|i| 20_000 + 2 * i));
+        order.extend((0..400).map(|i| 20_001 + 2 * i));
+        for (seq, k) in order.iter().enumerate() {
+            let user = format!("{k:08}");
+            list.insert(user.as_bytes(), (seq as u64 + 1) << 8 | 1, b"v");
+            keys.push(internal_key(user.as_bytes(), seq as u64 + 1, ValueKind::Value));
+        }
+        keys.sort_by(|a, b| compare_internal(a, b));
+        let mut n = list.next(HEAD, 0);
+        for k in &keys {
+            assert_eq!(list.key(n), &k[..]);
+            n = list.next(n, 0);
+        }
+        assert!(SkipList::is_nil(n));
+        for level in 1..MAX_HEIGHT {
+            let mut x = list.next(HEAD, level);
+            while !SkipList::is_nil(x) {
+                let y = list.next(x, level);
+                if !SkipList::is_nil(y) {
+                    assert_eq!(compare_internal(list.key(x), list.key(y)), Ordering::Less, "level {level}");
+                }
+                x = y;
+            }
+        }
+        for k in &keys {
+            assert_eq!(list.key(list.find_greater_or_equal(k)), &k[..]);
+        }
     }
 }
