@@ -16,7 +16,7 @@ use crate::workload_cmd::EngineArgs;
 #[derive(clap::Args, Debug, Clone)]
 pub struct BenchArgs {
     /// Comma-separated db_bench benchmarks: fillseq, fillrandom, overwrite, readrandom, readseq,
-    /// seekrandom, fillzipfian.
+    /// seekrandom, fillzipfian. As in db_bench, each fill starts on a freshly destroyed database.
     #[arg(long, default_value = "fillseq,fillrandom,overwrite,readrandom,readseq")]
     pub benchmarks: String,
     /// Keys (and writes per fill benchmark).

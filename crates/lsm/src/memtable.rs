@@ -18,13 +18,15 @@
 //!   that a memtable (no removal, serialised writers) never needs;
 //! - memory accounting is ours to define (below), and no `unsafe` is needed.
 //!
-//! Measured with `tests/memtable_bench.rs` (release, one thread, 1M random 16-byte keys with
-//! 100-byte values, inserted then read back in another order, on this project's 2-core shared
-//! development container): insert ~3.0 us, get ~3.7 us, full scan ~0.2 us per entry; on the same
-//! machine crossbeam-skiplist (`SkipMap` with a `compare_internal` newtype key) took ~4.3 us per
-//! insert and per lookup, a `BTreeMap` ~2.5 / ~2.2 us. The cost is memory latency: each search
-//! step touches one node, which is why a node keeps its first four links and an 8-byte key
-//! prefix inline (one 64-byte slot per node).
+//! Measured with `tests/memtable_bench.rs` (release, one thread, on this project's 2-core shared
+//! development container). 1M random 16-byte keys with 100-byte values in one table, inserted then
+//! read back in another order: insert ~2.8 us, get ~3.0 us, full scan ~0.2 us per entry; on the
+//! same machine crossbeam-skiplist (`SkipMap` with a `compare_internal` newtype key) took ~4.3 us
+//! per insert and per lookup, a `BTreeMap` ~2.5 / ~2.2 us. db_bench's shape (`%016d` keys in
+//! 4 MiB tables, as the engine uses them): insert 0.5-0.7 us, get 0.35 us. The cost is memory
+//! latency: each search step touches one node, which is why a node keeps the first 16 key bytes
+//! and two links in 32 bytes (a 4 MiB table's nodes fit a core's L2 cache), and why keys arriving
+//! in order skip the search (see [`skiplist`]).
 //!
 //! # Memory accounting
 //! [`MemTable::approximate_memory_usage`] counts what LevelDB's arena would hold for the same
