@@ -68,6 +68,9 @@ pub(crate) struct DbState {
     pub imm: Option<Arc<MemTable>>,
     pub wal: Option<LogWriter>,
     pub wal_number: u64,
+    /// Whether the current WAL's directory entry is known durable; a synced write makes it so
+    /// first (until then nothing in that WAL was promised to survive a crash).
+    pub wal_dir_synced: bool,
     pub versions: VersionSet,
     /// Live snapshots: sequence -> count.
     pub snapshots: BTreeMap<SequenceNumber, usize>,
@@ -311,6 +314,7 @@ impl DbState {
             imm: None,
             wal: None,
             wal_number: 0,
+            wal_dir_synced: true,
             versions,
             snapshots: BTreeMap::new(),
             bg_error: None,

@@ -34,11 +34,15 @@ pub(super) fn write(inner: &Arc<DbInner>, opts: &WriteOptions, mut batch: WriteB
     let mut st = make_room_for_write(inner, st, false)?;
     let seq = st.versions.last_sequence + 1;
     batch.set_sequence(seq);
-    let DbState { wal, .. } = &mut *st;
+    let DbState { wal, wal_dir_synced, .. } = &mut *st;
     let wal = wal.as_mut().ok_or(Error::Closed)?;
     let mut r = wal.add_record(batch.data());
     if r.is_ok() && opts.sync {
         r = wal.sync();
+        if r.is_ok() && !*wal_dir_synced {
+            r = inner.fs.sync_dir(&inner.dir).map_err(Error::from);
+            *wal_dir_synced = r.is_ok();
+        }
     }
     if let Err(e) = r {
         // The WAL may now end in a partial record: refuse further writes until reopened.
@@ -122,8 +126,8 @@ pub(super) fn make_room_for_write<'a>(
             if let Some(w) = st.wal.as_mut() {
                 w.sync()?;
             }
+            // The new WAL's directory entry is made durable by the first synced write into it.
             let f = inner.fs.create_with_hint(&path, storage::WriteHint::Wal)?;
-            inner.fs.sync_dir(&inner.dir)?;
             Ok(LogWriter::new(f))
         })();
         let wal = match opened {
@@ -136,6 +140,7 @@ pub(super) fn make_room_for_write<'a>(
         };
         st.wal = Some(wal);
         st.wal_number = number;
+        st.wal_dir_synced = false;
         st.wal_numbers.insert(number);
         let full = std::mem::replace(&mut st.mem, Arc::new(MemTable::new()));
         st.imm = Some(full);

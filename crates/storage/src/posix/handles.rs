@@ -17,15 +17,16 @@ use crate::path;
 /// Appends smaller than this are gathered before they reach the kernel.
 pub(super) const WRITE_BUFFER: usize = 64 * 1024;
 
-/// Every this many bytes handed to the kernel, a writer asks it to start writing them back
-/// (`sync_file_range(SYNC_FILE_RANGE_WRITE)`, which does not wait), as RocksDB's `bytes_per_sync`:
-/// a later `sync` then waits for the last stretch only, not for megabytes at once (the engine
-/// syncs a 4 MiB WAL when it switches memtables, on the writer's thread).
+/// Every this many bytes handed to the kernel, a writer asks it to start writing them back (as
+/// RocksDB's `bytes_per_sync`): a later `sync` then waits for the last stretch only, not for
+/// megabytes at once (the engine syncs a 4 MiB WAL when it switches memtables, on the writer's
+/// thread).
 const WRITEBACK_EVERY: u64 = 1 << 20;
 
 pub(super) struct PosixWriter {
     pub(super) shared: Arc<Shared>,
-    pub(super) file: File,
+    /// Shared with writeback hints still queued for it.
+    pub(super) file: Arc<File>,
     pub(super) path: String,
     pub(super) buf: Vec<u8>,
     /// Bytes already handed to the kernel; the next write goes there.
@@ -55,22 +56,13 @@ impl PosixWriter {
     }
 
     /// Starts writeback of what was handed to the kernel since the last call, once that is at
-    /// least [`WRITEBACK_EVERY`]. A hint: failures are ignored (the next `sync` reports errors).
+    /// least [`WRITEBACK_EVERY`] (on the file system's helper thread; see [`super::writeback`]).
     fn start_writeback(&mut self) {
         let len = self.flushed.saturating_sub(self.writeback_from);
-        if len < WRITEBACK_EVERY {
-            return;
+        if len >= WRITEBACK_EVERY {
+            self.shared.writeback.start(&self.file, self.writeback_from, len);
+            self.writeback_from = self.flushed;
         }
-        #[cfg(target_os = "linux")]
-        {
-            use std::os::unix::io::AsRawFd;
-            let (Ok(offset), Ok(n)) = (i64::try_from(self.writeback_from), i64::try_from(len)) else {
-                return;
-            };
-            // SAFETY: a plain system call on a descriptor this writer owns; it reads no memory of ours.
-            let _ = unsafe { libc::sync_file_range(self.file.as_raw_fd(), offset, n, libc::SYNC_FILE_RANGE_WRITE) };
-        }
-        self.writeback_from = self.flushed;
     }
 }
 

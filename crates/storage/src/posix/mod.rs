@@ -1,7 +1,7 @@
 //! `PosixFs`: a directory on the host file system.
 //!
 //! Contract: paths map under the root given to [`PosixFs::new`]. Writers buffer appends (64 KiB) and write them
-//! with `pwrite`, asking the kernel to start writeback every MiB (`sync_file_range`, a hint that does not wait);
+//! with `pwrite`, asking the kernel to start writeback every MiB (`sync_file_range` from a helper thread, a hint);
 //! `sync` is `fdatasync`; `sync_dir` is `fsync` of the directory; `lock` is `flock(LOCK_EX | LOCK_NB)` on the
 //! lock file, so it excludes other processes and other opens in this one. Readers use `pread` and are shared
 //! between threads freely; `open_immutable` maps the file (`mmap`) instead, so reads of SSTs need no system call
@@ -15,6 +15,7 @@
 
 mod ficlone;
 mod handles;
+mod writeback;
 
 use std::ffi::CString;
 use std::fmt;
@@ -48,6 +49,7 @@ struct Shared {
     block_size: u64,
     /// What clones have shown so far: unknown, works, or refused for good (EOPNOTSUPP).
     clone_state: AtomicU8,
+    writeback: writeback::Writeback,
 }
 
 impl PosixFs {
@@ -57,7 +59,14 @@ impl PosixFs {
         let shown = root.display().to_string();
         std::fs::create_dir_all(&root).map_err(|e| FsError::from_io("new", &shown, e))?;
         let block_size = statvfs_block_size(&root).map_err(|e| FsError::from_io("statvfs", &shown, e))?;
-        Ok(PosixFs { shared: Arc::new(Shared { root, block_size, clone_state: AtomicU8::new(CLONE_UNKNOWN) }) })
+        Ok(PosixFs {
+            shared: Arc::new(Shared {
+                root,
+                block_size,
+                clone_state: AtomicU8::new(CLONE_UNKNOWN),
+                writeback: Default::default(),
+            }),
+        })
     }
 
     /// The host directory this file system is rooted at.
@@ -79,7 +88,7 @@ impl PosixFs {
     fn writer(&self, path: &str, file: File, len: u64) -> Box<dyn WritableFile> {
         Box::new(PosixWriter {
             shared: Arc::clone(&self.shared),
-            file,
+            file: Arc::new(file),
             path: path.to_string(),
             buf: Vec::with_capacity(WRITE_BUFFER),
             flushed: len,
