@@ -44,7 +44,13 @@ pub struct JobEnv<'a> {
     pub dir: &'a str,
     pub options: &'a Options,
     pub table_cache: &'a TableCache,
+    /// Called every [`FLUSH_CHECK_EVERY`] entries: lets the engine flush a memtable that filled
+    /// while this job runs (an error fails the job).
+    pub flush_imm: Option<&'a dyn Fn() -> Result<()>>,
 }
+
+/// Entries merged between two [`JobEnv::flush_imm`] calls.
+pub const FLUSH_CHECK_EVERY: u64 = 256;
 
 /// Runs `c`; on error every output written so far is removed.
 pub fn run_compaction(
@@ -90,7 +96,7 @@ pub fn run_compaction(
             max_grandparent_overlap_bytes: c.max_grandparent_overlap_bytes,
         },
     );
-    let result = merge(c, smallest_snapshot, &mut inputs, &infos, &mut out, observer, &mut stats);
+    let result = merge(c, smallest_snapshot, &mut inputs, &infos, &mut out, observer, env.flush_imm, &mut stats);
     if let Err(e) = result {
         out.abandon();
         return Err(e);
@@ -117,6 +123,7 @@ fn merge(
     infos: &[InputInfo],
     out: &mut OutputWriter,
     observer: &mut dyn CompactionObserver,
+    flush_imm: Option<&dyn Fn() -> Result<()>>,
     stats: &mut JobStats,
 ) -> Result<()> {
     observer.begin(infos)?;
@@ -137,6 +144,9 @@ fn merge(
         let (it, base) = &inputs[b];
         let key = it.key();
         stats.entries_read += 1;
+        if let (0, Some(flush)) = (stats.entries_read % FLUSH_CHECK_EVERY, flush_imm) {
+            flush()?;
+        }
         let drop = match parse_internal_key(key) {
             None => {
                 return Err(Error::corruption(&infos[b].path, 0, "compaction input holds a malformed internal key"));

@@ -2,6 +2,7 @@
 //! files; inline at deterministic points in simulation), how their results are installed, and the
 //! deletion of files no version needs any more.
 
+use std::sync::atomic::Ordering as AtomicOrdering;
 use std::sync::{Arc, MutexGuard};
 use std::time::Instant;
 
@@ -138,6 +139,7 @@ impl DbInner {
         let (mut st, installed) = self.install(st, &mut edit);
         installed?;
         st.imm = None;
+        self.imm_pending.store(false, AtomicOrdering::Release);
         let s = &mut st.stats;
         s.flushes += 1;
         s.flush_bytes += size;
@@ -146,6 +148,20 @@ impl DbInner {
         s.level_mut(level).micros += started.elapsed().as_micros() as u64;
         if let Some(c) = &self.sim {
             st.flush_done_at = c.time(Lane::Background);
+        }
+        Ok(())
+    }
+
+    /// Flushes the immutable memtable if one is waiting (called from inside a running job, which
+    /// holds the job slot) and wakes the writers that wait for it.
+    fn flush_imm_during_job(&self) -> Result<()> {
+        if !self.imm_pending.load(AtomicOrdering::Acquire) {
+            return Ok(());
+        }
+        let imm = self.lock().imm.clone();
+        if let Some(imm) = imm {
+            self.flush_memtable(&imm)?;
+            self.done_cv.notify_all();
         }
         Ok(())
     }
@@ -205,8 +221,17 @@ impl DbInner {
             return Ok(());
         }
         let smallest_snapshot = self.lock().smallest_snapshot();
-        let env =
-            JobEnv { fs: Arc::clone(&self.fs), dir: &self.dir, options: &self.options, table_cache: &self.table_cache };
+        // On a thread, a memtable that fills during a long compaction is flushed from inside it
+        // (as LevelDB's DoCompactionWork does), so writes do not wait for the whole compaction.
+        // In simulation the foreground does not run meanwhile, so there is nothing to flush.
+        let flush_imm = || self.flush_imm_during_job();
+        let env = JobEnv {
+            fs: Arc::clone(&self.fs),
+            dir: &self.dir,
+            options: &self.options,
+            table_cache: &self.table_cache,
+            flush_imm: if self.sim.is_none() { Some(&flush_imm) } else { None },
+        };
         let mut new_number = || {
             let mut st = self.lock();
             let n = st.versions.new_file_number();

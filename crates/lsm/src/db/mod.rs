@@ -24,6 +24,7 @@ mod write;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Bound;
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
 use std::thread::JoinHandle;
 
@@ -61,6 +62,8 @@ pub(crate) struct DbInner {
     /// Wakes the background thread.
     pub work_cv: Condvar,
     pub sim: Option<SimClock>,
+    /// Mirrors `DbState::imm.is_some()`, for a running compaction to notice without the lock.
+    pub imm_pending: AtomicBool,
 }
 
 pub(crate) struct DbState {
@@ -146,6 +149,7 @@ impl Db {
             work_cv: Condvar::new(),
             sim,
             options,
+            imm_pending: AtomicBool::new(false),
         });
         recovery::open(&inner)?;
         let worker = if inner.sim.is_none() {

@@ -144,6 +144,7 @@ pub(super) fn make_room_for_write<'a>(
         st.wal_numbers.insert(number);
         let full = std::mem::replace(&mut st.mem, Arc::new(MemTable::new()));
         st.imm = Some(full);
+        inner.imm_pending.store(true, std::sync::atomic::Ordering::Release);
         force = false;
         inner.maybe_schedule(&mut st);
         if inner.sim.is_some() {
