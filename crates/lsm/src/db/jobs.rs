@@ -28,6 +28,16 @@ enum Step {
     Ran,
 }
 
+/// Where a flushed memtable may go.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum FlushTo {
+    /// As deep as LevelDB's PickLevelForMemTableOutput allows.
+    Deepest,
+    /// Level 0 only: a compaction is running, and its outputs, not yet installed, may span the
+    /// gap between two files of a deeper level where the table would otherwise go.
+    Level0,
+}
+
 impl DbInner {
     /// Asks for background work if some is due (the thread wakes; simulation runs it at the next
     /// `run_inline_jobs`).
@@ -86,7 +96,7 @@ impl DbInner {
         st.job_running = true;
         let r = if let Some(imm) = st.imm.clone() {
             drop(st);
-            self.flush_memtable(&imm).map(|()| Step::Ran)
+            self.flush_memtable(&imm, FlushTo::Deepest).map(|()| Step::Ran)
         } else {
             let c = {
                 let ctx = PickContext {
@@ -115,7 +125,7 @@ impl DbInner {
     }
 
     /// Writes `imm` to an SST, installs it, and drops the memtable and its WAL.
-    fn flush_memtable(&self, imm: &Arc<MemTable>) -> Result<()> {
+    fn flush_memtable(&self, imm: &Arc<MemTable>, to: FlushTo) -> Result<()> {
         let started = Instant::now();
         let (number, base) = {
             let mut st = self.lock();
@@ -130,7 +140,9 @@ impl DbInner {
         let mut edit = VersionEdit::default();
         let mut level = 0;
         if size > 0 {
-            level = level_for_flush(&base, &self.options, user_key(&smallest), user_key(&largest));
+            if to == FlushTo::Deepest {
+                level = level_for_flush(&base, &self.options, user_key(&smallest), user_key(&largest));
+            }
             edit.add_file(level, number, size, smallest, largest);
         }
         // The WAL of the current memtable is the oldest one still needed.
@@ -160,7 +172,7 @@ impl DbInner {
         }
         let imm = self.lock().imm.clone();
         if let Some(imm) = imm {
-            self.flush_memtable(&imm)?;
+            self.flush_memtable(&imm, FlushTo::Level0)?;
             self.done_cv.notify_all();
         }
         Ok(())
@@ -476,7 +488,7 @@ fn flush_pending(inner: &Arc<DbInner>) -> Result<()> {
     let r = match imm {
         Some(m) => {
             let _lane = inner.background_lane_now();
-            inner.flush_memtable(&m)
+            inner.flush_memtable(&m, FlushTo::Deepest)
         }
         None => Ok(()),
     };

@@ -248,6 +248,7 @@ impl VersionSet {
         let mut builder = Builder::new(&self.current);
         builder.apply(edit, &mut pointers);
         let version = self.finalize(builder.build());
+        check_levels(&version)?;
         let target = match self.manifest.take() {
             Some(writer) => Target::Live { number: self.manifest_number, writer },
             None => {
@@ -337,6 +338,25 @@ impl VersionSet {
     }
 }
 
+/// Refuses a version whose level 1 or deeper holds overlapping files: lookups there read one file
+/// per level, so an overlap would hide data. Only a bug can cause one; installing it would turn the
+/// bug into wrong answers, so the edit fails instead (and the engine stops writing).
+fn check_levels(v: &Version) -> Result<()> {
+    for (level, files) in v.files.iter().enumerate().skip(1) {
+        for pair in files.windows(2) {
+            if let [a, b] = pair {
+                if compare_internal(&a.largest, &b.smallest) != std::cmp::Ordering::Less {
+                    return Err(Error::InvalidArgument(format!(
+                        "internal error: a version edit would make SSTs {} and {} overlap in level {level}",
+                        a.number, b.number
+                    )));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Target bytes of `level` (>= 1): base x multiplier^(level-1).
 pub fn max_bytes_for_level(o: &Options, level: usize) -> u64 {
     let mut bytes = o.max_bytes_for_level_base;
@@ -400,5 +420,34 @@ impl Builder {
         let mut v = Version::empty(self.levels.len());
         v.files = self.levels;
         v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::key::{internal_key, ValueKind};
+
+    #[test]
+    fn an_edit_that_would_overlap_files_in_a_deep_level_is_refused() {
+        let fs: Arc<dyn Fs> = Arc::new(storage::MemFs::new());
+        fs.create_dir_all("db").unwrap();
+        let mut vs = VersionSet::new(Arc::clone(&fs), "db", &Options::default());
+        vs.create_new().unwrap();
+        let k = |s: &str| internal_key(s.as_bytes(), 1, ValueKind::Value);
+        let mut edit = VersionEdit::default();
+        edit.add_file(1, 10, 100, k("a"), k("f"));
+        edit.add_file(0, 11, 100, k("c"), k("d"));
+        vs.log_and_apply(&mut edit).unwrap();
+        let mut overlapping = VersionEdit::default();
+        overlapping.add_file(1, 12, 100, k("e"), k("h"));
+        let err = vs.log_and_apply(&mut overlapping).unwrap_err().to_string();
+        assert!(err.contains("10") && err.contains("12") && err.contains("level 1"), "{err}");
+        assert_eq!(vs.current().num_files(1), 1, "the refused edit changed nothing");
+        // Level 0 may overlap, and the set still takes edits.
+        let mut l0 = VersionEdit::default();
+        l0.add_file(0, 13, 100, k("c"), k("z"));
+        vs.log_and_apply(&mut l0).unwrap();
+        assert_eq!(vs.current().num_files(0), 2);
     }
 }
