@@ -9,6 +9,7 @@ use workload::value_size::ValueSize;
 
 use crate::engine::{KvEngine, LsmEngine};
 use crate::harness::run_phase;
+use crate::publish::OutputArgs;
 use crate::result::{RunResult, Timing};
 use crate::stack::{DeviceArgs, Stack};
 use crate::workload_cmd::EngineArgs;
@@ -35,12 +36,8 @@ pub struct BenchArgs {
     pub engine: EngineArgs,
     #[command(flatten)]
     pub device: DeviceArgs,
-    /// Print the result as JSON.
-    #[arg(long)]
-    pub json: bool,
-    /// Write a result folder here (results.json, results.csv, index.html).
-    #[arg(long)]
-    pub out: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 fn parse_benchmarks(s: &str, key_dist: &str) -> Result<Vec<DbBenchKind>, String> {

@@ -74,16 +74,16 @@ fn main() -> ExitCode {
         None => demo::run(&PathBuf::from("results/demo"), progress),
         Some(Command::Demo { out }) => demo::run(&out, progress),
         Some(Command::Ftl(args)) => run_ftl(&args),
-        Some(Command::Bench(args)) => bench::run(&args, progress && !args.json)
-            .and_then(|(r, t)| publish::emit("db_bench", &r, &t, args.json, args.out.as_deref(), bench::render(&r))),
-        Some(Command::Ycsb(args)) => workload_cmd::run_ycsb(&args, progress && !args.json).and_then(|(r, t)| {
+        Some(Command::Bench(args)) => bench::run(&args, progress && !args.output.json)
+            .and_then(|(r, t)| publish::emit("db_bench", &r, &t, &args.output, bench::render(&r))),
+        Some(Command::Ycsb(args)) => workload_cmd::run_ycsb(&args, progress && !args.output.json).and_then(|(r, t)| {
             let text = result::render(&r);
-            publish::emit(&r.workload.clone(), &r, &t, args.json, args.out.as_deref(), text)
+            publish::emit(&r.workload.clone(), &r, &t, &args.output, text)
         }),
         Some(Command::Mixgraph(args)) => {
-            workload_cmd::run_mixgraph(&args, progress && !args.json).and_then(|(r, t)| {
+            workload_cmd::run_mixgraph(&args, progress && !args.output.json).and_then(|(r, t)| {
                 let text = result::render(&r);
-                publish::emit(&r.workload.clone(), &r, &t, args.json, args.out.as_deref(), text)
+                publish::emit(&r.workload.clone(), &r, &t, &args.output, text)
             })
         }
         Some(Command::Run { file, out }) => publish::run_experiment(&file, out, progress),

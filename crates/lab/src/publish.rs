@@ -8,15 +8,20 @@ use crate::experiment::Experiment;
 use crate::report::model::{Cell, ResultSet, ResultTable};
 use crate::result::{RunResult, Timing};
 
-/// Prints `text` (or the JSON of `r`) and, with `out`, writes a one-run result folder.
-pub fn emit(
-    title: &str,
-    r: &RunResult,
-    t: &Timing,
-    json: bool,
-    out: Option<&Path>,
-    text: String,
-) -> Result<(), String> {
+/// Where a single-run command's result goes (`--json`, `--out`), the same for every command.
+#[derive(clap::Args, Debug, Clone)]
+pub struct OutputArgs {
+    /// Print the result as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Write a result folder here (results.json, results.csv, index.html).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+/// Prints `text` (or the JSON of `r`) and, with `--out`, writes a one-run result folder.
+pub fn emit(title: &str, r: &RunResult, t: &Timing, output: &OutputArgs, text: String) -> Result<(), String> {
+    let (json, out) = (output.json, output.out.as_deref());
     if json {
         let mut v = serde_json::to_value(r).map_err(|e| e.to_string())?;
         if let Some(o) = v.as_object_mut() {

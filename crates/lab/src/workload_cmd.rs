@@ -2,11 +2,10 @@
 //! core workload or a FAST'20 Mixgraph workload, with the readable tables and, with `--out DIR`,
 //! a result folder (results.json, results.csv, index.html).
 
-use std::path::PathBuf;
-
 use workload::mixgraph::MixgraphKind;
 use workload::{ValueSize, Workload, YcsbWorkload};
 
+use crate::publish::OutputArgs;
 use crate::result::{RunResult, Timing};
 use crate::runner::{self, RunSpec};
 use crate::stack::DeviceArgs;
@@ -55,12 +54,8 @@ pub struct YcsbArgs {
     pub engine: EngineArgs,
     #[command(flatten)]
     pub device: DeviceArgs,
-    /// Print the result as JSON.
-    #[arg(long)]
-    pub json: bool,
-    /// Write a result folder here (results.json, results.csv, index.html).
-    #[arg(long)]
-    pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 #[derive(clap::Args, Debug, Clone)]
@@ -80,10 +75,8 @@ pub struct MixgraphArgs {
     pub engine: EngineArgs,
     #[command(flatten)]
     pub device: DeviceArgs,
-    #[arg(long)]
-    pub json: bool,
-    #[arg(long)]
-    pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 fn check_counts(records: u64, ops: u64) -> Result<(), String> {
