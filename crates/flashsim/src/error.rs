@@ -34,6 +34,18 @@ pub enum FlashError {
     #[error("no data kept for LPN {lpn}: the device runs in metadata-only mode or the page was written without data")]
     NoData { lpn: u64 },
 
+    /// A physical page (or block) number past the end of the array.
+    #[error("no such physical page: PPN {ppn} is past the end of the NAND array")]
+    NoSuchPage { ppn: u32 },
+
+    /// NAND pages of a block are programmed once per erase, in order: the FTL asked for another page.
+    #[error("program out of order: page {page} of block {block}, whose write pointer is at page {write_pointer}")]
+    ProgramOutOfOrder { block: u32, page: u32, write_pointer: u32 },
+
+    /// A read (or relocation) of a page that was not programmed since its block's last erase.
+    #[error("{op} of unwritten PPN {ppn}: its block's write pointer is at page {write_pointer}")]
+    UnwrittenPage { op: &'static str, ppn: u32, write_pointer: u32 },
+
     /// The sparse backing file failed.
     #[error("backing file {path}: {op}: {source}")]
     Backing { path: PathBuf, op: &'static str, source: std::io::Error },

@@ -1,36 +1,36 @@
-//! flashsim: NAND flash media, timing, and a block-interface SSD with exact accounting.
+//! flashsim: simulated NAND flash devices with exact accounting, in simulated time.
+//!
+//! - [`media`]: the NAND array every device drives: geometry, the die / channel timeline, block and
+//!   page states, OOB, wear, page contents, counters per [`Cause`] and latency histograms.
+//! - Devices are FTLs on it. [`BlockSsd`]: a block-interface SSD (page-mapped FTL, greedy /
+//!   cost-benefit / FIFO GC with a device-wide reserve, TRIM, `remap` with a remap log, an optional
+//!   DFTL mapping cache, power-cut recovery).
+//! - [`clock`]: the host side's simulated time ([`SimClock`] with a foreground and a background
+//!   lane), for whatever drives a device: a file system, an engine, a key-value device.
 //!
 //! The simulator is deterministic (no randomness, no wall clock; the same calls give bit-identical
 //! state and counters) and runs in simulated time: every operation takes its issue time and returns
-//! its completion time (see [`timing`]). [`BlockSsd`] is a page-mapped FTL with over-provisioning,
-//! write frontiers, TRIM, greedy / cost-benefit / FIFO GC, an optional DFTL mapping cache, and
-//! `remap(src, dst, len)` with a remap log that keeps GC and power-loss recovery correct.
+//! its completion time (see [`timing`]).
 
 mod bits;
-pub mod config;
-pub mod counters;
-mod dftl;
+pub mod cause;
+pub mod clock;
 pub mod error;
-mod gc;
 pub mod geometry;
 pub mod latency;
-mod planes;
+pub mod media;
 pub mod preset;
-mod recovery;
-mod remap_log;
 mod ssd;
-mod store;
 pub mod theory;
 pub mod timing;
-mod translation;
 
-pub use config::{GcPolicy, MappingMode, SsdConfig};
-pub use counters::{Counters, FlashReport};
+pub use cause::{Cause, HostLabel};
+pub use clock::{Lane, SimClock};
 pub use error::{FlashError, Result};
 pub use geometry::{Geometry, PageAddr};
 pub use latency::{HostOp, Latencies, LatencySummary};
+pub use media::{CauseCounts, CauseReport, DataMode, FlashCounters, Media, MediaConfig, PageWrite, Wear};
 pub use preset::Preset;
-pub use remap_log::NvramUsage;
-pub use ssd::BlockSsd;
-pub use store::DataMode;
+pub use ssd::remap_log::NvramUsage;
+pub use ssd::{BlockSsd, Counters, FlashReport, FtlCounters, GcPolicy, MappingMode, SsdConfig};
 pub use timing::{Nanos, Timing};

@@ -48,10 +48,20 @@ impl Timing {
     }
 }
 
-/// Busy-until times of every die and channel.
+/// What one operation did to its die: when it completed, and how long it held the die (from the
+/// moment the die took it to completion: array time, its transfers, and any wait for the channel
+/// while the die was held). Queueing before the die was free is not busy time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Busy {
+    pub done: Nanos,
+    pub busy: Nanos,
+}
+
+/// Busy-until times of every die and channel, and each die's total busy time.
 #[derive(Clone, Debug)]
 pub struct Timeline {
     die_free: Vec<Nanos>,
+    die_busy: Vec<Nanos>,
     channel_free: Vec<Nanos>,
     read_ns: Nanos,
     program_ns: Nanos,
@@ -63,6 +73,7 @@ impl Timeline {
     pub fn new(timing: &Timing, dies: u32, channels: u32, page_size: u32) -> Self {
         Timeline {
             die_free: vec![0; dies as usize],
+            die_busy: vec![0; dies as usize],
             channel_free: vec![0; channels as usize],
             read_ns: timing.read_ns,
             program_ns: timing.program_ns,
@@ -72,38 +83,29 @@ impl Timeline {
     }
 
     /// Reads `pages` pages (1, or up to planes-per-die for a multi-plane read) on `die`.
-    pub fn read(&mut self, at: Nanos, die: u32, channel: u32, pages: u32) -> Nanos {
-        let d = die as usize;
-        let start = at.max(self.die_free[d]);
-        let sensed = start + self.read_ns;
-        let done = self.transfer(sensed, channel, pages);
-        self.die_free[d] = done;
-        done
+    pub fn read(&mut self, at: Nanos, die: u32, channel: u32, pages: u32) -> Busy {
+        let start = at.max(self.die_free[die as usize]);
+        let done = self.transfer(start + self.read_ns, channel, pages);
+        self.hold(die, start, done)
     }
 
     /// Programs `pages` pages (1, or up to planes-per-die for a multi-plane program) on `die`.
-    pub fn program(&mut self, at: Nanos, die: u32, channel: u32, pages: u32) -> Nanos {
-        let d = die as usize;
-        let loaded = self.transfer(at.max(self.die_free[d]), channel, pages);
-        let done = loaded + self.program_ns;
-        self.die_free[d] = done;
-        done
+    pub fn program(&mut self, at: Nanos, die: u32, channel: u32, pages: u32) -> Busy {
+        let start = at.max(self.die_free[die as usize]);
+        let done = self.transfer(start, channel, pages) + self.program_ns;
+        self.hold(die, start, done)
     }
 
     /// Erases one block (or one block per plane, multi-plane) on `die`.
-    pub fn erase(&mut self, at: Nanos, die: u32) -> Nanos {
-        let d = die as usize;
-        let done = at.max(self.die_free[d]) + self.erase_ns;
-        self.die_free[d] = done;
-        done
+    pub fn erase(&mut self, at: Nanos, die: u32) -> Busy {
+        let start = at.max(self.die_free[die as usize]);
+        self.hold(die, start, start + self.erase_ns)
     }
 
     /// Copyback: read into the page register and program from it, without the channel.
-    pub fn copyback(&mut self, at: Nanos, die: u32) -> Nanos {
-        let d = die as usize;
-        let done = at.max(self.die_free[d]) + self.read_ns + self.program_ns;
-        self.die_free[d] = done;
-        done
+    pub fn copyback(&mut self, at: Nanos, die: u32) -> Busy {
+        let start = at.max(self.die_free[die as usize]);
+        self.hold(die, start, start + self.read_ns + self.program_ns)
     }
 
     /// The time at which every unit is idle.
@@ -111,6 +113,18 @@ impl Timeline {
         let d = self.die_free.iter().copied().max().unwrap_or(0);
         let c = self.channel_free.iter().copied().max().unwrap_or(0);
         d.max(c)
+    }
+
+    /// Busy time summed over every die since the device was built.
+    pub fn total_die_busy(&self) -> Nanos {
+        self.die_busy.iter().sum()
+    }
+
+    fn hold(&mut self, die: u32, start: Nanos, done: Nanos) -> Busy {
+        let d = die as usize;
+        self.die_free[d] = done;
+        self.die_busy[d] += done - start;
+        Busy { done, busy: done - start }
     }
 
     fn transfer(&mut self, ready: Nanos, channel: u32, pages: u32) -> Nanos {
@@ -142,25 +156,29 @@ mod tests {
     fn same_die_serialises_and_other_dies_overlap() {
         let mut tl = Timeline::new(&t(), 4, 4, 4096);
         let x = t().page_transfer_ns(4096);
-        let a = tl.read(0, 0, 0, 1);
-        let b = tl.read(0, 0, 0, 1);
+        let a = tl.read(0, 0, 0, 1).done;
+        let b = tl.read(0, 0, 0, 1).done;
         assert_eq!(a, 40_000 + x);
         assert_eq!(b, 2 * (40_000 + x));
         // A different die on a different channel starts at once.
-        assert_eq!(tl.read(0, 1, 1, 1), 40_000 + x);
+        assert_eq!(tl.read(0, 1, 1, 1).done, 40_000 + x);
         // A different die on a busy channel overlaps the array time but waits for the bus.
         let mut tl = Timeline::new(&t(), 2, 1, 4096);
-        let first = tl.read(0, 0, 0, 1);
+        let first = tl.read(0, 0, 0, 1).done;
         let second = tl.read(0, 1, 0, 1);
-        assert_eq!(second, first + x);
+        assert_eq!(second.done, first + x);
+        // The second die held its register while it waited for the bus.
+        assert_eq!(second.busy, 40_000 + 2 * x);
+        assert_eq!(tl.total_die_busy(), 2 * (40_000 + x) + x);
     }
 
     #[test]
     fn multi_plane_program_pays_one_array_latency() {
         let mut tl = Timeline::new(&t(), 1, 1, 4096);
         let x = t().page_transfer_ns(4096);
-        assert_eq!(tl.program(0, 0, 0, 2), 2 * x + 200_000);
-        assert_eq!(tl.erase(0, 0), 2 * x + 200_000 + 2_000_000);
-        assert_eq!(tl.copyback(0, 0), 2 * x + 200_000 + 2_000_000 + 240_000);
+        assert_eq!(tl.program(0, 0, 0, 2).done, 2 * x + 200_000);
+        assert_eq!(tl.erase(0, 0).done, 2 * x + 200_000 + 2_000_000);
+        assert_eq!(tl.copyback(0, 0).done, 2 * x + 200_000 + 2_000_000 + 240_000);
+        assert_eq!(tl.total_die_busy(), 2 * x + 200_000 + 2_000_000 + 240_000, "one die, never idle");
     }
 }

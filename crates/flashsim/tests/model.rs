@@ -4,7 +4,10 @@
 
 use std::collections::HashMap;
 
-use flashsim::{BlockSsd, DataMode, FlashError, GcPolicy, Geometry, MappingMode, SsdConfig, Timing};
+use flashsim::{BlockSsd, Cause, DataMode, FlashError, GcPolicy, Geometry, HostLabel, MappingMode, SsdConfig, Timing};
+
+/// Host I/O without a label.
+const L: HostLabel = HostLabel::Unlabelled;
 use proptest::prelude::*;
 
 const PAGE: usize = 512;
@@ -45,7 +48,7 @@ fn config(policy: GcPolicy, copyback: bool, multi_plane: bool, dftl: bool) -> Ss
     cfg.spare_factor = 0.4;
     cfg.gc_policy = policy;
     cfg.copyback = copyback;
-    cfg.multi_plane = multi_plane;
+    cfg.media.multi_plane = multi_plane;
     cfg.remap_segment_entries = 4;
     if dftl {
         cfg.mapping = MappingMode::Dftl { cmt_entries: 16 };
@@ -66,7 +69,7 @@ fn expect(model: &HashMap<u64, Vec<u8>>, lpn: u64) -> Vec<u8> {
 fn check_all(ssd: &mut BlockSsd, model: &HashMap<u64, Vec<u8>>, t: &mut u64) -> Result<(), TestCaseError> {
     let mut buf = vec![0; PAGE];
     for lpn in 0..ssd.user_pages() {
-        *t = ssd.read(*t, lpn, &mut buf).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        *t = ssd.read(*t, lpn, &mut buf, L).map_err(|e| TestCaseError::fail(e.to_string()))?;
         prop_assert_eq!(&buf, &expect(model, lpn), "LPN {}", lpn);
     }
     Ok(())
@@ -82,7 +85,7 @@ fn run(ops: Vec<Op>, cfg: SsdConfig) -> Result<(), TestCaseError> {
             Op::Write { lpn, pages, tag } => {
                 let pages = pages.min(user - lpn);
                 let data: Vec<u8> = (0..pages).flat_map(|i| page_bytes(tag, lpn, i)).collect();
-                let done = ssd.write(t, lpn, &data).map_err(|e| TestCaseError::fail(e.to_string()))?;
+                let done = ssd.write(t, lpn, &data, L).map_err(|e| TestCaseError::fail(e.to_string()))?;
                 prop_assert!(done > t, "a program takes time");
                 t = done;
                 for i in 0..pages {
@@ -92,7 +95,7 @@ fn run(ops: Vec<Op>, cfg: SsdConfig) -> Result<(), TestCaseError> {
             Op::Read { lpn, pages } => {
                 let pages = pages.min(user - lpn);
                 let mut buf = vec![0; pages as usize * PAGE];
-                t = ssd.read(t, lpn, &mut buf).map_err(|e| TestCaseError::fail(e.to_string()))?;
+                t = ssd.read(t, lpn, &mut buf, L).map_err(|e| TestCaseError::fail(e.to_string()))?;
                 for i in 0..pages {
                     let got = &buf[i as usize * PAGE..(i as usize + 1) * PAGE];
                     prop_assert_eq!(got, &expect(&model, lpn + i)[..], "LPN {}", lpn + i);
@@ -128,10 +131,34 @@ fn run(ops: Vec<Op>, cfg: SsdConfig) -> Result<(), TestCaseError> {
         if let Err(e) = ssd.check_consistency() {
             return Err(TestCaseError::fail(e));
         }
+        check_accounting(&ssd)?;
     }
     ssd.power_cut();
     ssd.check_consistency().map_err(TestCaseError::fail)?;
     check_all(&mut ssd, &model, &mut t)
+}
+
+/// Every NAND operation is counted once, under the cause that made it: host pages under the
+/// host's label, relocations and erases under GC, translation pages under mapping; the causes add
+/// up to the totals.
+fn check_accounting(ssd: &BlockSsd) -> Result<(), TestCaseError> {
+    let c = ssd.counters();
+    let (f, ftl) = (c.flash, c.ftl);
+    let host = f.cause(Cause::HOST);
+    prop_assert_eq!(host.programs, ftl.host_write_pages);
+    prop_assert!(host.reads <= ftl.host_read_pages, "unmapped pages read as zeros without NAND");
+    prop_assert_eq!(host.erases, 0);
+    let gc = f.cause(Cause::Gc);
+    prop_assert_eq!(gc.programs, ftl.gc_copied_pages);
+    prop_assert_eq!(gc.reads, ftl.gc_copied_pages);
+    prop_assert_eq!(gc.erases, ftl.gc_runs);
+    let mapping = f.cause(Cause::Mapping);
+    prop_assert_eq!((mapping.programs, mapping.reads), (ftl.translation_writes, ftl.translation_reads));
+    let all = f.sum(|_| true);
+    prop_assert_eq!((all.reads, all.programs, all.erases, all.busy_ns), (f.reads, f.programs, f.erases, f.busy_ns));
+    prop_assert_eq!(host.programs + gc.programs + mapping.programs, f.programs, "no other cause programs here");
+    prop_assert_eq!(f.erases, ftl.gc_runs);
+    Ok(())
 }
 
 proptest! {
@@ -161,22 +188,22 @@ fn the_model_device_is_small_enough_to_force_gc() {
     let page = vec![7u8; PAGE];
     let mut t = 0;
     for i in 0..5_000u64 {
-        t = ssd.write(t, (i * 7919) % ssd.user_pages(), &page).unwrap();
+        t = ssd.write(t, (i * 7919) % ssd.user_pages(), &page, L).unwrap();
     }
-    assert!(ssd.counters().gc_runs > 100);
+    assert!(ssd.counters().ftl.gc_runs > 100);
     ssd.check_consistency().unwrap();
 }
 
 #[test]
 fn metadata_only_reads_are_errors_not_fake_data() {
     let mut cfg = config(GcPolicy::Greedy, true, true, false);
-    cfg.data = DataMode::MetadataOnly;
+    cfg.media.store = DataMode::MetadataOnly;
     let mut ssd = BlockSsd::new(cfg).unwrap();
-    let t = ssd.write(0, 3, &vec![1; PAGE]).unwrap();
+    let t = ssd.write(0, 3, &vec![1; PAGE], L).unwrap();
     let mut buf = vec![0; PAGE];
-    assert!(matches!(ssd.read(t, 3, &mut buf), Err(FlashError::NoData { lpn: 3 })));
+    assert!(matches!(ssd.read(t, 3, &mut buf, L), Err(FlashError::NoData { lpn: 3 })));
     // An unmapped page reads as zeros (deterministic read after TRIM), which is not made up.
-    ssd.read(t, 4, &mut buf).unwrap();
+    ssd.read(t, 4, &mut buf, L).unwrap();
     assert_eq!(buf, vec![0; PAGE]);
 }
 
@@ -184,19 +211,19 @@ fn metadata_only_reads_are_errors_not_fake_data() {
 fn sparse_file_mode_keeps_data_across_gc_and_power_cut() {
     let dir = tempfile::tempdir().unwrap();
     let mut cfg = config(GcPolicy::Greedy, true, true, false);
-    cfg.data = DataMode::SparseFile(dir.path().join("nand.img"));
+    cfg.media.store = DataMode::SparseFile(dir.path().join("nand.img"));
     let mut ssd = BlockSsd::new(cfg).unwrap();
     let mut t = 0;
     let user = ssd.user_pages();
     for round in 0..8u8 {
         for lpn in 0..user {
-            t = ssd.write(t, lpn, &page_bytes(round, lpn, 0)).unwrap();
+            t = ssd.write(t, lpn, &page_bytes(round, lpn, 0), L).unwrap();
         }
     }
     ssd.power_cut();
     let mut buf = vec![0; PAGE];
     for lpn in 0..user {
-        t = ssd.read(t, lpn, &mut buf).unwrap();
+        t = ssd.read(t, lpn, &mut buf, L).unwrap();
         assert_eq!(buf, page_bytes(7, lpn, 0));
     }
 }
@@ -205,9 +232,9 @@ fn sparse_file_mode_keeps_data_across_gc_and_power_cut() {
 fn errors_name_what_is_wrong() {
     let mut ssd = BlockSsd::new(config(GcPolicy::Greedy, true, true, false)).unwrap();
     let user = ssd.user_pages();
-    let e = ssd.write(0, user, &vec![0; PAGE]).unwrap_err();
+    let e = ssd.write(0, user, &vec![0; PAGE], L).unwrap_err();
     assert!(matches!(e, FlashError::OutOfRange { .. }), "{e}");
-    let e = ssd.write(0, 0, &vec![0; PAGE + 1]).unwrap_err();
+    let e = ssd.write(0, 0, &vec![0; PAGE + 1], L).unwrap_err();
     assert!(e.to_string().contains("misaligned write"), "{e}");
     let e = ssd.remap(0, 0, 2, 4).unwrap_err();
     assert!(matches!(e, FlashError::OverlappingRemap { .. }), "{e}");

@@ -1,6 +1,9 @@
 //! Timing: operations on independent dies overlap; operations on one die queue.
 
-use flashsim::{BlockSsd, Geometry, HostOp, SsdConfig, Timing};
+use flashsim::{BlockSsd, Geometry, HostLabel, HostOp, SsdConfig, Timing};
+
+/// Host I/O without a label.
+const L: HostLabel = HostLabel::Unlabelled;
 
 const READ_NS: u64 = 40_000;
 
@@ -22,10 +25,10 @@ fn device(channels: u32, chips: u32) -> BlockSsd {
 
 /// Writes `n` pages (striped by the FTL), then issues `n` single-page reads at the same instant.
 fn parallel_reads(ssd: &mut BlockSsd, n: u64) -> (u64, u64) {
-    let t = ssd.write(0, 0, &vec![1u8; 4096 * n as usize]).unwrap();
+    let t = ssd.write(0, 0, &vec![1u8; 4096 * n as usize], L).unwrap();
     let t0 = ssd.idle_at().max(t);
     let mut buf = vec![0u8; 4096];
-    let last = (0..n).map(|lpn| ssd.read(t0, lpn, &mut buf).unwrap()).max().unwrap();
+    let last = (0..n).map(|lpn| ssd.read(t0, lpn, &mut buf, L).unwrap()).max().unwrap();
     (t0, last)
 }
 
@@ -58,8 +61,8 @@ fn a_multi_page_write_spreads_over_the_dies() {
     let mut wide = device(4, 4);
     let mut narrow = device(1, 1);
     let data = vec![3u8; 4096 * 16];
-    let t_wide = wide.write(0, 0, &data).unwrap();
-    let t_narrow = narrow.write(0, 0, &data).unwrap();
+    let t_wide = wide.write(0, 0, &data, L).unwrap();
+    let t_narrow = narrow.write(0, 0, &data, L).unwrap();
     assert!(t_narrow >= 16 * 200_000, "{t_narrow}");
     assert!(t_wide < 2 * (200_000 + 4 * 4_096), "16 programs on 16 dies took {t_wide} ns");
 }

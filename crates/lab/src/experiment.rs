@@ -93,6 +93,9 @@ struct DeviceConfig {
     capacity: Option<Size>,
     #[serde(default = "default_spare")]
     spare_factor: f64,
+    /// Where page contents live: "auto", "memory", "file" or "file:DIR" (see `stack`).
+    #[serde(default = "default_store")]
+    store: String,
 }
 
 fn default_fs() -> String {
@@ -103,6 +106,9 @@ fn default_preset() -> String {
 }
 fn default_spare() -> f64 {
     0.07
+}
+fn default_store() -> String {
+    "auto".into()
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -361,6 +367,20 @@ impl Experiment {
                 ]);
             }
         }
+        // Flash time per run by cause group (the per-level and per-label detail is in results.json).
+        let mut cause_rows = Vec::new();
+        for (p, r) in self.points.iter().zip(results) {
+            let (Some(causes), Some(busy)) = (&r.flash_by_cause, r.flash_busy_s) else { continue };
+            let mut row =
+                vec![Cell::Text(p.variant.clone()), Cell::Text(sweep_label(&p.sweep_value).unwrap_or_default())];
+            row.push(Cell::Number(busy));
+            for (_, names) in CAUSE_GROUPS {
+                let share: f64 =
+                    causes.iter().filter(|c| in_group(&c.cause, names)).fold(0.0, |sum, c| sum + c.busy_share);
+                row.push(Cell::Number((share * 1000.0).round() / 10.0));
+            }
+            cause_rows.push(row);
+        }
         let metrics: Vec<String> = if self.file.metrics.is_empty() {
             vec!["write_amplification".into(), "ops_per_sec".into()]
         } else {
@@ -375,20 +395,32 @@ impl Experiment {
                     .into(),
             );
         }
+        let mut tables = vec![
+            ResultTable { name: "runs".into(), columns, rows },
+            ResultTable {
+                name: "levels".into(),
+                columns: ["variant", "sweep", "level", "files", "read MB", "written MB", "remapped MB", "host MB"]
+                    .map(String::from)
+                    .to_vec(),
+                rows: level_rows,
+            },
+        ];
+        if !cause_rows.is_empty() {
+            tables.push(ResultTable {
+                name: "flash time by cause".into(),
+                columns: ["variant", "sweep", "flash s"]
+                    .into_iter()
+                    .chain(CAUSE_GROUPS.iter().map(|g| g.0))
+                    .map(String::from)
+                    .collect(),
+                rows: cause_rows,
+            });
+        }
         ResultSet {
             title: self.file.title.clone(),
             scale: self.scale(),
             notes,
-            tables: vec![
-                ResultTable { name: "runs".into(), columns, rows },
-                ResultTable {
-                    name: "levels".into(),
-                    columns: ["variant", "sweep", "level", "files", "read MB", "written MB", "remapped MB", "host MB"]
-                        .map(String::from)
-                        .to_vec(),
-                    rows: level_rows,
-                },
-            ],
+            tables,
             figures,
             runs: results.iter().filter_map(|r| serde_json::to_value(r).ok()).collect(),
         }
@@ -481,6 +513,22 @@ fn sweep_label(v: &Option<Value>) -> Option<String> {
     })
 }
 
+/// Columns of the flash-time table: a cause group and the cause names it sums (names of
+/// `flashsim::Cause`; one ending in '.' stands for every name it begins).
+const CAUSE_GROUPS: [(&str, &[&str]); 7] = [
+    ("wal %", &["host.wal"]),
+    ("flush %", &["host.flush"]),
+    ("compaction %", &["host.compaction."]),
+    ("other host %", &["host", "host.manifest", "host.fs-metadata"]),
+    ("gc %", &["gc"]),
+    ("mapping %", &["mapping"]),
+    ("device %", &["device."]),
+];
+
+fn in_group(cause: &str, names: &[&str]) -> bool {
+    names.iter().any(|n| if n.ends_with('.') { cause.starts_with(n) } else { cause == *n })
+}
+
 /// The run a point describes.
 fn run_spec(p: &Point) -> Result<RunSpec, String> {
     let w = &p.workload;
@@ -490,6 +538,7 @@ fn run_spec(p: &Point) -> Result<RunSpec, String> {
             preset: p.device.preset.clone(),
             capacity: p.device.capacity.as_ref().map(|c| c.text()),
             spare_factor: p.device.spare_factor,
+            store: p.device.store.clone(),
         },
         engine: engine_options(&p.engine)?,
         sync: p.engine.sync,

@@ -11,7 +11,10 @@ use std::collections::BinaryHeap;
 use std::time::Instant;
 
 use flashsim::theory::greedy_wa_limit;
-use flashsim::{BlockSsd, DataMode, GcPolicy, HostOp, LatencySummary, Nanos, NvramUsage, Preset, SsdConfig};
+use flashsim::{
+    BlockSsd, CauseReport, DataMode, GcPolicy, HostLabel, HostOp, LatencySummary, Nanos, NvramUsage, Preset, SsdConfig,
+    Wear,
+};
 use rand::{Rng, SeedableRng};
 use serde::Serialize;
 use workload::zipfian::Zipfian;
@@ -145,7 +148,7 @@ impl FtlSpec {
         config.spare_factor = a.spare_factor;
         config.gc_policy = GcPolicy::parse(&a.gc).map_err(|e| format!("--gc: {e}"))?;
         config.copyback = !a.no_copyback;
-        config.data = DataMode::MetadataOnly;
+        config.media.store = DataMode::MetadataOnly;
         config.validate().map_err(|e| e.to_string())?;
         if !(a.writes > 0.0 && a.writes.is_finite()) {
             return Err(format!("--writes: {} must be a positive number of capacity-writes", a.writes));
@@ -175,6 +178,11 @@ pub struct FtlResult {
     pub raw_capacity_bytes: u64,
     pub user_bytes: u64,
     pub spare_factor: f64,
+    /// The spare factor GC works with once the pages the FTL keeps idle by design (its GC reserve,
+    /// half of each open frontier) are taken out, and the same measured: idle pages (free blocks,
+    /// unwritten parts of open blocks) averaged over the measured writes.
+    pub effective_spare_factor: f64,
+    pub measured_spare_factor: f64,
     pub pages_per_block: u32,
     pub page_size: u32,
     pub planes: u32,
@@ -186,15 +194,24 @@ pub struct FtlResult {
     pub seed: u64,
     /// NAND programs / host page writes over the measured part of the run.
     pub write_amplification: f64,
-    /// The large-block limit of greedy GC under uniform writes (Xiang & Kurkoski), for comparison.
+    /// The large-block limit of greedy GC (and of FIFO) under uniform writes (Xiang & Kurkoski), at
+    /// the configured and at the effective spare factor, for comparison.
     pub theory_write_amplification: Option<f64>,
+    pub theory_write_amplification_effective: Option<f64>,
     pub measured_host_write_pages: u64,
     pub measured_nand_programs: u64,
     pub erases: u64,
     pub gc_copied_pages: u64,
     pub copybacks: u64,
+    /// Victim blocks collected, and those the host had to wait for.
+    pub gc_runs: u64,
+    pub foreground_gc_runs: u64,
     pub flash_program_bytes: u64,
     pub flash_read_bytes: u64,
+    /// Die time per cause over the whole run (fill included).
+    pub flash_busy_s: f64,
+    pub flash_by_cause: Vec<CauseReport>,
+    pub wear: Wear,
     pub sim_time_s: f64,
     /// Simulated throughput of the measured part, host pages per simulated second.
     pub ops_per_sec: f64,
@@ -222,16 +239,16 @@ pub fn run(spec: &FtlSpec, progress: bool) -> Result<FtlResult, String> {
     let fail = |e: flashsim::FlashError| e.to_string();
     for lpn in 0..user {
         let at = queue.issue_time();
-        queue.complete(ssd.write_no_data(at, lpn, 1).map_err(fail)?);
+        queue.complete(ssd.write_no_data(at, lpn, 1, HostLabel::Unlabelled).map_err(fail)?);
         if lpn % 65536 == 0 {
             bar.set_position(lpn);
         }
     }
-    let mut start = *ssd.counters();
+    let mut start = ssd.counters();
     let mut start_time = queue.issue_time();
     for i in 0..overwrites {
         if i == measure_from {
-            start = *ssd.counters();
+            start = ssd.counters();
             start_time = queue.issue_time();
             ssd.reset_latencies();
         }
@@ -241,24 +258,26 @@ pub fn run(spec: &FtlSpec, progress: bool) -> Result<FtlResult, String> {
             _ => rng.next_u64() % user,
         };
         let at = queue.issue_time();
-        queue.complete(ssd.write_no_data(at, lpn, 1).map_err(fail)?);
+        queue.complete(ssd.write_no_data(at, lpn, 1, HostLabel::Unlabelled).map_err(fail)?);
         if i % 65536 == 0 {
             bar.set_position(user + i);
         }
     }
     bar.finish_and_clear();
     let end_time = queue.drain();
-    let all = *ssd.counters();
+    let all = ssd.counters();
     let measured = all.delta(&start);
     let wall = start_wall.elapsed().as_secs_f64();
     let g = ssd.geometry().clone();
-    let report = all.report(g.page_size);
     let sim_span = (end_time - start_time) as f64 / 1e9;
+    let uniform = spec.pattern == Pattern::Uniform;
     Ok(FtlResult {
         preset: spec.preset.name().into(),
         raw_capacity_bytes: g.capacity_bytes(),
         user_bytes: spec.config.user_bytes(),
         spare_factor: spec.config.spare_factor,
+        effective_spare_factor: spec.config.effective_spare_factor(),
+        measured_spare_factor: ssd.measured_spare_factor(&measured),
         pages_per_block: g.pages_per_block,
         page_size: g.page_size,
         planes: g.total_planes(),
@@ -269,20 +288,25 @@ pub fn run(spec: &FtlSpec, progress: bool) -> Result<FtlResult, String> {
         queue_depth: spec.queue_depth,
         seed: spec.seed,
         write_amplification: measured.write_amplification().unwrap_or(0.0),
-        theory_write_amplification: (spec.pattern == Pattern::Uniform)
-            .then(|| greedy_wa_limit(spec.config.spare_factor)),
-        measured_host_write_pages: measured.host_write_pages,
-        measured_nand_programs: measured.nand_programs,
-        erases: all.erases,
-        gc_copied_pages: all.gc_copied_pages,
-        copybacks: all.copybacks,
-        flash_program_bytes: report.flash_program_bytes,
-        flash_read_bytes: report.flash_read_bytes,
+        theory_write_amplification: uniform.then(|| greedy_wa_limit(spec.config.spare_factor)),
+        theory_write_amplification_effective: uniform.then(|| greedy_wa_limit(spec.config.effective_spare_factor())),
+        measured_host_write_pages: measured.ftl.host_write_pages,
+        measured_nand_programs: measured.flash.programs,
+        erases: all.flash.erases,
+        gc_copied_pages: all.ftl.gc_copied_pages,
+        copybacks: all.flash.copybacks,
+        gc_runs: all.ftl.gc_runs,
+        foreground_gc_runs: all.ftl.foreground_gc_runs,
+        flash_program_bytes: all.flash.programs * g.page_size as u64,
+        flash_read_bytes: all.flash.reads * g.page_size as u64,
+        flash_busy_s: all.flash.busy_ns as f64 / 1e9,
+        flash_by_cause: all.flash.by_cause_report(),
+        wear: ssd.wear(),
         sim_time_s: end_time as f64 / 1e9,
-        ops_per_sec: if sim_span > 0.0 { measured.host_write_pages as f64 / sim_span } else { 0.0 },
+        ops_per_sec: if sim_span > 0.0 { measured.ftl.host_write_pages as f64 / sim_span } else { 0.0 },
         wall_time_s: wall,
-        nand_ops: all.nand_ops(),
-        nand_ops_per_wall_sec: all.nand_ops() as f64 / wall.max(1e-9),
+        nand_ops: all.flash.nand_ops(),
+        nand_ops_per_wall_sec: all.flash.nand_ops() as f64 / wall.max(1e-9),
         write_latency: ssd.latencies().summary(HostOp::Write),
         nvram: ssd.nvram(),
     })
@@ -332,16 +356,29 @@ pub fn render(r: &FtlResult) -> String {
             r.planes
         ),
     );
-    row("spare factor", format!("{}", r.spare_factor));
+    row(
+        "spare factor: configured / effective / measured",
+        format!("{} / {:.4} / {:.4}", r.spare_factor, r.effective_spare_factor, r.measured_spare_factor),
+    );
     row("pages per block", r.pages_per_block.to_string());
     row("gc / pattern", format!("{:?} / {}", r.gc, r.pattern));
     row("write amplification", format!("{:.3}", r.write_amplification));
+    let vs = |th: f64| format!("{th:.3} ({:+.1} %)", (r.write_amplification / th - 1.0) * 100.0);
     if let Some(th) = r.theory_write_amplification {
-        row("greedy large-block limit", format!("{th:.3} ({:+.1} %)", (r.write_amplification / th - 1.0) * 100.0));
+        row("large-block limit", vs(th));
+    }
+    if let Some(th) = r.theory_write_amplification_effective {
+        row("large-block limit, effective spare", vs(th));
     }
     row("erases", r.erases.to_string());
     row("gc copied pages", r.gc_copied_pages.to_string());
     row("copybacks", r.copybacks.to_string());
+    row(
+        "wear (erases per block)",
+        format!("{} / {:.1} / {}", r.wear.min_erases, r.wear.mean_erases, r.wear.max_erases),
+    );
+    let causes: Vec<String> = r.flash_by_cause.iter().map(|c| c.to_string()).collect();
+    row("flash time by cause", causes.join(", "));
     row("simulated time", format!("{:.2} s", r.sim_time_s));
     row("write throughput (simulated)", format!("{:.0} pages/s", r.ops_per_sec));
     row(

@@ -14,6 +14,7 @@ mod progress;
 mod publish;
 mod report;
 mod repro;
+mod resources;
 mod result;
 mod runner;
 mod size;

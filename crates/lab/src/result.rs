@@ -58,6 +58,16 @@ pub struct RunResult {
     pub write_amplification: Option<f64>,
     /// host_write_bytes / user_bytes.
     pub host_write_amplification: f64,
+    /// Die time of every flash operation summed over dies, and pages, erases and die time per
+    /// cause (host data by the host's label, GC, mapping pages), simulation only.
+    pub flash_busy_s: Option<f64>,
+    pub flash_by_cause: Option<Vec<flashsim::CauseReport>>,
+    /// Erases per block (min / mean / max), simulation only.
+    pub wear: Option<flashsim::Wear>,
+    /// The device's configured spare factor and the one GC works with (the FTL's own idle pages
+    /// taken out), simulation only.
+    pub spare_factor: Option<f64>,
+    pub effective_spare_factor: Option<f64>,
     /// Simulated time of the whole run (simulation only).
     pub sim_time_s: Option<f64>,
     /// Throughput and latency of the last phase (the measured one).
@@ -88,9 +98,10 @@ impl RunResult {
         stats: &lsm::DbStats,
     ) -> RunResult {
         let user_bytes: u64 = phases.iter().map(|p| p.user_bytes).sum();
-        let dev = stack.device_report(user_bytes);
+        let dev = stack.device_report();
         let engine_write_bytes = stats.engine_write_bytes();
         let host = dev.as_ref().map_or(engine_write_bytes, |d| d.host_write_bytes.total);
+        let flash = dev.as_ref().map(|d| &d.flash);
         let ratio = |x: u64| {
             if user_bytes == 0 {
                 0.0
@@ -131,14 +142,19 @@ impl RunResult {
             host_write_bytes: host,
             host_write_bytes_by_cause: dev.as_ref().map(|d| d.host_write_bytes.clone()),
             engine_write_bytes,
-            flash_program_bytes: dev.as_ref().map(|d| d.flash_program_bytes),
-            flash_read_bytes: dev.as_ref().map(|d| d.flash_read_bytes),
-            erases: dev.as_ref().map(|d| d.erases),
-            gc_copied_pages: dev.as_ref().map(|d| d.gc_copied_pages),
-            copybacks: dev.as_ref().map(|d| d.copybacks),
-            remapped_pages: dev.as_ref().map(|d| d.remapped_pages),
-            write_amplification: dev.as_ref().map(|d| ratio(d.flash_program_bytes)),
+            flash_program_bytes: flash.map(|f| f.flash_program_bytes),
+            flash_read_bytes: flash.map(|f| f.flash_read_bytes),
+            erases: flash.map(|f| f.erases),
+            gc_copied_pages: flash.map(|f| f.gc_copied_pages),
+            copybacks: flash.map(|f| f.copybacks),
+            remapped_pages: flash.map(|f| f.remapped_pages),
+            write_amplification: flash.map(|f| ratio(f.flash_program_bytes)),
             host_write_amplification: ratio(host),
+            flash_busy_s: flash.map(|f| f.flash_busy_s),
+            flash_by_cause: flash.map(|f| f.flash_by_cause.clone()),
+            wear: flash.map(|f| f.wear),
+            spare_factor: flash.map(|f| f.spare_factor),
+            effective_spare_factor: flash.map(|f| f.effective_spare_factor),
             sim_time_s: stack.simulated().then(|| stack.now_ns() as f64 / 1e9),
             ops_per_sec: last.map_or(0.0, |p| p.ops_per_sec),
             latency: last.map_or_else(empty_latency, |p| p.latency.clone()),
@@ -232,6 +248,16 @@ pub fn render(r: &RunResult) -> String {
             r.gc_copied_pages.unwrap_or(0),
             r.erases.unwrap_or(0),
             r.remapped_pages.unwrap_or(0)
+        ));
+    }
+    if let (Some(busy), Some(causes)) = (r.flash_busy_s, &r.flash_by_cause) {
+        let parts: Vec<String> = causes.iter().map(|c| c.to_string()).collect();
+        out.push_str(&format!("flash time {busy:.2} s (summed over dies): {}\n", parts.join(", ")));
+    }
+    if let (Some(w), Some(sf), Some(eff)) = (r.wear, r.spare_factor, r.effective_spare_factor) {
+        out.push_str(&format!(
+            "wear: {} / {:.2} / {} erases per block (min / mean / max); spare factor {sf} ({eff:.4} effective)\n",
+            w.min_erases, w.mean_erases, w.max_erases
         ));
     }
     out.push_str(&format!("stalls: {} ({:.3} s)\n", r.stall_count, r.stall_s));

@@ -1,14 +1,20 @@
 //! The storage stack an experiment runs on: a simulated SSD with SimFs (`--fs sim`), a host
 //! directory (`--fs posix:DIR`), or memory (`--fs mem`), and the engine options that go with it
 //! (simulation runs the engine in simulated time on the SimFs clock).
+//!
+//! A simulated device keeps its page contents where `--store` says: `memory`, `file` (an unnamed
+//! sparse file in the system's temporary directory, or `file:DIR`), or `auto`: memory up to
+//! [`AUTO_MEMORY`] of live pages, a temporary file beyond. The store changes memory and speed, never
+//! a result.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use flashsim::{BlockSsd, DataMode, Preset, SsdConfig};
+use flashsim::{BlockSsd, DataMode, FlashReport, Preset, SsdConfig};
+use flashsim::{Lane, SimClock};
 use serde::Serialize;
-use storage::{Fs, Lane, MemFs, PosixFs, SimClock, SimFs, SimFsOptions};
+use storage::{Fs, MemFs, PosixFs, SimFs, SimFsOptions};
 
 use crate::size::parse_size;
 
@@ -27,10 +33,63 @@ pub struct DeviceArgs {
     /// Spare factor of the simulated device.
     #[arg(long, default_value_t = 0.07)]
     pub spare_factor: f64,
+    /// Where the simulated device keeps page contents: auto (memory up to 4 GiB of live pages, a
+    /// temporary file beyond), memory, file (a temporary sparse file), file:DIR.
+    #[arg(long, default_value = "auto")]
+    pub store: String,
 }
 
-/// What the stack stands on.
+/// `--store auto` keeps up to this many bytes of page contents in memory.
+pub const AUTO_MEMORY: u64 = 4 << 30;
+
+/// Memory a simulated run needs besides page contents: the FTL's and file system's tables (bytes
+/// per physical page, a generous bound) and the engine (memtables, caches).
+const TABLE_BYTES_PER_PAGE: u64 = 64;
+const ENGINE_BYTES: u64 = 256 << 20;
+
 impl DeviceArgs {
+    /// The simulated device's configuration (`--fs sim`).
+    pub fn ssd_config(&self) -> Result<SsdConfig, String> {
+        let preset = Preset::parse(&self.preset).map_err(|e| format!("--preset: {e}"))?;
+        let capacity = self.capacity.as_deref().map(|c| parse_size("--capacity", c)).transpose()?;
+        let mut cfg = SsdConfig::from_preset(preset, capacity).map_err(|e| format!("--capacity: {e}"))?;
+        if !(0.0..1.0).contains(&self.spare_factor) {
+            return Err(format!("--spare-factor: {} is not in [0, 1)", self.spare_factor));
+        }
+        cfg.spare_factor = self.spare_factor;
+        cfg.media.store = self.data_mode()?;
+        Ok(cfg)
+    }
+
+    /// Where the device keeps its pages under `--store`.
+    fn data_mode(&self) -> Result<DataMode, String> {
+        match self.store.as_str() {
+            "auto" => Ok(DataMode::MemoryThenFile { memory_bytes: AUTO_MEMORY, dir: std::env::temp_dir() }),
+            "file" => Ok(DataMode::TempFile(std::env::temp_dir())),
+            "memory" => Ok(DataMode::Memory),
+            other => match other.strip_prefix("file:") {
+                Some(dir) if !dir.is_empty() => Ok(DataMode::TempFile(PathBuf::from(dir))),
+                _ => Err(format!("--store: unknown store '{other}'; accepted: auto, memory, file, file:DIR")),
+            },
+        }
+    }
+
+    /// Memory one run on this stack may need at most (page contents bounded by the user capacity
+    /// and the store's memory budget), for sizing how many runs go in parallel.
+    pub fn memory_estimate(&self) -> Result<u64, String> {
+        if self.fs != "sim" {
+            return Ok(ENGINE_BYTES);
+        }
+        let cfg = self.ssd_config()?;
+        let tables = cfg.geometry().total_pages() * TABLE_BYTES_PER_PAGE;
+        let pages = match &cfg.media.store {
+            DataMode::Memory => cfg.user_bytes(),
+            DataMode::MemoryThenFile { memory_bytes, .. } => cfg.user_bytes().min(*memory_bytes),
+            _ => 0,
+        };
+        Ok(ENGINE_BYTES + tables + pages)
+    }
+
     /// A short description for reports.
     pub fn describe(&self) -> String {
         if self.fs == "sim" {
@@ -64,15 +123,7 @@ impl Stack {
     pub fn build(a: &DeviceArgs) -> Result<Stack, String> {
         let started = Instant::now();
         if a.fs == "sim" {
-            let preset = Preset::parse(&a.preset).map_err(|e| format!("--preset: {e}"))?;
-            let capacity = a.capacity.as_deref().map(|c| parse_size("--capacity", c)).transpose()?;
-            let mut cfg = SsdConfig::from_preset(preset, capacity).map_err(|e| format!("--capacity: {e}"))?;
-            if !(0.0..1.0).contains(&a.spare_factor) {
-                return Err(format!("--spare-factor: {} is not in [0, 1)", a.spare_factor));
-            }
-            cfg.spare_factor = a.spare_factor;
-            cfg.data = DataMode::Memory;
-            let dev = BlockSsd::new(cfg).map_err(|e| e.to_string())?;
+            let dev = BlockSsd::new(a.ssd_config()?).map_err(|e| e.to_string())?;
             let clock = SimClock::new();
             let fs = SimFs::format(dev, clock.clone(), SimFsOptions::default()).map_err(|e| e.to_string())?;
             return Ok(Stack { fs: Arc::new(fs.clone()), backend: Backend::Sim(fs), clock: Some(clock), started });
@@ -106,27 +157,17 @@ impl Stack {
     /// NAND operations so far (simulation only), for the simulator's speed.
     pub fn nand_ops(&self) -> Option<u64> {
         match &self.backend {
-            Backend::Sim(fs) => Some(fs.with_device(|d| d.counters().nand_ops())),
+            Backend::Sim(fs) => Some(fs.with_device(|d| d.media().counters().nand_ops())),
             _ => None,
         }
     }
 
     /// Device-level accounting, when there is a simulated device.
-    pub fn device_report(&self, user_bytes: u64) -> Option<DeviceReport> {
+    pub fn device_report(&self) -> Option<DeviceReport> {
         let Backend::Sim(fs) = &self.backend else {
             return None;
         };
         let s = fs.stats();
-        let (counters, page_size, nvram) = fs.with_device(|d| (*d.counters(), d.page_size(), d.nvram()));
-        let r = counters.report(page_size);
-        let host = s.host_write_bytes();
-        let ratio = |x: u64| {
-            if user_bytes == 0 {
-                0.0
-            } else {
-                x as f64 / user_bytes as f64
-            }
-        };
         // GC copies cannot be attributed to a level; each level's flash programs are its own host
         // page writes, and the GC share is reported whole.
         let levels = s
@@ -141,7 +182,7 @@ impl Stack {
             .collect();
         Some(DeviceReport {
             host_write_bytes: HostWrites {
-                total: host,
+                total: s.host_write_bytes(),
                 wal: s.wal_bytes,
                 flush: s.flush_bytes,
                 compaction_by_level: s.compaction_bytes.clone(),
@@ -149,16 +190,7 @@ impl Stack {
                 fs_metadata: s.fs_metadata_bytes,
                 other: s.other_bytes,
             },
-            flash_program_bytes: r.flash_program_bytes,
-            flash_read_bytes: r.flash_read_bytes,
-            erases: r.erases,
-            gc_copied_pages: r.gc_copied_pages,
-            copybacks: r.copybacks,
-            remapped_pages: r.remapped_pages,
-            write_amplification: ratio(r.flash_program_bytes),
-            host_write_amplification: ratio(host),
-            device_write_amplification: r.device_write_amplification.unwrap_or(0.0),
-            nvram_bytes: nvram.peak_bytes,
+            flash: fs.with_device(|d| d.report()),
             levels,
         })
     }
@@ -183,22 +215,11 @@ pub struct LevelDevice {
     pub cloned_bytes: u64,
 }
 
-/// What the simulated device saw.
-#[derive(Clone, Debug, Serialize)]
+/// What the simulated device saw: the file system's writes by cause, the device's own report, and
+/// host writes per level.
+#[derive(Clone, Debug)]
 pub struct DeviceReport {
     pub host_write_bytes: HostWrites,
-    pub flash_program_bytes: u64,
-    pub flash_read_bytes: u64,
-    pub erases: u64,
-    pub gc_copied_pages: u64,
-    pub copybacks: u64,
-    pub remapped_pages: u64,
-    /// flash_program_bytes / user_bytes.
-    pub write_amplification: f64,
-    /// host_write_bytes / user_bytes.
-    pub host_write_amplification: f64,
-    /// NAND programs / host page writes (GC overhead alone).
-    pub device_write_amplification: f64,
-    pub nvram_bytes: u64,
+    pub flash: FlashReport,
     pub levels: Vec<LevelDevice>,
 }

@@ -55,7 +55,7 @@ fn the_same_seed_gives_the_same_simulation() {
 fn ftl_table_is_readable() {
     let (code, out, err) = flashkv(SMALL);
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("write amplification") && out.contains("greedy large-block limit"), "{out}");
+    assert!(out.contains("write amplification") && out.contains("large-block limit, effective spare"), "{out}");
 }
 
 #[test]

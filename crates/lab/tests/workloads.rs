@@ -48,6 +48,19 @@ fn ycsb_reports_the_accounting_names() {
     assert_eq!(phases[1]["ops"].as_u64(), Some(3000));
     assert!(v["user_bytes"].as_u64().unwrap() > 3000 * 1024, "load and updates wrote their records");
     assert!(v["write_amplification"].as_f64().unwrap() >= 1.0);
+    // The flash's own view: programs and die time per cause add up to the totals.
+    let causes = v["flash_by_cause"].as_array().unwrap();
+    let programs: u64 = causes.iter().map(|c| c["program_pages"].as_u64().unwrap()).sum();
+    assert_eq!(programs * 4096, v["flash_program_bytes"].as_u64().unwrap());
+    let busy: f64 = causes.iter().map(|c| c["busy_s"].as_f64().unwrap()).sum();
+    assert!((busy - v["flash_busy_s"].as_f64().unwrap()).abs() < 1e-6, "{busy} vs {}", v["flash_busy_s"]);
+    let names: Vec<&str> = causes.iter().map(|c| c["cause"].as_str().unwrap()).collect();
+    for name in ["host.wal", "host.flush", "host.fs-metadata"] {
+        assert!(names.contains(&name), "{name} missing from {names:?}");
+    }
+    assert!(v["wear"]["max_erases"].as_u64().is_some());
+    let (sf, eff) = (v["spare_factor"].as_f64().unwrap(), v["effective_spare_factor"].as_f64().unwrap());
+    assert!(eff < sf && eff > 0.0, "effective {eff} vs configured {sf}");
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! Options of the engine, with LevelDB's defaults.
 
-use storage::SimClock;
+use flashsim::SimClock;
 
 pub use crate::compaction::remapcom::RemapMode;
 use crate::error::{Error, Result};

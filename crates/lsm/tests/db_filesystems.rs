@@ -5,9 +5,10 @@ use std::collections::BTreeMap;
 use std::ops::Bound;
 use std::sync::Arc;
 
+use flashsim::SimClock;
 use lsm::{Db, Options, ReadOptions, WriteOptions};
 use rand::{Rng, SeedableRng};
-use storage::{Fs, MemFs, PosixFs, SimClock, SimFs, SimFsOptions};
+use storage::{Fs, MemFs, PosixFs, SimFs, SimFsOptions};
 
 fn workload(fs: Arc<dyn Fs>, sim: Option<SimClock>) -> (u64, BTreeMap<Vec<u8>, Vec<u8>>) {
     let o = Options {
@@ -57,5 +58,5 @@ fn posix_mem_and_sim_give_identical_contents() {
     let sim = workload(Arc::new(sim_fs), Some(clock.clone()));
     assert_eq!(posix.0, mem.0, "PosixFs and MemFs differ");
     assert_eq!(mem.0, sim.0, "MemFs and SimFs differ");
-    assert!(clock.time(storage::Lane::Background) > 0, "simulation charged background work to its lane");
+    assert!(clock.time(flashsim::Lane::Background) > 0, "simulation charged background work to its lane");
 }

@@ -9,9 +9,10 @@ use std::collections::BTreeMap;
 use std::ops::Bound;
 use std::sync::Arc;
 
+use flashsim::SimClock;
 use lsm::{Db, Options, ReadOptions, WriteBatch, WriteOptions};
 use proptest::prelude::*;
-use storage::{Fs, MemFs, SimClock, SimFs, SimFsOptions};
+use storage::{Fs, MemFs, SimFs, SimFsOptions};
 
 type Model = BTreeMap<Vec<u8>, Vec<u8>>;
 

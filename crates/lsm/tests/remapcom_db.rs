@@ -8,9 +8,10 @@ use std::collections::BTreeMap;
 use std::ops::Bound;
 use std::sync::Arc;
 
+use flashsim::SimClock;
 use lsm::{Db, DbStats, Error, Options, ReadOptions, RemapMode, WriteOptions};
 use rand::{Rng, SeedableRng};
-use storage::{Fs, MemFs, SimClock, SimFs, SimFsOptions};
+use storage::{Fs, MemFs, SimFs, SimFsOptions};
 
 type Model = BTreeMap<Vec<u8>, Vec<u8>>;
 
@@ -145,7 +146,7 @@ fn modes_survive_a_power_cut_on_simfs() {
         assert!(got == model, "{mode}: contents differ from the model");
         let after = udbs(&db.stats());
         check_remap_acted(mode, (before.0 + after.0, before.1 + after.1), "simfs");
-        let remapped = sim.with_device(|d| d.counters().remapped_pages);
+        let remapped = sim.with_device(|d| d.counters().ftl.remapped_pages);
         match mode {
             RemapMode::Off => assert_eq!(remapped, 0, "off remaps nothing"),
             _ => assert!(remapped > 0, "{mode}: no page was remapped on the device"),

@@ -6,9 +6,10 @@
 
 use std::sync::Arc;
 
+use flashsim::SimClock;
 use lsm::{Db, Options, RemapMode, WriteOptions};
 use rand::{Rng, SeedableRng};
-use storage::{Fs, SimClock, SimFs, SimFsOptions};
+use storage::{Fs, SimFs, SimFsOptions};
 
 const OPS: u64 = 32_000;
 const VALUE: usize = 1024;
@@ -55,7 +56,7 @@ fn fillrandom(mode: RemapMode) -> Measured {
     let fs_stats = sim.stats();
     let (nand_programs, remapped_pages) = sim.with_device(|d| {
         let c = d.counters();
-        (c.nand_programs, c.remapped_pages)
+        (c.flash.programs, c.ftl.remapped_pages)
     });
     // Flushes write into level 0 or deeper but count no blocks: only compactions do.
     Measured {

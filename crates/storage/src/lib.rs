@@ -46,7 +46,7 @@ pub use fs::{read_all, write_all, FileLock, Fs, RandomAccessFile, WritableFile, 
 pub use mem::{MemFs, MemFsBuilder, MemStats};
 #[cfg(unix)]
 pub use posix::PosixFs;
-pub use sim::{Lane, SimClock, SimFs, SimFsOptions, SimFsStats};
+pub use sim::{SimFs, SimFsOptions, SimFsStats};
 
 /// Locks a mutex, ignoring poisoning: the state behind our mutexes stays consistent even if a holder panicked
 /// (each critical section finishes its update or leaves it untouched), and a test that panicked should not turn

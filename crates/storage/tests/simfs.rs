@@ -4,11 +4,12 @@
 
 use std::sync::Arc;
 
-use flashsim::{BlockSsd, Preset, SsdConfig};
+use flashsim::SimClock;
+use flashsim::{BlockSsd, Cause, HostLabel, Preset, SsdConfig};
 use proptest::prelude::*;
 use storage::conformance::{check_no_space, run_all};
 use storage::history::{check_history, random_history, Op, Subject};
-use storage::{Fs, MemFs, SimClock, SimFs, SimFsOptions, WriteHint};
+use storage::{Fs, MemFs, SimFs, SimFsOptions, WriteHint};
 
 fn device(capacity: u64) -> BlockSsd {
     let cfg = SsdConfig::from_preset(Preset::Femu, Some(capacity)).unwrap();
@@ -88,14 +89,14 @@ fn cloning_programs_no_nand_page_and_remaps_every_page() {
     let n = 64u64;
     let data: Vec<u8> = (0..n * 4096).map(|i| (i % 253) as u8).collect();
     storage::write_all(&fs, "src", &data, true).unwrap();
-    let before = fs.with_device(|d| *d.counters());
+    let before = fs.with_device(|d| d.counters());
     let mut out = fs.create_with_hint("dst", WriteHint::Compaction { output_level: 2 }).unwrap();
     let outcome = out.append_cloned("src", 0, n * 4096).unwrap();
     assert_eq!(outcome.cloned_bytes, n * 4096);
-    let after = fs.with_device(|d| *d.counters());
+    let after = fs.with_device(|d| d.counters());
     let d = after.delta(&before);
-    assert_eq!(d.nand_programs, 0, "a clone programs nothing");
-    assert_eq!(d.remapped_pages, n);
+    assert_eq!(d.flash.programs, 0, "a clone programs nothing");
+    assert_eq!(d.ftl.remapped_pages, n);
     assert_eq!(storage::read_all(&fs, "dst").unwrap(), data);
     assert_eq!(fs.stats().cloned_bytes_by_level, vec![0, 0, n * 4096]);
     // getLPN: both files name different LPNs that share physical pages.
@@ -109,10 +110,10 @@ fn deleting_a_file_trims_its_pages() {
     fs.sync_dir("").unwrap();
     let lpn = fs.lpn_of("f", 0).unwrap();
     assert!(fs.with_device(|d| d.is_mapped(lpn)));
-    let before = fs.with_device(|d| d.counters().host_trim_pages);
+    let before = fs.with_device(|d| d.counters().ftl.host_trim_pages);
     fs.remove("f").unwrap();
     fs.sync_dir("").unwrap();
-    let trimmed = fs.with_device(|d| d.counters().host_trim_pages) - before;
+    let trimmed = fs.with_device(|d| d.counters().ftl.host_trim_pages) - before;
     assert_eq!(trimmed, 100);
     assert!(!fs.with_device(|d| d.is_mapped(lpn)));
 }
@@ -132,8 +133,17 @@ fn host_writes_are_counted_by_cause_and_metadata_is_on_the_device() {
     assert_eq!(s.wal_bytes, 3 * 4096);
     assert_eq!(s.flush_bytes, 2 * 4096);
     assert!(s.fs_metadata_bytes >= 3 * 4096, "{s:?}");
-    let host = fs.with_device(|d| d.counters().host_write_pages) * 4096;
+    let host = fs.with_device(|d| d.counters().ftl.host_write_pages) * 4096;
     assert_eq!(host, s.host_write_bytes(), "every device write has a cause");
+    // The flash counts the same programs under the same causes, and reads under the file's.
+    let flash = fs.with_device(|d| *d.media().counters());
+    let pages = |label| flash.cause(Cause::Host(label)).programs * 4096;
+    assert_eq!(pages(HostLabel::Wal), s.wal_bytes);
+    assert_eq!(pages(HostLabel::Flush), s.flush_bytes);
+    assert_eq!(pages(HostLabel::FsMetadata), s.fs_metadata_bytes);
+    storage::read_all(&fs, "sst").unwrap();
+    let read = fs.with_device(|d| d.media().counters().cause(Cause::Host(HostLabel::Flush)).reads);
+    assert_eq!(read, 2, "the SST's two pages, read as flush output");
     // A remount from the device alone sees both files.
     fs.power_cut().unwrap();
     assert_eq!(fs.file_size("wal").unwrap(), 10_000);
@@ -153,8 +163,8 @@ fn reads_advance_the_current_lane_and_writes_do_not_wait() {
     assert!(t1 > t0, "sync waits for the programs");
     let r = fs.open("f").unwrap();
     let mut buf = vec![0u8; 4096];
-    clock.set_lane(storage::Lane::Background);
+    clock.set_lane(flashsim::Lane::Background);
     r.read_at(0, &mut buf).unwrap();
-    assert!(clock.time(storage::Lane::Background) > 0);
-    assert_eq!(clock.time(storage::Lane::Foreground), t1, "the other lane did not move");
+    assert!(clock.time(flashsim::Lane::Background) > 0);
+    assert_eq!(clock.time(flashsim::Lane::Foreground), t1, "the other lane did not move");
 }

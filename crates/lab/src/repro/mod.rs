@@ -19,6 +19,10 @@ pub struct ReproArgs {
     /// Only these parts, comma-separated (remapcom: fig9-11, table3, fig12, fig13, fig14, fig15).
     #[arg(long)]
     pub only: Option<String>,
+    /// Where simulated devices keep page contents: auto, memory, file, file:DIR (see `--store` of
+    /// bench).
+    #[arg(long, default_value = "auto")]
+    pub store: String,
     /// The result folder (default: results/repro-NAME-SCALE).
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -31,7 +35,7 @@ pub fn run(a: &ReproArgs, progress: bool) -> Result<(), String> {
     let only: Option<Vec<String>> = a.only.as_ref().map(|s| s.split(',').map(|p| p.trim().to_string()).collect());
     let (set, timings) = match a.name.as_str() {
         // Long runs: progress lines always go to stderr.
-        "remapcom" => remapcom::run(&remapcom::Scale::parse(&a.scale)?, only.as_deref(), true)?,
+        "remapcom" => remapcom::run(&remapcom::Scale::parse(&a.scale)?, &a.store, only.as_deref(), true)?,
         "remapcom-xfs" => remapcom_xfs::run(&a.scale, progress)?,
         other => return Err(format!("repro: unknown experiment '{other}'; accepted: {NAMES}")),
     };

@@ -21,6 +21,7 @@ use workload::mixgraph::MixgraphKind;
 use workload::{ValueSize, Workload, YcsbWorkload};
 
 use crate::report::model::{Cell, Figure, FigureKind, ResultSet, ResultTable, Series};
+use crate::resources;
 use crate::result::{RunResult, Timing};
 use crate::runner::{self, RunSpec};
 use crate::stack::DeviceArgs;
@@ -107,6 +108,8 @@ pub(super) fn value_for(kv: u64) -> u32 {
 
 struct Runner<'a> {
     scale: &'a Scale,
+    /// `--store` of every run.
+    store: &'a str,
     progress: bool,
     runs: Vec<serde_json::Value>,
     timings: Vec<Timing>,
@@ -154,6 +157,7 @@ impl Runner<'_> {
                 preset: "femu".into(),
                 capacity: Some(self.scale.size(16 * GIB).to_string()),
                 spare_factor: 0.07,
+                store: self.store.to_string(),
             },
             engine: self.engine(j.mode),
             sync: false,
@@ -165,10 +169,25 @@ impl Runner<'_> {
         }
     }
 
-    /// Runs `jobs` on every core (each run is independent and deterministic); `run` then takes
-    /// their results in the order the tables need them.
+    /// Runs `jobs` in parallel, as many at once as the cores and the available memory allow (each
+    /// run is independent and deterministic); `run` then takes their results in the order the
+    /// tables need them.
     fn prefetch(&mut self, jobs: Vec<Job>) -> Result<(), String> {
-        let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(jobs.len().max(1));
+        let mut per_job = 0;
+        for j in &jobs {
+            per_job = per_job.max(self.spec(j).device.memory_estimate()?);
+        }
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let memory = resources::available_memory();
+        let workers = resources::workers(jobs.len(), cores, per_job, memory);
+        if self.progress {
+            eprintln!(
+                "{} runs, {workers} at a time ({cores} cores, {} MiB available, up to {} MiB per run)",
+                jobs.len(),
+                memory.map_or("unknown".into(), |m| (m >> 20).to_string()),
+                per_job >> 20
+            );
+        }
         let next = std::sync::atomic::AtomicUsize::new(0);
         let slots: Vec<std::sync::Mutex<Option<Outcome>>> = jobs.iter().map(|_| std::sync::Mutex::new(None)).collect();
         let base = self.done;
@@ -232,14 +251,20 @@ fn wants(only: Option<&[String]>, part: &str) -> bool {
     only.is_none_or(|o| o.iter().any(|p| p == part || (part.starts_with("fig9") && p == "table3")))
 }
 
-pub fn run(scale: &Scale, only: Option<&[String]>, progress: bool) -> Result<(ResultSet, Vec<Timing>), String> {
+pub fn run(
+    scale: &Scale,
+    store: &str,
+    only: Option<&[String]>,
+    progress: bool,
+) -> Result<(ResultSet, Vec<Timing>), String> {
     const PARTS: [&str; 6] = ["fig9-11", "table3", "fig12", "fig13", "fig14", "fig15"];
     if let Some(o) = only {
         if let Some(bad) = o.iter().find(|p| !PARTS.contains(&p.as_str())) {
             return Err(format!("--only: unknown part '{bad}'; accepted: {}", PARTS.join(", ")));
         }
     }
-    let mut r = Runner { scale, progress, runs: Vec::new(), timings: Vec::new(), done: 0, ready: BTreeMap::new() };
+    let mut r =
+        Runner { scale, store, progress, runs: Vec::new(), timings: Vec::new(), done: 0, ready: BTreeMap::new() };
     let mut set = ResultSet {
         title: "RemapCom (seed 000): Baseline vs RemapCom-Base vs RemapCom on the simulated FEMU SSD".into(),
         scale: scale.describe(),

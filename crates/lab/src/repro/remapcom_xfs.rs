@@ -87,6 +87,7 @@ fn measure(work: &std::path::Path, data: u64, divisor: u64, progress: bool) -> R
                     preset: "femu".into(),
                     capacity: None,
                     spare_factor: 0.07,
+                    store: "auto".into(),
                 },
                 engine: lsm::Options {
                     create_if_missing: true,

@@ -6,7 +6,8 @@ use std::sync::atomic::Ordering as AtomicOrdering;
 use std::sync::{Arc, MutexGuard};
 use std::time::Instant;
 
-use storage::{Lane, WriteHint};
+use flashsim::Lane;
+use storage::WriteHint;
 
 use super::{DbInner, DbState};
 use crate::compaction::job::{run_compaction, JobEnv, JobStats};

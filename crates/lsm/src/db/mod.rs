@@ -28,7 +28,8 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
 use std::thread::JoinHandle;
 
-use storage::{FileLock, Fs, Lane, SimClock};
+use flashsim::{Lane, SimClock};
+use storage::{FileLock, Fs};
 
 pub use destroy::destroy;
 pub use iter::{DbIterator, ScanIter};

@@ -9,7 +9,8 @@
 
 use std::sync::Arc;
 
-use storage::{Lane, WriteHint};
+use flashsim::Lane;
+use storage::WriteHint;
 
 use super::DbInner;
 use crate::batch::WriteBatch;

@@ -3,7 +3,7 @@
 use std::sync::{Arc, MutexGuard};
 use std::time::{Duration, Instant};
 
-use storage::Lane;
+use flashsim::Lane;
 
 use super::{DbInner, DbState};
 use crate::batch::WriteBatch;

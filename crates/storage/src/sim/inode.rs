@@ -6,9 +6,9 @@
 //! one, whose synced prefix does not change); a clone over pages of the durable snapshot puts them
 //! at fresh LPNs and sets `cow`.
 
-use flashsim::{BlockSsd, Nanos};
+use flashsim::{BlockSsd, HostLabel, Nanos, SimClock};
 
-use super::{device_error, SimClock, State, DURABLE, VOLATILE};
+use super::{device_error, label, State, DURABLE, VOLATILE};
 use crate::error::{FsError, Result};
 use crate::fs::WriteHint;
 
@@ -53,7 +53,10 @@ impl Inode {
             });
         };
         let mut page = vec![0u8; page_size];
-        let done = dev.read(clock.now(), lpn as u64, &mut page).map_err(|e| device_error("mount", "", e))?;
+        // A remounted file has lost its hint: its tail is read unlabelled.
+        let done = dev
+            .read(clock.now(), lpn as u64, &mut page, HostLabel::Unlabelled)
+            .map_err(|e| device_error("mount", "", e))?;
         clock.advance_current(done);
         page.truncate(rem);
         self.tail = page;
@@ -125,10 +128,10 @@ fn write_page(
             l
         }
     };
-    let done = st.dev.write(clock.now(), lpn as u64, data).map_err(|e| device_error("append", path, e))?;
+    let hint = inode(st, ino, "append", path)?.hint;
+    let done = st.dev.write(clock.now(), lpn as u64, data, label(hint)).map_err(|e| device_error("append", path, e))?;
     let i = inode(st, ino, "append", path)?;
     i.pending = i.pending.max(done);
-    let hint = i.hint;
     st.stats.add_write(hint, st.page_size as u64);
     Ok(())
 }
@@ -183,6 +186,7 @@ pub(crate) fn read(
     let mut page = vec![0u8; ps as usize];
     let pages: Vec<u32> = (first..=last).filter(|&p| Some(p) != tail_idx).map(|p| i.pages[p as usize]).collect();
     let tail = i.tail.clone();
+    let hint = label(i.hint);
     let mut k = 0;
     for p in first..=last {
         let src: &[u8] = if Some(p) == tail_idx {
@@ -190,7 +194,8 @@ pub(crate) fn read(
         } else {
             let lpn = pages[k];
             k += 1;
-            done = done.max(st.dev.read(at, lpn as u64, &mut page).map_err(|e| device_error("read_at", path, e))?);
+            done =
+                done.max(st.dev.read(at, lpn as u64, &mut page, hint).map_err(|e| device_error("read_at", path, e))?);
             st.stats.read_bytes += ps;
             &page
         };

@@ -13,7 +13,7 @@
 
 use std::collections::BTreeMap;
 
-use flashsim::{BlockSsd, Nanos};
+use flashsim::{BlockSsd, HostLabel, Nanos};
 
 use crate::error::{FsError, Result};
 
@@ -472,12 +472,12 @@ impl Journal {
 
     fn write_page(&mut self, dev: &mut BlockSsd, at: Nanos, lpn: u64, page: &[u8]) -> Result<Done> {
         self.pages_written += 1;
-        dev.write(at, lpn, page).map_err(|e| super::device_error("sync", "", e))
+        dev.write(at, lpn, page, HostLabel::FsMetadata).map_err(|e| super::device_error("sync", "", e))
     }
 }
 
 fn read_page(dev: &mut BlockSsd, at: Nanos, lpn: u64, buf: &mut [u8]) -> Result<Nanos> {
-    dev.read(at, lpn, buf).map_err(|e| super::device_error("mount", "", e))
+    dev.read(at, lpn, buf, HostLabel::FsMetadata).map_err(|e| super::device_error("mount", "", e))
 }
 
 fn corrupt(what: &str) -> FsError {

@@ -18,7 +18,6 @@
 //! `clone_range` is getLPN + `remap` on the device: no NAND program (seed 000 section 4.5).
 
 mod alloc;
-mod clock;
 mod handles;
 mod inode;
 mod journal;
@@ -30,9 +29,8 @@ use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use flashsim::{BlockSsd, FlashError, Nanos};
+use flashsim::{BlockSsd, FlashError, HostLabel, Nanos, SimClock};
 
-pub use clock::{Lane, SimClock};
 pub use stats::SimFsStats;
 
 use crate::clone::{check_alignment, check_ranges};
@@ -193,6 +191,17 @@ impl Shared {
 
     pub(crate) fn clock(&self) -> &SimClock {
         &self.clock
+    }
+}
+
+/// The device's label for I/O of a file with this hint, so that flash work is counted by cause.
+pub(crate) fn label(hint: WriteHint) -> HostLabel {
+    match hint {
+        WriteHint::None => HostLabel::Unlabelled,
+        WriteHint::Wal => HostLabel::Wal,
+        WriteHint::Manifest => HostLabel::Manifest,
+        WriteHint::Flush => HostLabel::Flush,
+        WriteHint::Compaction { output_level } => HostLabel::Compaction { level: output_level },
     }
 }
 

@@ -1,17 +1,23 @@
-//! Simulated time on the host side: two lanes (foreground and background), each with its own
-//! current time, and the lane that I/O is charged to now.
+//! Simulated time on the host side of a device: two lanes (foreground and background), each with
+//! its own current time, and the lane that I/O is charged to now.
 //!
-//! In simulation the engine runs single-threaded: user operations run on the foreground lane, flushes
-//! and compactions on the background lane (DESIGN.md, "Simulated time"). The storage layer issues
-//! each device operation at the current lane's time; a synchronous operation (a read, a sync)
-//! moves that lane's time to its completion. Both lanes share the device's dies and channels, so
-//! background I/O reserved ahead in simulated time delays later foreground I/O: the contention.
+//! It lives beside the devices so that anything driving one (a file system, an engine, a key-value
+//! device with no file system above it) runs in the same simulated time. In simulation the engine
+//! runs single-threaded: user operations run on the foreground lane, flushes and compactions on the
+//! background lane (DESIGN.md, "Simulated time"). Each device operation is issued at the current
+//! lane's time; a synchronous operation (a read, a sync) moves that lane's time to its completion.
+//! Both lanes share the device's dies and channels, so background I/O reserved ahead in simulated
+//! time delays later foreground I/O: the contention.
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 
-use flashsim::Nanos;
+use crate::timing::Nanos;
 
-use crate::lock_unpoisoned as lock;
+/// The clock's state stays consistent whatever a panicking holder did (each update is one
+/// assignment), so a poisoned lock is used as it is.
+fn lock(m: &Mutex<State>) -> MutexGuard<'_, State> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// A lane of simulated time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

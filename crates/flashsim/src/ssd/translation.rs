@@ -1,12 +1,14 @@
 //! The device side of DFTL: turning mapping-cache decisions into NAND reads and programs of
-//! translation pages, which live at hidden LPNs just past the user space.
+//! translation pages, which live at hidden LPNs just past the user space, with cause `Mapping`.
 //!
 //! Translation I/O happens before the data operation that needed it (a miss must be resolved
 //! before the data page can be found), so it delays that operation. Translation pages GC moved
 //! while their entries were not cached are rewritten after the current operation.
 
+use crate::cause::Cause;
 use crate::error::Result;
-use crate::ssd::{BlockSsd, Issue, NONE};
+use crate::ssd::map::NONE;
+use crate::ssd::BlockSsd;
 use crate::timing::Nanos;
 
 impl BlockSsd {
@@ -32,7 +34,7 @@ impl BlockSsd {
                 t = self.write_translation_page(t, tp)?;
             }
             if let Some(tp) = io.read {
-                t = self.read_translation_page(t, tp);
+                t = self.read_translation_page(t, tp)?;
             }
         }
         Ok(t)
@@ -67,21 +69,21 @@ impl BlockSsd {
         (self.user_pages() + tp) as u32
     }
 
-    fn read_translation_page(&mut self, at: Nanos, tp: u64) -> Nanos {
-        let ppn = self.l2p[self.translation_lpn(tp) as usize];
+    fn read_translation_page(&mut self, at: Nanos, tp: u64) -> Result<Nanos> {
+        let ppn = self.map.get(self.translation_lpn(tp));
         if ppn == NONE {
             // Never written: the global translation directory knows it holds no mapping.
-            return at;
+            return Ok(at);
         }
         self.counters.translation_reads += 1;
-        self.issue(&[(ppn, at)], Issue::Read)
+        self.media.read(&[(ppn, at)], Cause::Mapping)
     }
 
     /// Read-modify-write of one translation page.
     fn write_translation_page(&mut self, at: Nanos, tp: u64) -> Result<Nanos> {
-        let t = self.read_translation_page(at, tp);
+        let t = self.read_translation_page(at, tp)?;
         self.counters.translation_writes += 1;
         let lpn = self.translation_lpn(tp);
-        self.write_pages(t, lpn, 1, None)
+        self.write_pages(t, lpn, 1, None, Cause::Mapping)
     }
 }

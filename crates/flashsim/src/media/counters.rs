@@ -1,0 +1,195 @@
+//! What the NAND did: page reads, page programs, erases and busy time, in total and per cause.
+//!
+//! The media layer counts every operation twice: in the totals and in its cause's row. The two
+//! are kept apart on purpose, so that the accounting identities (programs = the sum over causes,
+//! busy time = the sum over causes = the dies' own busy time) are checks that can fail.
+
+use std::fmt;
+
+use serde::Serialize;
+
+use crate::cause::Cause;
+use crate::timing::Nanos;
+
+/// One cause's share of the flash's work.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct CauseCounts {
+    /// NAND pages read (a copyback counts one read and one program).
+    pub reads: u64,
+    /// NAND pages programmed.
+    pub programs: u64,
+    pub erases: u64,
+    /// Time this cause's operations held their dies (see [`crate::timing::Busy`]).
+    pub busy_ns: Nanos,
+}
+
+impl CauseCounts {
+    fn delta(&self, earlier: &CauseCounts) -> CauseCounts {
+        CauseCounts {
+            reads: self.reads - earlier.reads,
+            programs: self.programs - earlier.programs,
+            erases: self.erases - earlier.erases,
+            busy_ns: self.busy_ns - earlier.busy_ns,
+        }
+    }
+
+    fn is_zero(&self) -> bool {
+        *self == CauseCounts::default()
+    }
+}
+
+/// Raw event counts of a NAND array. `Copy`, so that a window of a run is `later.delta(&earlier)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FlashCounters {
+    /// NAND page reads of any cause.
+    pub reads: u64,
+    /// NAND page programs of any cause.
+    pub programs: u64,
+    /// Block erases of any cause.
+    pub erases: u64,
+    /// Page moves done by copyback inside a plane (no channel transfer); each is also one read and
+    /// one program.
+    pub copybacks: u64,
+    /// Multi-plane commands issued (each covers two or more planes of one die).
+    pub multi_plane_ops: u64,
+    /// Busy time of every operation, summed over dies.
+    pub busy_ns: Nanos,
+    by_cause: [CauseCounts; Cause::COUNT],
+}
+
+impl Default for FlashCounters {
+    fn default() -> Self {
+        FlashCounters {
+            reads: 0,
+            programs: 0,
+            erases: 0,
+            copybacks: 0,
+            multi_plane_ops: 0,
+            busy_ns: 0,
+            by_cause: [CauseCounts::default(); Cause::COUNT],
+        }
+    }
+}
+
+impl FlashCounters {
+    pub(crate) fn read(&mut self, cause: Cause, pages: u64, busy: Nanos) {
+        self.reads += pages;
+        self.busy_ns += busy;
+        let c = &mut self.by_cause[cause.index()];
+        c.reads += pages;
+        c.busy_ns += busy;
+    }
+
+    pub(crate) fn program(&mut self, cause: Cause, pages: u64, busy: Nanos) {
+        self.programs += pages;
+        self.busy_ns += busy;
+        let c = &mut self.by_cause[cause.index()];
+        c.programs += pages;
+        c.busy_ns += busy;
+    }
+
+    pub(crate) fn copyback(&mut self, cause: Cause, busy: Nanos) {
+        self.copybacks += 1;
+        self.reads += 1;
+        self.programs += 1;
+        self.busy_ns += busy;
+        let c = &mut self.by_cause[cause.index()];
+        c.reads += 1;
+        c.programs += 1;
+        c.busy_ns += busy;
+    }
+
+    pub(crate) fn erase(&mut self, cause: Cause, busy: Nanos) {
+        self.erases += 1;
+        self.busy_ns += busy;
+        let c = &mut self.by_cause[cause.index()];
+        c.erases += 1;
+        c.busy_ns += busy;
+    }
+
+    /// What happened between `earlier` and `self`.
+    pub fn delta(&self, earlier: &FlashCounters) -> FlashCounters {
+        let mut by_cause = [CauseCounts::default(); Cause::COUNT];
+        for (i, slot) in by_cause.iter_mut().enumerate() {
+            *slot = self.by_cause[i].delta(&earlier.by_cause[i]);
+        }
+        FlashCounters {
+            reads: self.reads - earlier.reads,
+            programs: self.programs - earlier.programs,
+            erases: self.erases - earlier.erases,
+            copybacks: self.copybacks - earlier.copybacks,
+            multi_plane_ops: self.multi_plane_ops - earlier.multi_plane_ops,
+            busy_ns: self.busy_ns - earlier.busy_ns,
+            by_cause,
+        }
+    }
+
+    /// One cause's counts.
+    pub fn cause(&self, cause: Cause) -> CauseCounts {
+        self.by_cause[cause.index()]
+    }
+
+    /// The causes that did anything, in index order (host labels, GC, mapping, device work).
+    pub fn causes(&self) -> impl Iterator<Item = (Cause, CauseCounts)> + '_ {
+        self.by_cause
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| !c.is_zero())
+            .filter_map(|(i, c)| Cause::from_index(i).map(|cause| (cause, *c)))
+    }
+
+    /// The sum of every cause that `keep` selects.
+    pub fn sum(&self, keep: impl Fn(Cause) -> bool) -> CauseCounts {
+        let mut s = CauseCounts::default();
+        for (cause, c) in self.causes() {
+            if keep(cause) {
+                s.reads += c.reads;
+                s.programs += c.programs;
+                s.erases += c.erases;
+                s.busy_ns += c.busy_ns;
+            }
+        }
+        s
+    }
+
+    /// NAND operations of every kind (reads, programs, erases): the simulator's unit of work.
+    pub fn nand_ops(&self) -> u64 {
+        self.reads + self.programs + self.erases
+    }
+
+    /// Per-cause rows under the project's names, for results.
+    pub fn by_cause_report(&self) -> Vec<CauseReport> {
+        let total = self.busy_ns.max(1) as f64;
+        self.causes()
+            .map(|(cause, c)| CauseReport {
+                cause: cause.to_string(),
+                read_pages: c.reads,
+                program_pages: c.programs,
+                erases: c.erases,
+                busy_s: c.busy_ns as f64 / 1e9,
+                busy_share: c.busy_ns as f64 / total,
+            })
+            .collect()
+    }
+}
+
+/// One cause's row in a result.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CauseReport {
+    /// `host`, `host.wal`, `host.compaction.L2`, `gc`, `mapping`, `device.compaction.L1`, ...
+    pub cause: String,
+    pub read_pages: u64,
+    pub program_pages: u64,
+    pub erases: u64,
+    /// Seconds of die time (summed over dies, so it can exceed the elapsed simulated time).
+    pub busy_s: f64,
+    /// This cause's share of all die time.
+    pub busy_share: f64,
+}
+
+/// `gc 12.34 s (56 %)`: the cause's die time and share.
+impl fmt::Display for CauseReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {:.2} s ({:.0} %)", self.cause, self.busy_s, self.busy_share * 100.0)
+    }
+}
