@@ -73,38 +73,33 @@ impl Default for FlashCounters {
 
 impl FlashCounters {
     pub(crate) fn read(&mut self, cause: Cause, pages: u64, busy: Nanos) {
-        self.reads += pages;
-        self.busy_ns += busy;
-        let c = &mut self.by_cause[cause.index()];
-        c.reads += pages;
-        c.busy_ns += busy;
+        self.count(cause, CauseCounts { reads: pages, programs: 0, erases: 0, busy_ns: busy });
     }
 
     pub(crate) fn program(&mut self, cause: Cause, pages: u64, busy: Nanos) {
-        self.programs += pages;
-        self.busy_ns += busy;
-        let c = &mut self.by_cause[cause.index()];
-        c.programs += pages;
-        c.busy_ns += busy;
+        self.count(cause, CauseCounts { reads: 0, programs: pages, erases: 0, busy_ns: busy });
     }
 
     pub(crate) fn copyback(&mut self, cause: Cause, busy: Nanos) {
         self.copybacks += 1;
-        self.reads += 1;
-        self.programs += 1;
-        self.busy_ns += busy;
-        let c = &mut self.by_cause[cause.index()];
-        c.reads += 1;
-        c.programs += 1;
-        c.busy_ns += busy;
+        self.count(cause, CauseCounts { reads: 1, programs: 1, erases: 0, busy_ns: busy });
     }
 
     pub(crate) fn erase(&mut self, cause: Cause, busy: Nanos) {
-        self.erases += 1;
-        self.busy_ns += busy;
+        self.count(cause, CauseCounts { reads: 0, programs: 0, erases: 1, busy_ns: busy });
+    }
+
+    /// Adds one operation to the totals and to its cause's row.
+    fn count(&mut self, cause: Cause, op: CauseCounts) {
+        self.reads += op.reads;
+        self.programs += op.programs;
+        self.erases += op.erases;
+        self.busy_ns += op.busy_ns;
         let c = &mut self.by_cause[cause.index()];
-        c.erases += 1;
-        c.busy_ns += busy;
+        c.reads += op.reads;
+        c.programs += op.programs;
+        c.erases += op.erases;
+        c.busy_ns += op.busy_ns;
     }
 
     /// What happened between `earlier` and `self`.
