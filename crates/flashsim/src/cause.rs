@@ -26,6 +26,13 @@ pub enum HostLabel {
     Manifest,
     /// The file system's own metadata (its journal and checkpoints).
     FsMetadata,
+    /// An SST copied unchanged into its new level's zone (lifetime-leveling's "move": a rewrite
+    /// without a merge, where a block device would only relink it).
+    Move,
+    /// A short-lived SST written to the T-zone (lifetime-leveling).
+    TZone,
+    /// Live data a zoned file system copies out of a zone before resetting it (host zone GC).
+    ZoneGc,
 }
 
 /// Why the flash did something.
@@ -41,7 +48,7 @@ pub enum Cause {
     DeviceCompaction { level: u8 },
 }
 
-const HOST_FIXED: usize = 5; // Unlabelled, Wal, Flush, Manifest, FsMetadata
+const HOST_FIXED: usize = 8; // Unlabelled, Wal, Flush, Manifest, FsMetadata, Move, TZone, ZoneGc
 const HOST_COMPACTION: usize = HOST_FIXED;
 const GC: usize = HOST_COMPACTION + MAX_LEVELS;
 const MAPPING: usize = GC + 1;
@@ -63,6 +70,9 @@ impl Cause {
             Cause::Host(HostLabel::Flush) => 2,
             Cause::Host(HostLabel::Manifest) => 3,
             Cause::Host(HostLabel::FsMetadata) => 4,
+            Cause::Host(HostLabel::Move) => 5,
+            Cause::Host(HostLabel::TZone) => 6,
+            Cause::Host(HostLabel::ZoneGc) => 7,
             Cause::Host(HostLabel::Compaction { level: l }) => HOST_COMPACTION + level(l),
             Cause::Gc => GC,
             Cause::Mapping => MAPPING,
@@ -78,6 +88,9 @@ impl Cause {
             2 => Cause::Host(HostLabel::Flush),
             3 => Cause::Host(HostLabel::Manifest),
             4 => Cause::Host(HostLabel::FsMetadata),
+            5 => Cause::Host(HostLabel::Move),
+            6 => Cause::Host(HostLabel::TZone),
+            7 => Cause::Host(HostLabel::ZoneGc),
             i if i < GC => Cause::Host(HostLabel::Compaction { level: (i - HOST_COMPACTION) as u8 }),
             GC => Cause::Gc,
             MAPPING => Cause::Mapping,
@@ -93,7 +106,7 @@ impl Cause {
 }
 
 /// Names used in results: `host`, `host.wal`, `host.flush`, `host.manifest`, `host.fs-metadata`,
-/// `host.compaction.L2`, `gc`, `mapping`, `device.compaction.L1`.
+/// `host.move`, `host.t-zone`, `host.zone-gc`, `host.compaction.L2`, `gc`, `mapping`, `device.compaction.L1`.
 impl fmt::Display for Cause {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -102,6 +115,9 @@ impl fmt::Display for Cause {
             Cause::Host(HostLabel::Flush) => f.write_str("host.flush"),
             Cause::Host(HostLabel::Manifest) => f.write_str("host.manifest"),
             Cause::Host(HostLabel::FsMetadata) => f.write_str("host.fs-metadata"),
+            Cause::Host(HostLabel::Move) => f.write_str("host.move"),
+            Cause::Host(HostLabel::TZone) => f.write_str("host.t-zone"),
+            Cause::Host(HostLabel::ZoneGc) => f.write_str("host.zone-gc"),
             Cause::Host(HostLabel::Compaction { level }) => write!(f, "host.compaction.L{level}"),
             Cause::Gc => f.write_str("gc"),
             Cause::Mapping => f.write_str("mapping"),

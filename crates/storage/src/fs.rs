@@ -43,6 +43,24 @@ pub enum WriteHint {
     Flush,
     /// An SST written by a compaction into `output_level`.
     Compaction { output_level: u8 },
+    /// An SST of `output_level` rewritten unchanged, without a merge (lifetime-leveling's move).
+    Move { output_level: u8 },
+    /// A short-lived SST of `output_level`: the next compaction of the level above rewrites it
+    /// soon (lifetime-leveling's T-zone).
+    ShortLived { output_level: u8 },
+}
+
+impl WriteHint {
+    /// The LSM level the file belongs to, where the hint says (a flush counts as level 0).
+    pub fn level(self) -> Option<u8> {
+        match self {
+            WriteHint::Flush => Some(0),
+            WriteHint::Compaction { output_level }
+            | WriteHint::Move { output_level }
+            | WriteHint::ShortLived { output_level } => Some(output_level),
+            WriteHint::None | WriteHint::Wal | WriteHint::Manifest => None,
+        }
+    }
 }
 
 /// A file system: a tree of directories and append-only files under one root.

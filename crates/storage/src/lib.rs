@@ -31,6 +31,7 @@ pub mod error;
 pub mod fault;
 pub mod fs;
 pub mod history;
+pub mod host_writes;
 #[cfg(target_os = "linux")]
 pub mod loop_xfs;
 pub mod mem;
@@ -43,10 +44,11 @@ pub use clone::{clone_or_copy, CloneOutcome};
 pub use error::{FsError, Result};
 pub use fault::{FaultFs, FaultStats, IoClass};
 pub use fs::{read_all, write_all, FileLock, Fs, RandomAccessFile, WritableFile, WriteHint};
+pub use host_writes::HostWriteStats;
 pub use mem::{MemFs, MemFsBuilder, MemStats};
 #[cfg(unix)]
 pub use posix::PosixFs;
-pub use sim::{SimFs, SimFsOptions, SimFsStats};
+pub use sim::{SimFs, SimFsOptions};
 
 /// Locks a mutex, ignoring poisoning: the state behind our mutexes stays consistent even if a holder panicked
 /// (each critical section finishes its update or leaves it untouched), and a test that panicked should not turn

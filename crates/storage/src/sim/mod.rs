@@ -22,7 +22,6 @@ mod handles;
 mod inode;
 mod journal;
 mod namespace;
-mod stats;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -31,7 +30,7 @@ use std::sync::{Arc, Mutex};
 
 use flashsim::{BlockSsd, FlashError, HostLabel, Nanos, SimClock};
 
-pub use stats::SimFsStats;
+use crate::host_writes::HostWriteStats;
 
 use crate::clone::{check_alignment, check_ranges};
 use crate::error::{FsError, Result};
@@ -91,7 +90,7 @@ pub(crate) struct State {
     alloc: Allocator,
     locks: BTreeMap<String, u64>,
     next_lock_id: u64,
-    stats: SimFsStats,
+    stats: HostWriteStats,
     page_size: usize,
 }
 
@@ -146,7 +145,7 @@ impl SimFs {
         f(&lock(&self.shared.state).dev)
     }
 
-    pub fn stats(&self) -> SimFsStats {
+    pub fn stats(&self) -> HostWriteStats {
         lock(&self.shared.state).stats.clone()
     }
 
@@ -202,6 +201,8 @@ pub(crate) fn label(hint: WriteHint) -> HostLabel {
         WriteHint::Manifest => HostLabel::Manifest,
         WriteHint::Flush => HostLabel::Flush,
         WriteHint::Compaction { output_level } => HostLabel::Compaction { level: output_level },
+        WriteHint::Move { .. } => HostLabel::Move,
+        WriteHint::ShortLived { .. } => HostLabel::TZone,
     }
 }
 
@@ -227,7 +228,7 @@ impl State {
             alloc: Allocator::new(0, 0),
             locks: BTreeMap::new(),
             next_lock_id: 0,
-            stats: SimFsStats::default(),
+            stats: HostWriteStats::default(),
             page_size,
             dev,
         };
