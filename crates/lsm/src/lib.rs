@@ -20,4 +20,4 @@ pub mod wal;
 pub use batch::WriteBatch;
 pub use db::{destroy, Db, DbIterator, DbStats, LevelStats, Snapshot};
 pub use error::{Error, Result};
-pub use options::{Options, ReadOptions, RemapMode, WriteOptions};
+pub use options::{CompactionStyle, Options, ReadOptions, RemapMode, WriteOptions};

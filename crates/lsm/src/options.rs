@@ -3,6 +3,7 @@
 use flashsim::SimClock;
 
 pub use crate::compaction::remapcom::RemapMode;
+pub use crate::compaction::strategy::CompactionStyle;
 use crate::error::{Error, Result};
 use crate::key::SequenceNumber;
 
@@ -34,6 +35,9 @@ pub struct Options {
     /// RemapCom: how compactions find and remap unchanged data blocks (`off`; `base` and `full`
     /// need `align_blocks`). See [`crate::compaction::remapcom`].
     pub remap: RemapMode,
+    /// The compaction strategy (`leveled`, LevelDB's; `ll`, lifetime-leveling for zoned SSDs). See
+    /// [`crate::compaction::strategy`].
+    pub compaction: CompactionStyle,
     /// L0 files that trigger a compaction (4), slow writes (8) and stop writes (12).
     pub l0_compaction_trigger: usize,
     pub l0_slowdown_writes_trigger: usize,
@@ -66,6 +70,7 @@ impl Default for Options {
             max_file_size: 2 << 20,
             align_blocks: false,
             remap: RemapMode::Off,
+            compaction: CompactionStyle::Leveled,
             l0_compaction_trigger: 4,
             l0_slowdown_writes_trigger: 8,
             l0_stop_writes_trigger: 12,

@@ -10,7 +10,7 @@ use std::ops::Bound;
 use std::sync::Arc;
 
 use flashsim::SimClock;
-use lsm::{Db, Options, ReadOptions, WriteBatch, WriteOptions};
+use lsm::{CompactionStyle, Db, Options, ReadOptions, WriteBatch, WriteOptions};
 use proptest::prelude::*;
 use storage::{Fs, MemFs, SimFs, SimFsOptions};
 
@@ -231,6 +231,16 @@ proptest! {
     #[test]
     fn engine_on_memfs_matches_the_model(ops in prop::collection::vec(op(), 1..250)) {
         run(ops, mem_env())?;
+    }
+
+    #[test]
+    fn engine_under_every_compaction_strategy_matches_the_model(
+        ops in prop::collection::vec(op(), 1..250),
+        style in prop::sample::select(vec![CompactionStyle::Leveled, CompactionStyle::LifetimeLeveling]),
+    ) {
+        let mut env = mem_env();
+        env.options.compaction = style;
+        run(ops, env)?;
     }
 
     #[test]

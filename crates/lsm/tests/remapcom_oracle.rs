@@ -168,16 +168,16 @@ fn build_inputs_with(fs: &MemFs, case: &Case, align: bool) -> (Compaction, Seque
     // No snapshot held: the smallest snapshot is the last sequence number (as in the engine).
     let snapshot = if case.snapshot_per_mille >= 1000 { seq } else { seq * case.snapshot_per_mille / 1000 };
     let level = if case.upper_files > 1 { 0 } else { 1 };
-    let c = Compaction {
+    let options = Options { max_file_size: case.max_output_file_size, ..Options::default() };
+    let mut c = Compaction::new(
         level,
-        output_level: level + 1,
-        inputs: [upper, lower],
-        grandparents: Vec::new(),
-        reason: CompactionReason::Manual,
-        max_output_file_size: case.max_output_file_size,
-        max_grandparent_overlap_bytes: u64::MAX,
-        version: Arc::new(Version::empty(7)),
-    };
+        level + 1,
+        [upper, lower],
+        CompactionReason::Manual,
+        &options,
+        &Arc::new(Version::empty(7)),
+    );
+    c.max_grandparent_overlap_bytes = u64::MAX;
     (c, snapshot)
 }
 

@@ -37,6 +37,11 @@ pub struct JobStats {
     /// Bytes placed in outputs by cloning, and by the copy fallback where cloning was impossible.
     pub cloned_bytes: u64,
     pub copied_bytes: u64,
+    /// Output bytes written short-lived (the T-zone).
+    pub short_lived_bytes: u64,
+    /// Files of the output level rewritten unchanged (moves), and their bytes.
+    pub moved_files: usize,
+    pub moved_bytes: u64,
 }
 
 pub struct JobEnv<'a> {
@@ -94,6 +99,8 @@ pub fn run_compaction(
             max_file_size: c.max_output_file_size,
             grandparents: &c.grandparents,
             max_grandparent_overlap_bytes: c.max_grandparent_overlap_bytes,
+            split_at: &c.split_at,
+            short_lived_from: c.short_lived_from.as_deref(),
         },
     );
     let result = merge(c, smallest_snapshot, &mut inputs, &infos, &mut out, observer, env.flush_imm, &mut stats);
@@ -108,7 +115,42 @@ pub fn run_compaction(
     stats.output_bytes = outputs.iter().map(|o| o.size).sum();
     stats.output_data_blocks = outputs.iter().map(|o| o.props.num_data_blocks).sum();
     stats.padding_bytes = outputs.iter().map(|o| o.props.padding_bytes).sum();
+    stats.short_lived_bytes = outputs.iter().filter(|o| o.short_lived).map(|o| o.size).sum();
     Ok((outputs, stats))
+}
+
+/// Rewrites `c.moves` unchanged into new files of the output level, written with the move hint
+/// (lifetime-leveling's moves: the bytes are copied so that the file lands in its level's current
+/// zone). On error every copy made so far is removed.
+pub fn rewrite_moves(env: &JobEnv, c: &Compaction, new_number: &mut dyn FnMut() -> u64) -> Result<Vec<OutputFile>> {
+    let hint = WriteHint::Move { output_level: c.output_level.min(u8::MAX as usize) as u8 };
+    let mut done: Vec<OutputFile> = Vec::new();
+    let r = (|| -> Result<()> {
+        for f in &c.moves {
+            let bytes = storage::read_all(&*env.fs, &crate::filename::table_name(env.dir, f.number))?;
+            let number = new_number();
+            let path = crate::filename::table_name(env.dir, number);
+            done.push(OutputFile {
+                number,
+                size: f.size,
+                smallest: f.smallest.clone(),
+                largest: f.largest.clone(),
+                props: Default::default(),
+                short_lived: false,
+            });
+            let mut w = env.fs.create_with_hint(&path, hint)?;
+            w.append(&bytes)?;
+            w.sync()?;
+        }
+        Ok(())
+    })();
+    if let Err(e) = r {
+        for o in &done {
+            let _ = env.fs.remove(&crate::filename::table_name(env.dir, o.number));
+        }
+        return Err(e);
+    }
+    Ok(done)
 }
 
 struct EntrySourceBase {

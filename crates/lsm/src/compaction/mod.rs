@@ -1,17 +1,21 @@
-//! Compaction: picking is separate from running. A [`picker::CompactionPicker`] looks at a version
-//! and returns a [`Compaction`] description; [`job`] runs any description through one merge whose
-//! per-entry decisions a [`observer::CompactionObserver`] sees and may act on (RemapCom is one).
+//! Compaction: choosing is separate from running. A [`strategy::CompactionStrategy`] looks at a
+//! version and returns a [`Compaction`] description; [`job`] runs any description through one merge
+//! whose per-entry decisions a [`observer::CompactionObserver`] sees and may act on (RemapCom is
+//! one).
 
 pub mod job;
 pub mod observer;
 pub mod output;
-pub mod picker;
 pub mod remapcom;
+pub mod strategy;
 
 use std::sync::Arc;
 
 use crate::key::user_key;
 use crate::version::{FileMeta, Version};
+
+/// An output may overlap this many file sizes of grandparents (LevelDB's 10).
+pub const GRANDPARENT_OVERLAP_FACTOR: u64 = 10;
 
 /// Why a compaction was picked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,7 +29,9 @@ pub enum CompactionReason {
 }
 
 /// What to compact: `inputs[0]` from `level`, `inputs[1]` from `output_level`, and the files of the
-/// level below the output that bound how much one output file may overlap (grandparents).
+/// level below the output that bound how much one output file may overlap (grandparents); plus
+/// what the strategy decided about the outputs: where they are cut, which are short-lived, which
+/// output-level files are rewritten unchanged, and where the level's compaction pointer goes.
 #[derive(Clone, Debug)]
 pub struct Compaction {
     pub level: usize,
@@ -38,11 +44,64 @@ pub struct Compaction {
     /// Close an output file once it overlaps this many grandparent bytes (10 x file size in LevelDB),
     /// so that a later compaction of it into the next level stays small.
     pub max_grandparent_overlap_bytes: u64,
+    /// User keys outputs are cut at (sorted): no output holds keys on both sides of one of them.
+    pub split_at: Vec<Vec<u8>>,
+    /// Outputs whose first user key is at or past this one are short-lived: the next compaction of
+    /// `level` rewrites them soon, so they are written with [`storage::WriteHint::ShortLived`]
+    /// (lifetime-leveling's T-zone).
+    pub short_lived_from: Option<Vec<u8>>,
+    /// Files of `output_level` rewritten unchanged into new files of the same level (a "move":
+    /// lifetime-leveling rewrites every next-level SST between two compaction pointers so that
+    /// a zone's SSTs die together).
+    pub moves: Vec<Arc<FileMeta>>,
+    /// Where `level`'s compaction pointer goes afterwards (an internal key; empty: back to the
+    /// start of the level); `None` leaves it.
+    pub next_pointer: Option<Vec<u8>>,
+    /// Whether a single input with nothing to merge may move down by relinking the file
+    /// (LevelDB's trivial move) instead of being rewritten.
+    pub allow_trivial_move: bool,
     /// The version the inputs were picked from.
     pub version: Arc<Version>,
 }
 
 impl Compaction {
+    /// A plain merge of `inputs` into `output_level` with LevelDB's output rules; the strategy
+    /// adjusts the rest.
+    pub fn new(
+        level: usize,
+        output_level: usize,
+        inputs: [Vec<Arc<FileMeta>>; 2],
+        reason: CompactionReason,
+        options: &crate::options::Options,
+        version: &Arc<Version>,
+    ) -> Compaction {
+        let all: Vec<&Arc<FileMeta>> = inputs.iter().flatten().collect();
+        let lo = all.iter().map(|f| user_key(&f.smallest)).min().map(|k| k.to_vec());
+        let hi = all.iter().map(|f| user_key(&f.largest)).max().map(|k| k.to_vec());
+        let grandparents = if output_level + 1 < version.num_levels() && lo.is_some() {
+            version.overlapping_inputs(output_level + 1, lo.as_deref(), hi.as_deref())
+        } else {
+            Vec::new()
+        };
+        let next_pointer =
+            inputs[0].iter().map(|f| f.largest.clone()).max_by(|a, b| crate::key::compare_internal(a, b));
+        Compaction {
+            level,
+            output_level,
+            inputs,
+            grandparents,
+            reason,
+            max_output_file_size: options.max_file_size,
+            max_grandparent_overlap_bytes: GRANDPARENT_OVERLAP_FACTOR * options.max_file_size,
+            split_at: Vec::new(),
+            short_lived_from: None,
+            moves: Vec::new(),
+            next_pointer,
+            allow_trivial_move: true,
+            version: Arc::clone(version),
+        }
+    }
+
     pub fn num_input_files(&self) -> usize {
         self.inputs[0].len() + self.inputs[1].len()
     }
@@ -54,8 +113,10 @@ impl Compaction {
     /// A single file that can move down a level without rewriting: nothing to merge with, and not
     /// so much grandparent overlap that the move would make a later compaction too expensive.
     pub fn is_trivial_move(&self) -> bool {
-        self.inputs[0].len() == 1
+        self.allow_trivial_move
+            && self.inputs[0].len() == 1
             && self.inputs[1].is_empty()
+            && self.moves.is_empty()
             && self.level != self.output_level
             && self.grandparents.iter().map(|f| f.size).sum::<u64>() <= self.max_grandparent_overlap_bytes
     }
@@ -70,11 +131,6 @@ impl Compaction {
             }
         }
         true
-    }
-
-    /// The largest internal key of the first-level inputs: where this level's next compaction starts.
-    pub fn largest_input_key(&self) -> Option<Vec<u8>> {
-        self.inputs[0].iter().map(|f| f.largest.clone()).max_by(|a, b| crate::key::compare_internal(a, b))
     }
 
     /// The user-key range of all inputs.

@@ -1,6 +1,8 @@
 //! Where a flush or compaction writes: a sequence of output SSTs, each closed at the target file
 //! size or, for compactions, when it would overlap too many grandparent bytes (so that compacting it
-//! later stays cheap). Files are synced when closed; a failed job removes what it wrote.
+//! later stays cheap), or before a key at or past one of the strategy's split points. A file whose
+//! first key is in the strategy's short-lived range is created with the short-lived hint. Files are
+//! synced when closed; a failed job removes what it wrote.
 
 use std::cmp::Ordering;
 use std::sync::Arc;
@@ -9,7 +11,7 @@ use storage::{CloneOutcome, Fs, WriteHint};
 
 use crate::error::Result;
 use crate::filename;
-use crate::key::compare_internal;
+use crate::key::{compare_internal, user_key};
 use crate::options::Options;
 use crate::sst::{Block, BlockHandle, TableBuilder, TableProperties};
 use crate::version::FileMeta;
@@ -22,14 +24,20 @@ pub struct OutputFile {
     pub smallest: Vec<u8>,
     pub largest: Vec<u8>,
     pub props: TableProperties,
+    /// Written with the short-lived hint (the T-zone).
+    pub short_lived: bool,
 }
 
-/// When an output file is closed: at `max_file_size`, or once it overlaps more than
-/// `max_grandparent_overlap_bytes` of `grandparents` (the files of the level below the output).
+/// When an output file is closed: at `max_file_size`, once it overlaps more than
+/// `max_grandparent_overlap_bytes` of `grandparents` (the files of the level below the output), or
+/// before a user key at or past one of `split_at` (sorted); and which outputs are short-lived.
 pub struct OutputLimits<'a> {
     pub max_file_size: u64,
     pub grandparents: &'a [Arc<FileMeta>],
     pub max_grandparent_overlap_bytes: u64,
+    pub split_at: &'a [Vec<u8>],
+    /// Outputs whose first user key is at or past this are written with the short-lived hint.
+    pub short_lived_from: Option<&'a [u8]>,
 }
 
 pub struct OutputWriter<'a> {
@@ -38,7 +46,8 @@ pub struct OutputWriter<'a> {
     options: &'a Options,
     hint: WriteHint,
     new_number: &'a mut dyn FnMut() -> u64,
-    current: Option<(u64, TableBuilder)>,
+    /// The open output: its number, builder and whether it is short-lived.
+    current: Option<(u64, TableBuilder, bool)>,
     outputs: Vec<OutputFile>,
     max_file_size: u64,
     grandparents: &'a [Arc<FileMeta>],
@@ -46,6 +55,10 @@ pub struct OutputWriter<'a> {
     seen_key: bool,
     overlapped_bytes: u64,
     max_overlap: u64,
+    split_at: &'a [Vec<u8>],
+    /// The first split point past every key written so far.
+    next_split: usize,
+    short_lived_from: Option<&'a [u8]>,
     /// Bytes placed by cloning and by the copy fallback, over all outputs.
     pub placed: CloneOutcome,
 }
@@ -73,6 +86,9 @@ impl<'a> OutputWriter<'a> {
             seen_key: false,
             overlapped_bytes: 0,
             max_overlap: limits.max_grandparent_overlap_bytes,
+            split_at: limits.split_at,
+            next_split: 0,
+            short_lived_from: limits.short_lived_from,
             placed: CloneOutcome::default(),
         }
     }
@@ -82,8 +98,8 @@ impl<'a> OutputWriter<'a> {
         if self.should_stop_before(key) && self.current.is_some() {
             self.finish_file()?;
         }
-        self.builder()?.add(key, value)?;
-        if self.builder()?.file_size() >= self.max_file_size {
+        self.builder(key)?.add(key, value)?;
+        if self.builder(key)?.file_size() >= self.max_file_size {
             self.finish_file()?;
         }
         Ok(())
@@ -101,9 +117,9 @@ impl<'a> OutputWriter<'a> {
         if self.should_stop_before(first_key) && self.current.is_some() {
             self.finish_file()?;
         }
-        let outcome = self.builder()?.add_cloned_block(src_path, handle, block)?;
+        let outcome = self.builder(first_key)?.add_cloned_block(src_path, handle, block)?;
         self.placed.add(outcome);
-        if self.builder()?.file_size() >= self.max_file_size {
+        if self.builder(first_key)?.file_size() >= self.max_file_size {
             self.finish_file()?;
         }
         Ok(outcome)
@@ -111,13 +127,13 @@ impl<'a> OutputWriter<'a> {
 
     /// The open builder, if an output file is open.
     pub fn current_builder(&mut self) -> Option<&mut TableBuilder> {
-        self.current.as_mut().map(|(_, b)| b)
+        self.current.as_mut().map(|(_, b, _)| b)
     }
 
     /// Closes the current data block of the open output (UDB retention ends a neighbour early).
     pub fn flush_block(&mut self) -> Result<()> {
         match self.current.as_mut() {
-            Some((_, b)) => b.flush_data_block(),
+            Some((_, b, _)) => b.flush_data_block(),
             None => Ok(()),
         }
     }
@@ -132,7 +148,7 @@ impl<'a> OutputWriter<'a> {
 
     /// Removes every file this writer created (the job failed).
     pub fn abandon(mut self) {
-        if let Some((n, mut b)) = self.current.take() {
+        if let Some((n, mut b, _)) = self.current.take() {
             b.abandon();
             let _ = self.fs.remove(&filename::table_name(&self.dir, n));
         }
@@ -143,25 +159,31 @@ impl<'a> OutputWriter<'a> {
 
     /// Numbers of the outputs finished so far.
     pub fn output_numbers(&self) -> Vec<u64> {
-        self.outputs.iter().map(|o| o.number).chain(self.current.as_ref().map(|(n, _)| *n)).collect()
+        self.outputs.iter().map(|o| o.number).chain(self.current.as_ref().map(|(n, _, _)| *n)).collect()
     }
 
-    fn builder(&mut self) -> Result<&mut TableBuilder> {
+    /// The open builder, or a new one for an output that starts with `first_key`.
+    fn builder(&mut self, first_key: &[u8]) -> Result<&mut TableBuilder> {
         if self.current.is_none() {
             let number = (self.new_number)();
             let path = filename::table_name(&self.dir, number);
-            let file = self.fs.create_with_hint(&path, self.hint)?;
+            let short_lived = self.short_lived_from.is_some_and(|from| user_key(first_key) >= from);
+            let hint = match (short_lived, self.hint.level()) {
+                (true, Some(output_level)) => WriteHint::ShortLived { output_level },
+                _ => self.hint,
+            };
+            let file = self.fs.create_with_hint(&path, hint)?;
             let b = TableBuilder::new(self.options, file, self.fs.block_size());
-            self.current = Some((number, b));
+            self.current = Some((number, b, short_lived));
         }
         match self.current.as_mut() {
-            Some((_, b)) => Ok(b),
+            Some((_, b, _)) => Ok(b),
             None => Err(crate::error::Error::Closed),
         }
     }
 
     fn finish_file(&mut self) -> Result<()> {
-        let Some((number, mut b)) = self.current.take() else {
+        let Some((number, mut b, short_lived)) = self.current.take() else {
             return Ok(());
         };
         let props = match b.finish() {
@@ -173,6 +195,7 @@ impl<'a> OutputWriter<'a> {
                     smallest: Vec::new(),
                     largest: Vec::new(),
                     props: Default::default(),
+                    short_lived,
                 });
                 return Err(e);
             }
@@ -185,6 +208,7 @@ impl<'a> OutputWriter<'a> {
             smallest: props.smallest_key.clone(),
             largest: props.largest_key.clone(),
             props,
+            short_lived,
         });
         synced?;
         // Grandparent overlap restarts with each file.
@@ -192,8 +216,23 @@ impl<'a> OutputWriter<'a> {
         Ok(())
     }
 
-    /// LevelDB's ShouldStopBefore: true once the output so far overlaps too many grandparent bytes.
+    /// Whether the output must end before `ikey`: it would cross a split point, or (LevelDB's
+    /// ShouldStopBefore) the output so far overlaps too many grandparent bytes.
     fn should_stop_before(&mut self, ikey: &[u8]) -> bool {
+        let ukey = user_key(ikey);
+        let mut crossed = false;
+        while self.split_at.get(self.next_split).is_some_and(|s| ukey >= s.as_slice()) {
+            self.next_split += 1;
+            crossed = true;
+        }
+        // Before the first key there is no output to end.
+        let crossed = crossed && self.seen_key;
+        let overlapping = self.grandparent_overlap_exceeded(ikey);
+        crossed || overlapping
+    }
+
+    /// LevelDB's ShouldStopBefore: counts the grandparent bytes the output has passed by `ikey`.
+    fn grandparent_overlap_exceeded(&mut self, ikey: &[u8]) -> bool {
         while self.gp_index < self.grandparents.len()
             && compare_internal(ikey, &self.grandparents[self.gp_index].largest) == Ordering::Greater
         {

@@ -10,10 +10,10 @@ use flashsim::Lane;
 use storage::WriteHint;
 
 use super::{DbInner, DbState};
-use crate::compaction::job::{run_compaction, JobEnv, JobStats};
+use crate::compaction::job::{rewrite_moves, run_compaction, JobEnv, JobStats};
 use crate::compaction::observer::{CompactionObserver, PassThrough};
-use crate::compaction::picker::{level_for_flush, PickContext};
 use crate::compaction::remapcom::{RemapCom, RemapMode, UdbStats};
+use crate::compaction::strategy::PickContext;
 use crate::compaction::Compaction;
 use crate::error::{Error, Result};
 use crate::filename::{self, FileKind};
@@ -46,7 +46,7 @@ impl DbInner {
         if st.shutting_down || st.bg_error.is_some() {
             return;
         }
-        if st.imm.is_some() || self.picker.needs_compaction(&st.versions.current()) {
+        if st.imm.is_some() || self.strategy.needs_compaction(st.versions.current_ref(), &self.options) {
             st.work_requested = true;
             // A wake-up is a system call; a busy thread sees the request when its job ends.
             if st.bg_waiting {
@@ -105,7 +105,7 @@ impl DbInner {
                     compact_pointers: &st.versions.compact_pointers,
                     options: &self.options,
                 };
-                self.picker.pick(&ctx)
+                self.strategy.choose(&ctx)
             };
             drop(st);
             match c {
@@ -142,7 +142,7 @@ impl DbInner {
         let mut level = 0;
         if size > 0 {
             if to == FlushTo::Deepest {
-                level = level_for_flush(&base, &self.options, user_key(&smallest), user_key(&largest));
+                level = self.strategy.flush_level(&base, &self.options, user_key(&smallest), user_key(&largest));
             }
             edit.add_file(level, number, size, smallest, largest);
         }
@@ -223,8 +223,8 @@ impl DbInner {
             let mut edit = VersionEdit::default();
             edit.delete_file(c.level, f.number);
             edit.add_file(c.output_level, f.number, f.size, f.smallest.clone(), f.largest.clone());
-            if let Some(k) = c.largest_input_key() {
-                edit.compact_pointers.push((c.level, k));
+            if let Some(k) = &c.next_pointer {
+                edit.compact_pointers.push((c.level, k.clone()));
             }
             let (mut st, installed) = self.install(self.lock(), &mut edit);
             installed?;
@@ -258,10 +258,25 @@ impl DbInner {
             RemapMode::Off => &mut pass,
             RemapMode::Base | RemapMode::Full => &mut remap,
         };
-        let result = run_compaction(&env, c, smallest_snapshot, &mut new_number, observer);
+        let result =
+            run_compaction(&env, c, smallest_snapshot, &mut new_number, observer).and_then(|(outputs, mut stats)| {
+                match rewrite_moves(&env, c, &mut new_number) {
+                    Ok(moved) => {
+                        stats.moved_files = moved.len();
+                        stats.moved_bytes = moved.iter().map(|o| o.size).sum();
+                        Ok((outputs, moved, stats))
+                    }
+                    Err(e) => {
+                        for o in &outputs {
+                            let _ = self.fs.remove(&filename::table_name(&self.dir, o.number));
+                        }
+                        Err(e)
+                    }
+                }
+            });
         let udb = remap.stats();
         let mut st = self.lock();
-        let (outputs, stats) = match result {
+        let (outputs, moved, stats) = match result {
             Ok(x) => x,
             Err(e) => {
                 st.pending_outputs.clear();
@@ -275,14 +290,17 @@ impl DbInner {
                 edit.delete_file(level, f.number);
             }
         }
-        for o in &outputs {
+        for f in &c.moves {
+            edit.delete_file(c.output_level, f.number);
+        }
+        for o in outputs.iter().chain(&moved) {
             edit.add_file(c.output_level, o.number, o.size, o.smallest.clone(), o.largest.clone());
         }
-        if let Some(k) = c.largest_input_key() {
-            edit.compact_pointers.push((c.level, k));
+        if let Some(k) = &c.next_pointer {
+            edit.compact_pointers.push((c.level, k.clone()));
         }
         let (mut st, installed) = self.install(st, &mut edit);
-        for o in &outputs {
+        for o in outputs.iter().chain(&moved) {
             st.pending_outputs.remove(&o.number);
         }
         installed?;
@@ -410,6 +428,10 @@ fn record_compaction(st: &mut DbState, c: &Compaction, s: &JobStats, udb: &UdbSt
     l.cloned_bytes += s.cloned_bytes;
     l.copied_bytes += s.copied_bytes;
     l.padding_bytes += s.padding_bytes;
+    l.short_lived_bytes += s.short_lived_bytes;
+    l.move_rewrites += s.moved_files as u64;
+    l.move_rewrite_bytes += s.moved_bytes;
+    l.bytes_written += s.moved_bytes;
     l.entries_dropped += s.entries_dropped;
     l.add_udb_stats(udb);
     l.micros += started.elapsed().as_micros() as u64;
@@ -511,7 +533,7 @@ pub(super) fn compact_range(inner: &Arc<DbInner>, begin: Option<&[u8]>, end: Opt
                     compact_pointers: &st.versions.compact_pointers,
                     options: &inner.options,
                 };
-                inner.picker.pick_range(&ctx, level, begin, end)
+                inner.strategy.choose_range(&ctx, level, begin, end)
             };
             drop(st);
             let Some(c) = c else {

@@ -36,7 +36,7 @@ pub use iter::{DbIterator, ScanIter};
 pub use stats::{DbStats, LevelStats};
 
 use crate::batch::WriteBatch;
-use crate::compaction::picker::{CompactionPicker, LeveledPicker};
+use crate::compaction::strategy::CompactionStrategy;
 use crate::error::{Error, Result};
 use crate::key::{internal_key, SequenceNumber, ValueKind, KIND_FOR_SEEK};
 use crate::memtable::{LookupResult, MemTable};
@@ -56,7 +56,7 @@ pub(crate) struct DbInner {
     pub dir: String,
     pub options: Options,
     pub table_cache: Arc<TableCache>,
-    pub picker: Box<dyn CompactionPicker>,
+    pub strategy: Box<dyn CompactionStrategy>,
     pub state: Mutex<DbState>,
     /// Signalled when a job finishes or the state changes in a way waiters care about.
     pub done_cv: Condvar,
@@ -128,24 +128,15 @@ impl Drop for Snapshot {
 impl Db {
     /// Opens (or, with `create_if_missing`, creates) the database in directory `dir` of `fs`.
     pub fn open(fs: Arc<dyn Fs>, dir: &str, options: Options) -> Result<Db> {
-        Db::open_with_picker(fs, dir, options, Box::new(LeveledPicker))
-    }
-
-    /// [`Db::open`] with another compaction policy.
-    pub fn open_with_picker(
-        fs: Arc<dyn Fs>,
-        dir: &str,
-        options: Options,
-        picker: Box<dyn CompactionPicker>,
-    ) -> Result<Db> {
         options.validate()?;
+        let strategy = options.compaction.strategy();
         let sim = options.sim_clock.clone();
         let inner = Arc::new(DbInner {
             table_cache: Arc::new(TableCache::new(Arc::clone(&fs), dir, &options)),
             state: Mutex::new(DbState::new(VersionSet::new(Arc::clone(&fs), dir, &options))),
             fs,
             dir: dir.to_string(),
-            picker,
+            strategy,
             done_cv: Condvar::new(),
             work_cv: Condvar::new(),
             sim,

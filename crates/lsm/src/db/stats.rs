@@ -24,6 +24,12 @@ pub struct LevelStats {
     /// Bytes moved into this level by trivial moves (no I/O).
     pub bytes_moved: u64,
     pub moves: u64,
+    /// Files of this level rewritten unchanged by a compaction (lifetime-leveling's moves), and
+    /// their bytes (included in `bytes_written`).
+    pub move_rewrites: u64,
+    pub move_rewrite_bytes: u64,
+    /// Output bytes written short-lived (lifetime-leveling's T-zone; included in `bytes_written`).
+    pub short_lived_bytes: u64,
     pub input_data_blocks: u64,
     pub output_data_blocks: u64,
     /// Bytes of output placed by cloning (RemapCom) and by the copy fallback.
@@ -148,6 +154,9 @@ impl DbStats {
                 files_written,
                 bytes_moved,
                 moves,
+                move_rewrites,
+                move_rewrite_bytes,
+                short_lived_bytes,
                 input_data_blocks,
                 output_data_blocks,
                 cloned_bytes,
@@ -168,6 +177,9 @@ impl DbStats {
             l.files_written += files_written;
             l.bytes_moved += bytes_moved;
             l.moves += moves;
+            l.move_rewrites += move_rewrites;
+            l.move_rewrite_bytes += move_rewrite_bytes;
+            l.short_lived_bytes += short_lived_bytes;
             l.input_data_blocks += input_data_blocks;
             l.output_data_blocks += output_data_blocks;
             l.cloned_bytes += cloned_bytes;

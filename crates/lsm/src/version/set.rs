@@ -215,7 +215,7 @@ impl VersionSet {
             .unwrap_or(0);
         self.mark_file_number_used(self.manifest_number);
         self.mark_file_number_used(self.log_number);
-        self.current = Arc::new(self.finalize(builder.build()));
+        self.current = Arc::new(builder.build());
         Ok(())
     }
 
@@ -247,7 +247,7 @@ impl VersionSet {
         let mut pointers = self.compact_pointers.clone();
         let mut builder = Builder::new(&self.current);
         builder.apply(edit, &mut pointers);
-        let version = self.finalize(builder.build());
+        let version = builder.build();
         check_levels(&version)?;
         let target = match self.manifest.take() {
             Some(writer) => Target::Live { number: self.manifest_number, writer },
@@ -306,26 +306,6 @@ impl VersionSet {
             }
         }
         e
-    }
-
-    /// Computes the compaction score of a version (LevelDB's Finalize): level 0 by file count
-    /// against the trigger, deeper levels by bytes against their targets.
-    fn finalize(&self, mut v: Version) -> Version {
-        let o = &self.options;
-        let mut best = (-1.0f64, 0usize);
-        for level in 0..v.num_levels().saturating_sub(1) {
-            let score = if level == 0 {
-                v.num_files(0) as f64 / o.l0_compaction_trigger as f64
-            } else {
-                v.level_bytes(level) as f64 / max_bytes_for_level(o, level) as f64
-            };
-            if score > best.0 {
-                best = (score, level);
-            }
-        }
-        v.compaction_score = best.0;
-        v.compaction_level = best.1;
-        v
     }
 
     /// Numbers of every file some version still uses.

@@ -7,7 +7,7 @@
 
 use std::cmp::Ordering;
 use std::sync::atomic::{AtomicI64, Ordering as AtomicOrdering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::key::{compare_internal, user_key};
 
@@ -46,25 +46,20 @@ impl FileMeta {
     }
 }
 
-/// The live files of every level, and what compaction this version most needs.
+/// The live files of every level.
 #[derive(Debug)]
 pub struct Version {
     pub files: Vec<Vec<Arc<FileMeta>>>,
-    /// Highest size-compaction score (>= 1 means a compaction is due) and its level.
-    pub compaction_score: f64,
-    pub compaction_level: usize,
     /// A file that used up its allowed seeks, and its level.
     pub file_to_compact: Mutex<Option<(Arc<FileMeta>, usize)>>,
+    /// Bytes per level, summed once on first use (strategies compute their scores from it whenever
+    /// the scheduler asks; `files` does not change once the version is shared).
+    level_bytes: OnceLock<Vec<u64>>,
 }
 
 impl Version {
     pub fn empty(levels: usize) -> Version {
-        Version {
-            files: vec![Vec::new(); levels],
-            compaction_score: 0.0,
-            compaction_level: 0,
-            file_to_compact: Mutex::new(None),
-        }
+        Version { files: vec![Vec::new(); levels], file_to_compact: Mutex::new(None), level_bytes: OnceLock::new() }
     }
 
     pub fn num_levels(&self) -> usize {
@@ -76,7 +71,7 @@ impl Version {
     }
 
     pub fn level_bytes(&self, level: usize) -> u64 {
-        self.files[level].iter().map(|f| f.size).sum()
+        self.level_bytes.get_or_init(|| self.files.iter().map(|fs| fs.iter().map(|f| f.size).sum()).collect())[level]
     }
 
     /// The files of `level` whose user-key ranges meet [begin, end]. For level 0 the range grows to

@@ -1,0 +1,122 @@
+//! Compaction strategies: one trait, one file per strategy. A strategy only looks and decides: from
+//! a version and the compaction pointers it computes its own scores, says whether work is due,
+//! chooses the inputs, the level a flushed memtable goes to, and where outputs are cut and placed
+//! (the write hint that a zoned file system turns into a zone). It does no I/O and changes nothing;
+//! the job in [`super::job`] runs whatever [`Compaction`] it returns. (Pebble's picker, which
+//! computes its own scores, and fjall's `CompactionStrategy::choose`, which returns a choice, are
+//! the models.)
+//!
+//! - [`Leveled`]: LevelDB's leveled compaction.
+//! - [`LifetimeLeveling`]: seed 003's lifetime-leveling for zoned SSDs (compaction pointers, every
+//!   next-level SST between two pointers taken, outputs split at pointers, short-lived SSTs marked
+//!   for the T-zone).
+
+pub(crate) mod inputs;
+mod leveled;
+mod lifetime_leveling;
+
+use std::fmt;
+use std::str::FromStr;
+use std::sync::Arc;
+
+pub use leveled::{level_targets, Leveled};
+pub use lifetime_leveling::LifetimeLeveling;
+
+use super::Compaction;
+use crate::error::Error;
+use crate::options::Options;
+use crate::version::Version;
+
+/// What a strategy may look at.
+pub struct PickContext<'a> {
+    pub version: &'a Arc<Version>,
+    /// Per level, the compaction pointer the strategy left there last time (an internal key;
+    /// empty: none). The MANIFEST keeps them across restarts.
+    pub compact_pointers: &'a [Vec<u8>],
+    pub options: &'a Options,
+}
+
+/// A compaction strategy; see the module documentation.
+pub trait CompactionStrategy: Send + Sync + fmt::Debug {
+    /// The strategy's name, as `Options::compaction` and the CLI spell it.
+    fn name(&self) -> &'static str;
+
+    /// Per level (all but the last), how far over its limit the level is in this strategy's
+    /// terms: 1.0 or more means a compaction of it is due.
+    fn scores(&self, version: &Version, options: &Options) -> Vec<f64>;
+
+    /// Whether [`CompactionStrategy::choose`] would return something (the scheduler asks before
+    /// waking a worker, so this must be cheap).
+    fn needs_compaction(&self, version: &Version, options: &Options) -> bool {
+        self.scores(version, options).iter().any(|&s| s >= 1.0) || version.seek_compaction().is_some()
+    }
+
+    /// The compaction to run next, if any is due.
+    fn choose(&self, ctx: &PickContext) -> Option<Compaction>;
+
+    /// A compaction of `level` limited to the user-key range [begin, end] (`compact_range`), if
+    /// that level has files there.
+    fn choose_range(
+        &self,
+        ctx: &PickContext,
+        level: usize,
+        begin: Option<&[u8]>,
+        end: Option<&[u8]>,
+    ) -> Option<Compaction>;
+
+    /// The level a flushed memtable holding user keys [lo, hi] goes to.
+    fn flush_level(&self, version: &Version, options: &Options, lo: &[u8], hi: &[u8]) -> usize {
+        let _ = (version, options, lo, hi);
+        0
+    }
+}
+
+/// The strategies by name: what `Options::compaction` holds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum CompactionStyle {
+    /// LevelDB's leveled compaction.
+    #[default]
+    Leveled,
+    /// Lifetime-leveling (seed 003).
+    LifetimeLeveling,
+}
+
+impl CompactionStyle {
+    pub const NAMES: [&'static str; 2] = ["leveled", "ll"];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            CompactionStyle::Leveled => "leveled",
+            CompactionStyle::LifetimeLeveling => "ll",
+        }
+    }
+
+    /// The strategy itself.
+    pub fn strategy(self) -> Box<dyn CompactionStrategy> {
+        match self {
+            CompactionStyle::Leveled => Box::new(Leveled),
+            CompactionStyle::LifetimeLeveling => Box::new(LifetimeLeveling),
+        }
+    }
+}
+
+impl fmt::Display for CompactionStyle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for CompactionStyle {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self, Error> {
+        match s {
+            "leveled" => Ok(CompactionStyle::Leveled),
+            "ll" | "lifetime-leveling" => Ok(CompactionStyle::LifetimeLeveling),
+            other => Err(Error::InvalidArgument(format!(
+                "compaction: unknown strategy '{other}'; accepted: {}",
+                CompactionStyle::NAMES.join(", ")
+            ))),
+        }
+    }
+}
