@@ -70,7 +70,8 @@ impl KvEngine for LsmEngine {
     fn describe(&self) -> String {
         let o = &self.options;
         format!(
-            "lsm (write buffer {} KiB, SST {} KiB, block {} B{}, remap {}, bloom {:?})",
+            "lsm ({} compaction, write buffer {} KiB, SST {} KiB, block {} B{}, remap {}, bloom {:?})",
+            o.compaction,
             o.write_buffer_size >> 10,
             o.max_file_size >> 10,
             o.block_size,

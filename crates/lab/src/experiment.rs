@@ -79,6 +79,8 @@ struct EngineConfig {
     align_blocks: bool,
     /// RemapCom mode: "off", "base" or "full" (base and full align blocks too).
     remap: Option<String>,
+    /// Compaction strategy: "leveled" or "ll".
+    compaction: Option<String>,
     #[serde(default)]
     sync: bool,
 }
@@ -586,6 +588,9 @@ fn engine_options(e: &EngineConfig) -> Result<lsm::Options, String> {
         o.remap = m.parse().map_err(|err| format!("engine.remap: {err}"))?;
     }
     o.align_blocks = e.align_blocks || o.remap != lsm::RemapMode::Off;
+    if let Some(c) = &e.compaction {
+        o.compaction = c.parse().map_err(|err| format!("engine.compaction: {err}"))?;
+    }
     o.validate().map_err(|e| format!("engine: {e}"))?;
     Ok(o)
 }
@@ -623,6 +628,9 @@ records = 1000
         let name = BASE.replace("fillrandom", "fillrandomly");
         let e = Experiment::parse(&name).err().unwrap();
         assert!(e.contains("workload.name") && e.contains("fillseq"), "{e}");
+        let strategy = format!("{BASE}\n[engine]\ncompaction = \"tiered\"\n");
+        let e = Experiment::parse(&strategy).err().unwrap();
+        assert!(e.contains("engine.compaction") && e.contains("leveled, ll"), "{e}");
         let metric = format!("metrics = [\"speed\"]\n{BASE}");
         let e = Experiment::parse(&metric).err().unwrap();
         assert!(e.contains("ops_per_sec"), "{e}");

@@ -23,6 +23,9 @@ pub struct EngineArgs {
     /// full align blocks too.
     #[arg(long, default_value = "off")]
     pub remap: String,
+    /// Compaction strategy: leveled (LevelDB's) or ll (lifetime-leveling, seed 003).
+    #[arg(long, default_value = "leveled")]
+    pub compaction: String,
 }
 
 impl EngineArgs {
@@ -30,7 +33,8 @@ impl EngineArgs {
     pub fn options(&self) -> Result<lsm::Options, String> {
         let remap: lsm::RemapMode = self.remap.parse().map_err(|e| format!("--remap: {e}"))?;
         let align_blocks = self.align_blocks || remap != lsm::RemapMode::Off;
-        Ok(lsm::Options { align_blocks, remap, create_if_missing: true, ..lsm::Options::default() })
+        let compaction: lsm::CompactionStyle = self.compaction.parse().map_err(|e| format!("--compaction: {e}"))?;
+        Ok(lsm::Options { align_blocks, remap, compaction, create_if_missing: true, ..lsm::Options::default() })
     }
 }
 
