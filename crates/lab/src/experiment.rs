@@ -277,9 +277,10 @@ impl Experiment {
                 let engine: EngineConfig = typed_section(&typed("engine"), "engine", name)?;
                 let device: DeviceConfig = typed_section(&typed("device"), "device", name)?;
                 let workload: WorkloadConfig = typed_section(&typed("workload"), "workload", name)?;
-                workload.name.parse::<Workload>().map_err(|e| format!("variant '{name}': workload.name: {e}"))?;
-                workload.record_count().map_err(|e| format!("variant '{name}': {e}"))?;
-                points.push(Point { variant: name.clone(), sweep_value: value.clone(), engine, device, workload });
+                let point = Point { variant: name.clone(), sweep_value: value.clone(), engine, device, workload };
+                // Everything a run needs is checked now, not when the run comes up.
+                run_spec(&point).map_err(|e| format!("variant '{name}': {e}"))?;
+                points.push(point);
             }
         }
         Ok(Experiment { file, points })
@@ -610,11 +611,11 @@ records = 1000
 
     #[test]
     fn variants_and_sweeps_expand_to_points() {
-        let text = format!("{BASE}\n[[variant]]\nname = \"a\"\n[[variant]]\nname = \"b\"\nengine = {{ align_blocks = true }}\n[sweep]\nparameter = \"workload.value_size\"\nvalues = [256, \"1KiB\"]\n");
+        let text = format!("{BASE}\n[[variant]]\nname = \"a\"\n[[variant]]\nname = \"b\"\nengine = {{ align_blocks = true }}\n[sweep]\nparameter = \"workload.value_size\"\nvalues = [256, 1024]\n");
         let e = Experiment::parse(&text).unwrap();
         assert_eq!(e.points.len(), 4);
         assert!(e.points[2].engine.align_blocks && !e.points[0].engine.align_blocks);
-        assert_eq!(e.points[1].workload.value_size.text(), "1KiB");
+        assert_eq!(e.points[1].workload.value_size.text(), "1024");
     }
 
     #[test]
