@@ -31,7 +31,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 use toml::{Table, Value};
-use workload::{ValueSize, Workload};
+use workload::ValueSize;
 
 use crate::report::model::{Cell, Figure, FigureKind, ResultSet, ResultTable, Series};
 use crate::result::{RunResult, Timing};
@@ -79,7 +79,7 @@ struct EngineConfig {
     align_blocks: bool,
     /// RemapCom mode: "off", "base" or "full" (base and full align blocks too).
     remap: Option<String>,
-    /// Compaction strategy: "leveled" or "ll".
+    /// Compaction strategy: "leveled", "gear" or "ll".
     compaction: Option<String>,
     #[serde(default)]
     sync: bool,
@@ -631,7 +631,7 @@ records = 1000
         assert!(e.contains("workload.name") && e.contains("fillseq"), "{e}");
         let strategy = format!("{BASE}\n[engine]\ncompaction = \"tiered\"\n");
         let e = Experiment::parse(&strategy).err().unwrap();
-        assert!(e.contains("engine.compaction") && e.contains("leveled, ll"), "{e}");
+        assert!(e.contains("engine.compaction") && e.contains("leveled, gear, ll"), "{e}");
         let metric = format!("metrics = [\"speed\"]\n{BASE}");
         let e = Experiment::parse(&metric).err().unwrap();
         assert!(e.contains("ops_per_sec"), "{e}");

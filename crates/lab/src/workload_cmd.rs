@@ -23,7 +23,7 @@ pub struct EngineArgs {
     /// full align blocks too.
     #[arg(long, default_value = "off")]
     pub remap: String,
-    /// Compaction strategy: leveled (LevelDB's) or ll (lifetime-leveling, seed 003).
+    /// Compaction strategy: leveled (LevelDB's), gear (GearDB's) or ll (lifetime-leveling, seed 003).
     #[arg(long, default_value = "leveled")]
     pub compaction: String,
 }

@@ -35,7 +35,8 @@ pub struct Options {
     /// RemapCom: how compactions find and remap unchanged data blocks (`off`; `base` and `full`
     /// need `align_blocks`). See [`crate::compaction::remapcom`].
     pub remap: RemapMode,
-    /// The compaction strategy (`leveled`, LevelDB's; `ll`, lifetime-leveling for zoned SSDs). See
+    /// The compaction strategy (`leveled`, LevelDB's; `gear`, GearDB's; `ll`, lifetime-leveling for
+    /// zoned SSDs). See
     /// [`crate::compaction::strategy`].
     pub compaction: CompactionStyle,
     /// L0 files that trigger a compaction (4), slow writes (8) and stop writes (12).
@@ -120,6 +121,15 @@ impl Options {
         }
         if self.remap != RemapMode::Off && !self.align_blocks {
             return bad("remap", format!("mode '{}' needs align_blocks (UDBs are cloned page by page)", self.remap));
+        }
+        if self.remap != RemapMode::Off && self.compaction == CompactionStyle::Gear {
+            return bad(
+                "remap",
+                format!(
+                    "mode '{}' needs leveled or ll compaction (gear writes one merge into several levels)",
+                    self.remap
+                ),
+            );
         }
         if self.max_open_files < 1 {
             return bad("max_open_files", "must be at least 1".into());

@@ -1,6 +1,6 @@
 //! Every compaction strategy keeps the same data: the same workload under each ends with the same
 //! database (and the model's), and each strategy does what makes it itself (lifetime-leveling
-//! moves SSTs and writes short-lived ones; leveled relinks files that overlap nothing).
+//! moves SSTs and writes short-lived ones; gear passes keys two levels down).
 
 use std::collections::BTreeMap;
 use std::ops::Bound;
@@ -85,4 +85,13 @@ fn lifetime_leveling_moves_and_writes_short_lived_ssts() {
     assert!(short > 0, "outputs past the new compaction pointer are short-lived");
     assert_eq!(relinks, 0, "lifetime-leveling never relinks a file into another level's zones");
     assert!(s.levels.len() > 3 && s.levels[3].bytes > 0, "the workload reaches level 3: {:?}", s.levels);
+}
+
+#[test]
+fn gear_passes_keys_into_deeper_windows() {
+    let (_, _, s) = run(CompactionStyle::Gear, 5);
+    let passive: u64 = s.levels.iter().map(|l| l.passive_bytes).sum();
+    let relinks: u64 = s.levels.iter().map(|l| l.moves).sum();
+    assert!(passive > 0, "some keys go straight past the next level: {:?}", s.levels);
+    assert_eq!(relinks, 0, "gear rewrites rather than relinks (zones per level)");
 }

@@ -236,7 +236,7 @@ proptest! {
     #[test]
     fn engine_under_every_compaction_strategy_matches_the_model(
         ops in prop::collection::vec(op(), 1..250),
-        style in prop::sample::select(vec![CompactionStyle::Leveled, CompactionStyle::LifetimeLeveling]),
+        style in prop::sample::select(vec![CompactionStyle::Leveled, CompactionStyle::Gear, CompactionStyle::LifetimeLeveling]),
     ) {
         let mut env = mem_env();
         env.options.compaction = style;

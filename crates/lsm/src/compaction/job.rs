@@ -6,6 +6,7 @@
 //! it is a deletion at or below that snapshot and no deeper level holds the key (nothing is left
 //! for it to hide).
 
+use std::cell::RefCell;
 use std::cmp::Ordering;
 use std::sync::Arc;
 
@@ -16,7 +17,7 @@ use super::output::{OutputFile, OutputLimits, OutputWriter};
 use super::Compaction;
 use crate::error::{Error, Result};
 use crate::iter::InternalIterator;
-use crate::key::{compare_internal, parse_internal_key, SequenceNumber, ValueKind, MAX_SEQUENCE};
+use crate::key::{compare_internal, parse_internal_key, user_key, SequenceNumber, ValueKind, MAX_SEQUENCE};
 use crate::options::{Options, ReadOptions};
 use crate::sst::TableIterator;
 use crate::table_cache::TableCache;
@@ -70,53 +71,120 @@ pub fn run_compaction(
     let mut stats = JobStats::default();
     let mut inputs: Vec<(TableIterator, EntrySourceBase)> = Vec::new();
     let mut infos = Vec::new();
-    for (which, files) in c.inputs.iter().enumerate() {
-        let level = if which == 0 { c.level } else { c.output_level };
-        stats.input_bytes[which] = files.iter().map(|f| f.size).sum();
-        stats.input_files[which] = files.len();
-        for f in files {
-            let table = env.table_cache.table(f.number, f.size)?;
-            stats.input_data_blocks += table.num_data_blocks() as u64;
-            infos.push(InputInfo {
-                file_number: f.number,
-                path: table.path().to_string(),
-                level,
-                data_blocks: table.num_data_blocks(),
-            });
-            let mut it = table.iter(&read_opts);
-            it.seek_to_first();
-            inputs.push((it, EntrySourceBase { input: inputs.len(), file_number: f.number }));
-        }
+    for (level, f) in c.all_inputs() {
+        // Deeper inputs (gear) count with the output level's.
+        let which = usize::from(level != c.level);
+        stats.input_bytes[which] += f.size;
+        stats.input_files[which] += 1;
+        let table = env.table_cache.table(f.number, f.size)?;
+        stats.input_data_blocks += table.num_data_blocks() as u64;
+        infos.push(InputInfo {
+            file_number: f.number,
+            path: table.path().to_string(),
+            level,
+            data_blocks: table.num_data_blocks(),
+        });
+        let mut it = table.iter(&read_opts);
+        it.seek_to_first();
+        inputs.push((it, EntrySourceBase { input: inputs.len(), file_number: f.number }));
     }
-    let hint = WriteHint::Compaction { output_level: c.output_level.min(u8::MAX as usize) as u8 };
-    let mut out = OutputWriter::new(
-        Arc::clone(&env.fs),
-        env.dir,
-        env.options,
-        hint,
-        new_number,
-        OutputLimits {
-            max_file_size: c.max_output_file_size,
-            grandparents: &c.grandparents,
-            max_grandparent_overlap_bytes: c.max_grandparent_overlap_bytes,
-            split_at: &c.split_at,
-            short_lived_from: c.short_lived_from.as_deref(),
-        },
-    );
-    let result = merge(c, smallest_snapshot, &mut inputs, &infos, &mut out, observer, env.flush_imm, &mut stats);
+    // One writer per output level; they share the file-number source.
+    let levels = c.output_levels();
+    let numbers = RefCell::new(new_number);
+    let mut next_numbers: Vec<Box<dyn FnMut() -> u64 + '_>> =
+        levels.iter().map(|_| Box::new(|| (numbers.borrow_mut())()) as Box<dyn FnMut() -> u64>).collect();
+    let grandparents: Vec<Vec<Arc<crate::version::FileMeta>>> = levels
+        .iter()
+        .map(|&l| if l == c.output_level { c.grandparents.clone() } else { grandparents_of(c, l) })
+        .collect();
+    let splits: Vec<Vec<Vec<u8>>> = levels
+        .iter()
+        .map(|&l| if l == c.output_level { c.split_at.clone() } else { splits_around_kept_files(c, l) })
+        .collect();
+    let mut outs: Vec<OutputWriter> = levels
+        .iter()
+        .zip(next_numbers.iter_mut())
+        .zip(grandparents.iter().zip(splits.iter()))
+        .map(|((&level, next), (gp, split_at))| {
+            let hint = WriteHint::Compaction { output_level: level.min(u8::MAX as usize) as u8 };
+            OutputWriter::new(
+                Arc::clone(&env.fs),
+                env.dir,
+                env.options,
+                hint,
+                &mut **next,
+                OutputLimits {
+                    max_file_size: c.max_output_file_size,
+                    grandparents: gp,
+                    max_grandparent_overlap_bytes: c.max_grandparent_overlap_bytes,
+                    split_at,
+                    short_lived_from: c.short_lived_from.as_deref(),
+                },
+            )
+        })
+        .collect();
+    let result = merge(c, smallest_snapshot, &mut inputs, &infos, &mut outs, observer, env.flush_imm, &mut stats);
     if let Err(e) = result {
-        out.abandon();
+        for out in outs {
+            out.abandon();
+        }
         return Err(e);
     }
-    stats.cloned_bytes = out.placed.cloned_bytes;
-    stats.copied_bytes = out.placed.copied_bytes;
-    let outputs = out.finish()?;
+    let mut outputs = Vec::new();
+    let mut failed = None;
+    for out in outs {
+        stats.cloned_bytes += out.placed.cloned_bytes;
+        stats.copied_bytes += out.placed.copied_bytes;
+        if failed.is_some() {
+            out.abandon();
+            continue;
+        }
+        match out.finish() {
+            Ok(files) => outputs.extend(files),
+            Err(e) => failed = Some(e),
+        }
+    }
+    if let Some(e) = failed {
+        for o in &outputs {
+            let _ = env.fs.remove(&crate::filename::table_name(env.dir, o.number));
+        }
+        return Err(e);
+    }
     stats.output_files = outputs.len();
     stats.output_bytes = outputs.iter().map(|o| o.size).sum();
     stats.output_data_blocks = outputs.iter().map(|o| o.props.num_data_blocks).sum();
     stats.padding_bytes = outputs.iter().map(|o| o.props.padding_bytes).sum();
     stats.short_lived_bytes = outputs.iter().filter(|o| o.short_lived).map(|o| o.size).sum();
     Ok((outputs, stats))
+}
+
+/// Where outputs routed to a deeper `level` are cut: at the start of every file of that level that
+/// stays (is not an input) inside the compaction's range, so that no output spans one. (Keys
+/// routed there never fall inside such a file; an output could only reach across it.)
+fn splits_around_kept_files(c: &Compaction, level: usize) -> Vec<Vec<u8>> {
+    let Some((lo, hi)) = c.user_range() else { return c.split_at.clone() };
+    let input = |n: u64| c.all_inputs().any(|(l, f)| l == level && f.number == n);
+    let mut splits: Vec<Vec<u8>> = c
+        .version
+        .overlapping_inputs(level, Some(&lo), Some(&hi))
+        .iter()
+        .filter(|f| !input(f.number))
+        .map(|f| f.smallest_user().to_vec())
+        .chain(c.split_at.iter().cloned())
+        .collect();
+    splits.sort();
+    splits.dedup();
+    splits
+}
+
+/// The files of the level below `level` that outputs written to `level` overlap.
+fn grandparents_of(c: &Compaction, level: usize) -> Vec<Arc<crate::version::FileMeta>> {
+    let v = &c.version;
+    let Some((lo, hi)) = c.user_range() else { return Vec::new() };
+    if level + 1 >= v.num_levels() {
+        return Vec::new();
+    }
+    v.overlapping_inputs(level + 1, Some(&lo), Some(&hi))
 }
 
 /// Rewrites `c.moves` unchanged into new files of the output level, written with the move hint
@@ -137,6 +205,7 @@ pub fn rewrite_moves(env: &JobEnv, c: &Compaction, new_number: &mut dyn FnMut() 
                 largest: f.largest.clone(),
                 props: Default::default(),
                 short_lived: false,
+                level: c.output_level,
             });
             let mut w = env.fs.create_with_hint(&path, hint)?;
             w.append(&bytes)?;
@@ -166,12 +235,13 @@ fn merge(
     smallest_snapshot: SequenceNumber,
     inputs: &mut [(TableIterator, EntrySourceBase)],
     infos: &[InputInfo],
-    out: &mut OutputWriter,
+    outs: &mut [OutputWriter],
     observer: &mut dyn CompactionObserver,
     flush_imm: Option<&dyn Fn() -> Result<()>>,
     stats: &mut JobStats,
 ) -> Result<()> {
     observer.begin(infos)?;
+    let output_levels = c.output_levels();
     let mut current_user_key: Option<Vec<u8>> = None;
     let mut last_sequence_for_key = MAX_SEQUENCE;
     loop {
@@ -216,6 +286,13 @@ fn merge(
         let (block, handle) =
             it.current_block().ok_or_else(|| Error::corruption(&infos[b].path, 0, "entry outside a data block"))?;
         let src = EntrySource { input: base.input, file_number: base.file_number, block, handle };
+        let out = match outs.len() {
+            1 => &mut outs[0],
+            _ => {
+                let level = c.level_for_key(user_key(key));
+                &mut outs[output_levels.iter().position(|&l| l == level).unwrap_or(0)]
+            }
+        };
         observer.on_entry(out, src, it, key, it.value(), !drop)?;
         inputs[b].0.next();
         inputs[b].0.status()?;
@@ -223,5 +300,5 @@ fn merge(
     for (it, _) in inputs.iter() {
         it.status()?;
     }
-    observer.finish(out)
+    observer.finish(&mut outs[0])
 }

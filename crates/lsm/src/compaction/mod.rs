@@ -14,6 +14,18 @@ use std::sync::Arc;
 use crate::key::user_key;
 use crate::version::{FileMeta, Version};
 
+/// One step of an output routing (gear compaction): see [`Compaction::level_for_key`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RouteStep {
+    pub level: usize,
+    /// User-key range passed on to `level` and to the next step (the level's compaction-window
+    /// stretch whose files are among the inputs).
+    pub window: Option<(Vec<u8>, Vec<u8>)>,
+    /// The level's whole user-key range (`None`: the level is empty); keys outside it go to
+    /// `level` and stop there, since no file of that level holds them.
+    pub span: Option<(Vec<u8>, Vec<u8>)>,
+}
+
 /// An output may overlap this many file sizes of grandparents (LevelDB's 10).
 pub const GRANDPARENT_OVERLAP_FACTOR: u64 = 10;
 
@@ -60,6 +72,11 @@ pub struct Compaction {
     /// Whether a single input with nothing to merge may move down by relinking the file
     /// (LevelDB's trivial move) instead of being rewritten.
     pub allow_trivial_move: bool,
+    /// Inputs from levels below `output_level` (gear compaction's passive compactions).
+    pub deeper_inputs: Vec<(usize, Vec<Arc<FileMeta>>)>,
+    /// Where outputs go when not all to `output_level` (gear compaction); empty: all there. See
+    /// [`Compaction::level_for_key`].
+    pub routing: Vec<RouteStep>,
     /// The version the inputs were picked from.
     pub version: Arc<Version>,
 }
@@ -98,6 +115,8 @@ impl Compaction {
             moves: Vec::new(),
             next_pointer,
             allow_trivial_move: true,
+            deeper_inputs: Vec::new(),
+            routing: Vec::new(),
             version: Arc::clone(version),
         }
     }
@@ -117,8 +136,44 @@ impl Compaction {
             && self.inputs[0].len() == 1
             && self.inputs[1].is_empty()
             && self.moves.is_empty()
+            && self.deeper_inputs.is_empty()
+            && self.routing.is_empty()
             && self.level != self.output_level
             && self.grandparents.iter().map(|f| f.size).sum::<u64>() <= self.max_grandparent_overlap_bytes
+    }
+
+    /// Every input file with its level.
+    pub fn all_inputs(&self) -> impl Iterator<Item = (usize, &Arc<FileMeta>)> {
+        let top = self.inputs[0].iter().map(|f| (self.level, f));
+        let out = self.inputs[1].iter().map(|f| (self.output_level, f));
+        top.chain(out).chain(self.deeper_inputs.iter().flat_map(|(l, fs)| fs.iter().map(move |f| (*l, f))))
+    }
+
+    /// The level an output entry with user key `ukey` goes to: `output_level`, or deeper where the
+    /// routing says. Each step passes a key on to its level if the key is in the step's window
+    /// (and then looks at the next step), or if the key lies outside the level's whole key range
+    /// (and then stops there); otherwise the key stays where it is.
+    pub fn level_for_key(&self, ukey: &[u8]) -> usize {
+        let mut level = self.output_level;
+        for step in &self.routing {
+            let inside = |r: &Option<(Vec<u8>, Vec<u8>)>| {
+                r.as_ref().is_some_and(|(lo, hi)| lo.as_slice() <= ukey && ukey <= hi.as_slice())
+            };
+            if inside(&step.window) {
+                level = step.level;
+                continue;
+            }
+            if !inside(&step.span) {
+                level = step.level;
+            }
+            break;
+        }
+        level
+    }
+
+    /// The levels outputs may go to.
+    pub fn output_levels(&self) -> Vec<usize> {
+        std::iter::once(self.output_level).chain(self.routing.iter().map(|s| s.level)).collect()
     }
 
     /// Whether no level below the output holds `ukey`: a deletion of it can then be dropped.

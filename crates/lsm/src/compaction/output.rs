@@ -26,6 +26,8 @@ pub struct OutputFile {
     pub props: TableProperties,
     /// Written with the short-lived hint (the T-zone).
     pub short_lived: bool,
+    /// The level it was written for.
+    pub level: usize,
 }
 
 /// When an output file is closed: at `max_file_size`, once it overlaps more than
@@ -162,6 +164,11 @@ impl<'a> OutputWriter<'a> {
         self.outputs.iter().map(|o| o.number).chain(self.current.as_ref().map(|(n, _, _)| *n)).collect()
     }
 
+    /// The level this writer's outputs belong to.
+    fn level(&self) -> usize {
+        self.hint.level().map_or(0, usize::from)
+    }
+
     /// The open builder, or a new one for an output that starts with `first_key`.
     fn builder(&mut self, first_key: &[u8]) -> Result<&mut TableBuilder> {
         if self.current.is_none() {
@@ -196,6 +203,7 @@ impl<'a> OutputWriter<'a> {
                     largest: Vec::new(),
                     props: Default::default(),
                     short_lived,
+                    level: self.level(),
                 });
                 return Err(e);
             }
@@ -209,6 +217,7 @@ impl<'a> OutputWriter<'a> {
             largest: props.largest_key.clone(),
             props,
             short_lived,
+            level: self.level(),
         });
         synced?;
         // Grandparent overlap restarts with each file.

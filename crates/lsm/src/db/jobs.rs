@@ -12,6 +12,7 @@ use storage::WriteHint;
 use super::{DbInner, DbState};
 use crate::compaction::job::{rewrite_moves, run_compaction, JobEnv, JobStats};
 use crate::compaction::observer::{CompactionObserver, PassThrough};
+use crate::compaction::output::OutputFile;
 use crate::compaction::remapcom::{RemapCom, RemapMode, UdbStats};
 use crate::compaction::strategy::PickContext;
 use crate::compaction::Compaction;
@@ -284,17 +285,14 @@ impl DbInner {
             }
         };
         let mut edit = VersionEdit::default();
-        for (which, files) in c.inputs.iter().enumerate() {
-            let level = if which == 0 { c.level } else { c.output_level };
-            for f in files {
-                edit.delete_file(level, f.number);
-            }
+        for (level, f) in c.all_inputs() {
+            edit.delete_file(level, f.number);
         }
         for f in &c.moves {
             edit.delete_file(c.output_level, f.number);
         }
         for o in outputs.iter().chain(&moved) {
-            edit.add_file(c.output_level, o.number, o.size, o.smallest.clone(), o.largest.clone());
+            edit.add_file(o.level, o.number, o.size, o.smallest.clone(), o.largest.clone());
         }
         if let Some(k) = &c.next_pointer {
             edit.compact_pointers.push((c.level, k.clone()));
@@ -304,7 +302,7 @@ impl DbInner {
             st.pending_outputs.remove(&o.number);
         }
         installed?;
-        record_compaction(&mut st, c, &stats, &udb, started);
+        record_compaction(&mut st, c, &outputs, &stats, &udb, started);
         // Obsolete inputs are deleted by the caller once it has dropped `c` (which keeps the input
         // version, and so the inputs, alive).
         Ok(())
@@ -415,14 +413,29 @@ impl DbInner {
     }
 }
 
-fn record_compaction(st: &mut DbState, c: &Compaction, s: &JobStats, udb: &UdbStats, started: Instant) {
+fn record_compaction(
+    st: &mut DbState,
+    c: &Compaction,
+    outputs: &[OutputFile],
+    s: &JobStats,
+    udb: &UdbStats,
+    started: Instant,
+) {
     st.stats.compactions += 1;
+    // A routed compaction (gear) writes into deeper levels too: each level counts its outputs.
+    for o in outputs.iter().filter(|o| o.level != c.output_level) {
+        let l = st.stats.level_mut(o.level);
+        l.bytes_written += o.size;
+        l.passive_bytes += o.size;
+        l.files_written += 1;
+    }
+    let here: Vec<&OutputFile> = outputs.iter().filter(|o| o.level == c.output_level).collect();
     let l = st.stats.level_mut(c.output_level);
     l.compactions += 1;
     l.bytes_read_input_level += s.input_bytes[0];
     l.bytes_read_output_level += s.input_bytes[1];
-    l.bytes_written += s.output_bytes;
-    l.files_written += s.output_files as u64;
+    l.bytes_written += here.iter().map(|o| o.size).sum::<u64>();
+    l.files_written += here.len() as u64;
     l.input_data_blocks += s.input_data_blocks;
     l.output_data_blocks += s.output_data_blocks;
     l.cloned_bytes += s.cloned_bytes;

@@ -30,6 +30,9 @@ pub struct LevelStats {
     pub move_rewrite_bytes: u64,
     /// Output bytes written short-lived (lifetime-leveling's T-zone; included in `bytes_written`).
     pub short_lived_bytes: u64,
+    /// Bytes written into this level by a compaction of a level two or more above (gear's passive
+    /// compactions; included in `bytes_written`).
+    pub passive_bytes: u64,
     pub input_data_blocks: u64,
     pub output_data_blocks: u64,
     /// Bytes of output placed by cloning (RemapCom) and by the copy fallback.
@@ -157,6 +160,7 @@ impl DbStats {
                 move_rewrites,
                 move_rewrite_bytes,
                 short_lived_bytes,
+                passive_bytes,
                 input_data_blocks,
                 output_data_blocks,
                 cloned_bytes,
@@ -180,6 +184,7 @@ impl DbStats {
             l.move_rewrites += move_rewrites;
             l.move_rewrite_bytes += move_rewrite_bytes;
             l.short_lived_bytes += short_lived_bytes;
+            l.passive_bytes += passive_bytes;
             l.input_data_blocks += input_data_blocks;
             l.output_data_blocks += output_data_blocks;
             l.cloned_bytes += cloned_bytes;

@@ -10,7 +10,10 @@
 //! - [`LifetimeLeveling`]: seed 003's lifetime-leveling for zoned SSDs (compaction pointers, every
 //!   next-level SST between two pointers taken, outputs split at pointers, short-lived SSTs marked
 //!   for the T-zone).
+//! - [`Gear`]: GearDB's gear compaction (compaction windows; keys in the next level's window
+//!   pass on down in the same compaction).
 
+mod gear;
 pub(crate) mod inputs;
 mod leveled;
 mod lifetime_leveling;
@@ -19,6 +22,7 @@ use std::fmt;
 use std::str::FromStr;
 use std::sync::Arc;
 
+pub use gear::{Gear, WINDOWS_PER_LEVEL};
 pub use leveled::{level_targets, Leveled};
 pub use lifetime_leveling::LifetimeLeveling;
 
@@ -77,16 +81,19 @@ pub enum CompactionStyle {
     /// LevelDB's leveled compaction.
     #[default]
     Leveled,
+    /// GearDB's gear compaction.
+    Gear,
     /// Lifetime-leveling (seed 003).
     LifetimeLeveling,
 }
 
 impl CompactionStyle {
-    pub const NAMES: [&'static str; 2] = ["leveled", "ll"];
+    pub const NAMES: [&'static str; 3] = ["leveled", "gear", "ll"];
 
     pub fn name(self) -> &'static str {
         match self {
             CompactionStyle::Leveled => "leveled",
+            CompactionStyle::Gear => "gear",
             CompactionStyle::LifetimeLeveling => "ll",
         }
     }
@@ -95,6 +102,7 @@ impl CompactionStyle {
     pub fn strategy(self) -> Box<dyn CompactionStrategy> {
         match self {
             CompactionStyle::Leveled => Box::new(Leveled),
+            CompactionStyle::Gear => Box::new(Gear),
             CompactionStyle::LifetimeLeveling => Box::new(LifetimeLeveling),
         }
     }
@@ -112,6 +120,7 @@ impl FromStr for CompactionStyle {
     fn from_str(s: &str) -> Result<Self, Error> {
         match s {
             "leveled" => Ok(CompactionStyle::Leveled),
+            "gear" => Ok(CompactionStyle::Gear),
             "ll" | "lifetime-leveling" => Ok(CompactionStyle::LifetimeLeveling),
             other => Err(Error::InvalidArgument(format!(
                 "compaction: unknown strategy '{other}'; accepted: {}",
