@@ -99,6 +99,8 @@ impl State {
                 .read(start, victim, e.start as u64, &mut page, HostLabel::ZoneGc)
                 .map_err(|err| super::device_error("gc", path, err))?;
             self.stats.read_bytes += pages * ps;
+            // The copy is programmed once its pages are read (the lane waits for GC anyway).
+            clock.advance_current(read);
             let mut new = Vec::new();
             let mut sink = |_: &mut State, x: Extent| new.push(x);
             let r = self.write_stream(clock, key, class, &page, e.bytes, HostLabel::ZoneGc, false, op, path, &mut sink);

@@ -341,6 +341,9 @@ fn corrupt(what: &str) -> FsError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fs::WriteHint;
+    use crate::zone::extent::Extent;
+    use flashsim::{Geometry, Timing, ZonedConfig};
 
     #[test]
     fn headers_detect_damage() {
@@ -352,5 +355,103 @@ mod tests {
         page[HEADER + 1] ^= 1;
         assert!(read_header(&page).is_none());
         assert!(read_header(&[0u8; 512]).is_none());
+    }
+
+    /// 512-byte pages, zones of 16 pages (4 planes x 4 pages), 8 zones; metadata in zones 0 and 1.
+    fn device() -> ZonedSsd {
+        let g = Geometry {
+            channels: 2,
+            chips_per_channel: 1,
+            dies_per_chip: 1,
+            planes_per_die: 2,
+            blocks_per_plane: 8,
+            pages_per_block: 4,
+            page_size: 512,
+            oob_size: 16,
+        };
+        let t = Timing { read_ns: 1_000, program_ns: 10_000, erase_ns: 100_000, transfer_ps_per_byte: 0 };
+        ZonedSsd::new(ZonedConfig::new(g, t, 16 * 512)).unwrap()
+    }
+
+    fn inode(ino: u64) -> Record {
+        let extents = vec![Extent { zone: 3, start: ino as u32, bytes: 100 }];
+        Record::Inode { ino, len: 100, hint: WriteHint::Flush, extents }
+    }
+
+    /// Commits one inode record at a time until the journal has rolled `rolls` times.
+    fn fill(dev: &mut ZonedSsd, rolls: u64) -> (Journal, DurableMeta) {
+        let (mut j, _) = Journal::format(dev, 0, vec![0, 1]).unwrap();
+        let mut meta = DurableMeta::empty();
+        let mut ino = 1;
+        while j.generation < 1 + rolls {
+            let r = vec![inode(ino)];
+            r.iter().for_each(|x| meta.apply(x));
+            j.commit(dev, 0, &r, &meta).unwrap();
+            ino += 1;
+        }
+        (j, meta)
+    }
+
+    #[test]
+    fn commits_and_roll_overs_replay_to_the_same_state() {
+        let mut dev = device();
+        let (j, meta) = fill(&mut dev, 3);
+        assert!(meta.inodes.len() > 20);
+        let (r, got, _) = Journal::recover(&mut dev, 0, vec![0, 1]).unwrap();
+        assert_eq!(got, meta);
+        assert_eq!((r.generation, r.active, r.next_page), (j.generation, j.active, j.next_page));
+        assert_eq!(dev.zone(1 - j.active as u32).unwrap().state, ZoneState::Empty, "the old zone was reset");
+    }
+
+    #[test]
+    fn a_newer_complete_snapshot_wins_and_an_incomplete_one_is_ignored() {
+        // A power cut after the new snapshot was written but before the old zone was reset.
+        let mut dev = device();
+        let (j, mut meta) = fill(&mut dev, 0);
+        let next = 1 - j.active;
+        (900..920).for_each(|i| meta.apply(&inode(i)));
+        let mut bytes = Vec::new();
+        meta.snapshot().iter().for_each(|r| encode(r, &mut bytes));
+        let pages = j.pages(KIND_SNAPSHOT, j.generation + 1, 0, &bytes);
+        assert!(pages.len() > 512, "a snapshot of several pages");
+        dev.write(0, j.zones[next], 0, &pages, HostLabel::FsMetadata).unwrap();
+        let (r, got, _) = Journal::recover(&mut dev, 0, vec![0, 1]).unwrap();
+        assert_eq!((r.active, got.clone()), (next, meta));
+        assert_eq!(dev.zone(j.zones[j.active]).unwrap().state, ZoneState::Empty, "the stale zone is reset");
+
+        // A power cut in the middle of a snapshot: only its first page made it.
+        let mut dev = device();
+        let (j, meta) = fill(&mut dev, 0);
+        let mut bigger = meta.clone();
+        (900..920).for_each(|i| bigger.apply(&inode(i)));
+        let mut bytes = Vec::new();
+        bigger.snapshot().iter().for_each(|r| encode(r, &mut bytes));
+        let pages = j.pages(KIND_SNAPSHOT, j.generation + 1, 0, &bytes);
+        dev.write(0, j.zones[1 - j.active], 0, &pages[..512], HostLabel::FsMetadata).unwrap();
+        let (r, got, _) = Journal::recover(&mut dev, 0, vec![0, 1]).unwrap();
+        assert_eq!((r.active, got), (j.active, meta), "the older complete snapshot and its log");
+    }
+
+    #[test]
+    fn a_torn_commit_is_dropped_and_the_next_commit_rolls_over() {
+        let mut dev = device();
+        let (j, meta) = fill(&mut dev, 0);
+        // The first page of a two-page commit.
+        let records: Vec<Record> = (500..520).map(inode).collect();
+        let mut bytes = Vec::new();
+        records.iter().for_each(|r| encode(r, &mut bytes));
+        let pages = j.pages(KIND_LOG, j.generation, j.next_page, &bytes);
+        assert!(pages.len() >= 1024);
+        dev.write(0, j.zones[j.active], j.next_page, &pages[..512], HostLabel::FsMetadata).unwrap();
+        let (mut r, got, _) = Journal::recover(&mut dev, 0, vec![0, 1]).unwrap();
+        assert_eq!(got, meta, "none of the torn commit's records");
+        assert!(r.must_roll);
+        let more = vec![inode(600)];
+        let mut after = got;
+        more.iter().for_each(|x| after.apply(x));
+        r.commit(&mut dev, 0, &more, &after).unwrap();
+        assert_eq!(r.generation, j.generation + 1);
+        let (_, again, _) = Journal::recover(&mut dev, 0, vec![0, 1]).unwrap();
+        assert_eq!(again, after);
     }
 }
