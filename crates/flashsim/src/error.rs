@@ -3,6 +3,8 @@
 
 use std::path::PathBuf;
 
+use crate::zoned::ZoneState;
+
 /// Result alias for the simulator.
 pub type Result<T> = std::result::Result<T, FlashError>;
 
@@ -45,6 +47,47 @@ pub enum FlashError {
     /// A read (or relocation) of a page that was not programmed since its block's last erase.
     #[error("{op} of unwritten PPN {ppn}: its block's write pointer is at page {write_pointer}")]
     UnwrittenPage { op: &'static str, ppn: u32, write_pointer: u32 },
+
+    /// A zone number past the last zone of a zoned device.
+    #[error("no such zone: zone {zone} (the device has {zones} zones)")]
+    NoSuchZone { zone: u32, zones: u32 },
+
+    /// A zoned write that does not start at the zone's write pointer (ZNS "Zone Invalid Write").
+    #[error("zone invalid write: zone {zone}: write at page {offset}, the write pointer is at page {write_pointer}")]
+    ZoneInvalidWrite { zone: u32, offset: u64, write_pointer: u64 },
+
+    /// A write or append to a Full zone (ZNS "Zone Is Full").
+    #[error("zone is full: {op} to zone {zone}")]
+    ZoneIsFull { zone: u32, op: &'static str },
+
+    /// An I/O that would cross the end of the zone's writable capacity (writes) or of the zone
+    /// (reads) (ZNS "Zone Boundary Error").
+    #[error(
+        "zone boundary error: {op} of {pages} pages at page {offset} of zone {zone} crosses its limit of {limit} pages"
+    )]
+    ZoneBoundaryError { zone: u32, op: &'static str, offset: u64, pages: u64, limit: u64 },
+
+    /// Opening the zone would exceed the open-zone limit and no implicitly opened zone could be
+    /// closed to make room (ZNS "Too Many Open Zones").
+    #[error("too many open zones: {op} to zone {zone} needs an open zone, {limit} already open")]
+    TooManyOpenZones { zone: u32, op: &'static str, limit: u32 },
+
+    /// Opening the zone would exceed the active-zone limit (ZNS "Too Many Active Zones").
+    #[error("too many active zones: {op} to zone {zone} needs an active zone, {limit} already active")]
+    TooManyActiveZones { zone: u32, op: &'static str, limit: u32 },
+
+    /// A zone management command that the zone's state does not allow (ZNS "Invalid Zone State
+    /// Transition").
+    #[error("invalid zone state transition: {command} of zone {zone} in state {from}")]
+    InvalidZoneStateTransition { zone: u32, from: ZoneState, command: &'static str },
+
+    /// A write to a Read Only zone (ZNS "Zone Is Read Only").
+    #[error("zone is read only: {op} to zone {zone}")]
+    ZoneIsReadOnly { zone: u32, op: &'static str },
+
+    /// An I/O to an Offline zone (ZNS "Zone Is Offline").
+    #[error("zone is offline: {op} of zone {zone}")]
+    ZoneIsOffline { zone: u32, op: &'static str },
 
     /// The sparse backing file failed.
     #[error("backing file {path}: {op}: {source}")]

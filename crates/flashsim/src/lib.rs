@@ -4,7 +4,8 @@
 //!   page states, OOB, wear, page contents, counters per [`Cause`] and latency histograms.
 //! - Devices are FTLs on it. [`BlockSsd`]: a block-interface SSD (page-mapped FTL, greedy /
 //!   cost-benefit / FIFO GC with a device-wide reserve, TRIM, `remap` with a remap log, an optional
-//!   DFTL mapping cache, power-cut recovery).
+//!   DFTL mapping cache, power-cut recovery). [`ZonedSsd`]: an NVMe ZNS SSD (zone states, open and
+//!   active limits, zone append, reset; no device GC), its zones striped over the planes.
 //! - [`clock`]: the host side's simulated time ([`SimClock`] with a foreground and a background
 //!   lane), for whatever drives a device: a file system, an engine, a key-value device.
 //!
@@ -23,6 +24,7 @@ pub mod preset;
 mod ssd;
 pub mod theory;
 pub mod timing;
+pub mod zoned;
 
 pub use cause::{Cause, HostLabel};
 pub use clock::{Lane, SimClock};
@@ -34,3 +36,4 @@ pub use preset::Preset;
 pub use ssd::remap_log::NvramUsage;
 pub use ssd::{BlockSsd, Counters, FlashReport, FtlCounters, GcPolicy, MappingMode, SsdConfig};
 pub use timing::{Nanos, Timing};
+pub use zoned::{ZoneInfo, ZoneState, ZonedConfig, ZonedSsd};

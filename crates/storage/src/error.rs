@@ -65,6 +65,10 @@ pub enum FsError {
     #[error("{op}: {path}: injected {class} fault")]
     Injected { class: IoClass, op: &'static str, path: String },
 
+    /// Options that the file system (or the device under it) cannot honour; `field` names the option.
+    #[error("invalid options: {field}: {reason}")]
+    InvalidOptions { field: &'static str, reason: String },
+
     /// Any other error from the host file system.
     #[error("{op}: {path}: {source}")]
     Io {

@@ -4,6 +4,8 @@
 //! - [`MemFs`]: in memory, with [`MemFs::crash`] that drops everything not yet synced.
 //! - [`FaultFs`]: wraps any `Fs` and injects errors per I/O class, deterministically from a seed.
 //! - `SimFs` (over the simulated SSD in `flashsim`), where a clone is a device remap.
+//! - [`ZoneFs`] (over the simulated ZNS SSD in `flashsim`): files as extents in zones, pluggable
+//!   zone placement (shared, per level with a T-zone, ZenFS's lifetime rule), host zone GC.
 //!
 //! [`conformance`] holds the behavioural suite every implementation must pass, [`history`] the crash-history harness.
 //!
@@ -35,10 +37,12 @@ pub mod host_writes;
 #[cfg(target_os = "linux")]
 pub mod loop_xfs;
 pub mod mem;
+mod namespace;
 pub mod path;
 #[cfg(unix)]
 pub mod posix;
 pub mod sim;
+pub mod zone;
 
 pub use clone::{clone_or_copy, CloneOutcome};
 pub use error::{FsError, Result};
@@ -49,6 +53,7 @@ pub use mem::{MemFs, MemFsBuilder, MemStats};
 #[cfg(unix)]
 pub use posix::PosixFs;
 pub use sim::{SimFs, SimFsOptions};
+pub use zone::{AllocPolicy, GcOptions, ZoneClass, ZoneFs, ZoneFsOptions, ZoneReport};
 
 /// Locks a mutex, ignoring poisoning: the state behind our mutexes stays consistent even if a holder panicked
 /// (each critical section finishes its update or leaves it untouched), and a test that panicked should not turn

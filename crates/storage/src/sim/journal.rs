@@ -50,6 +50,15 @@ pub(super) enum Record {
     NextIno { next: u64 },
 }
 
+impl From<crate::namespace::DirChange> for Record {
+    fn from(c: crate::namespace::DirChange) -> Record {
+        match c {
+            crate::namespace::DirChange::Link { dir, name, ino } => Record::Link { dir, name, ino },
+            crate::namespace::DirChange::Unlink { dir, name } => Record::Unlink { dir, name },
+        }
+    }
+}
+
 impl DurableMeta {
     pub fn empty() -> DurableMeta {
         let mut m = DurableMeta { next_ino: 1, ..Default::default() };

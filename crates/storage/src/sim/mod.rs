@@ -21,7 +21,6 @@ mod alloc;
 mod handles;
 mod inode;
 mod journal;
-mod namespace;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -36,12 +35,12 @@ use crate::clone::{check_alignment, check_ranges};
 use crate::error::{FsError, Result};
 use crate::fs::{FileLock, Fs, RandomAccessFile, WritableFile, WriteHint};
 use crate::lock_unpoisoned as lock;
+use crate::namespace::Namespace;
 use crate::path;
 use alloc::Allocator;
 use handles::{SimLock, SimReader, SimWriter};
 use inode::Inode;
 use journal::{DurableMeta, Journal, Record};
-use namespace::Namespace;
 
 /// Sizes of SimFs's own structures.
 #[derive(Debug, Clone, Copy)]
@@ -561,7 +560,8 @@ impl Fs for SimFs {
         if !st.ns.contains_dir(dir) {
             return Err(FsError::NotFound { op: "sync_dir", path: dir.to_string() });
         }
-        let (mut records, dropped) = st.ns.commit_dir(dir);
+        let (changes, dropped) = st.ns.commit_dir(dir);
+        let mut records: Vec<Record> = changes.into_iter().map(Record::from).collect();
         // A file linked durably before its first sync exists, empty.
         for r in records.clone() {
             if let Record::Link { ino, .. } = r {

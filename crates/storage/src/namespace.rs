@@ -1,6 +1,7 @@
-//! The namespace of a SimFs: directories with their current and durable entries (name -> inode),
-//! with the same crash contract as MemFs: `sync_dir` makes a directory's entries durable, and a
-//! rename that crosses directories becomes durable on both sides when either side is synced.
+//! The namespace of the simulated file systems (SimFs, ZoneFs): directories with their current and
+//! durable entries (name -> inode), with the same crash contract as MemFs: `sync_dir` makes a
+//! directory's entries durable, and a rename that crosses directories becomes durable on both
+//! sides when either side is synced. Each file system journals the [`DirChange`]s a sync returns.
 //!
 //! Costs stay proportional to what changed: each directory remembers the names changed since its
 //! last sync, and the namespace counts the references to every inode (current and durable), so a
@@ -9,10 +10,15 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use super::journal::Record;
+/// A durable directory entry that a `sync_dir` changed: what a file system's journal records.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum DirChange {
+    Link { dir: String, name: String, ino: u64 },
+    Unlink { dir: String, name: String },
+}
 
 #[derive(Debug, Default, Clone)]
-pub(super) struct Dir {
+pub(crate) struct Dir {
     entries: BTreeMap<String, u64>,
     durable: BTreeMap<String, u64>,
     /// Names whose current entry may differ from the durable one.
@@ -30,7 +36,7 @@ impl Dir {
 }
 
 #[derive(Debug, Default)]
-pub(super) struct Namespace {
+pub(crate) struct Namespace {
     dirs: BTreeMap<String, Dir>,
     /// References to each inode from current and durable entries.
     refs: HashMap<u64, u32>,
@@ -121,10 +127,10 @@ impl Namespace {
         }
     }
 
-    /// Makes `dir`'s entries durable (and both sides of renames across directories); returns the
-    /// journal records of every durable entry that changed, and the inodes some durable entry no
-    /// longer names (candidates for collection).
-    pub fn commit_dir(&mut self, dir: &str) -> (Vec<Record>, Vec<u64>) {
+    /// Makes `dir`'s entries durable (and both sides of renames across directories); returns every
+    /// durable entry that changed, and the inodes some durable entry no longer names (candidates
+    /// for collection).
+    pub fn commit_dir(&mut self, dir: &str) -> (Vec<DirChange>, Vec<u64>) {
         let Some(d) = self.dirs.get_mut(dir) else { return (Vec::new(), Vec::new()) };
         let dirty = std::mem::take(&mut d.dirty);
         let mut arrived = Vec::new();
@@ -168,10 +174,10 @@ impl Namespace {
             }
             match new {
                 Some(ino) => {
-                    records.push(Record::Link { dir: dname.clone(), name: n, ino });
+                    records.push(DirChange::Link { dir: dname.clone(), name: n, ino });
                     *self.refs.entry(ino).or_insert(0) += 1;
                 }
-                None => records.push(Record::Unlink { dir: dname.clone(), name: n }),
+                None => records.push(DirChange::Unlink { dir: dname.clone(), name: n }),
             }
             if let Some(o) = old {
                 self.unref(o);

@@ -1,0 +1,272 @@
+//! Zone placement: which zones a file's data goes to. A policy ([`ZoneAllocator`]) names a file's
+//! placement class from its write hint, says whether each file writes a stream of its own, and,
+//! when a stream needs a zone, picks an open zone to continue in or asks for a new empty one.
+//! The file system does the rest (finishing a zone to free an active-zone token, taking the first
+//! empty zone, host GC), the same way for every policy.
+//!
+//! Policies ([`AllocPolicy`]):
+//! - `Shared`: one stream of zones for every file (LevelDB on ZNS as is: seed 003's BL and GC
+//!   baselines). Files interleave in the zone being written.
+//! - `PerLevel`: zones dedicated per class: the WAL, metadata files (manifest, CURRENT, unhinted
+//!   files), each LSM level (from `WriteHint::level()`; a flush is level 0, a move goes to its
+//!   level's zones), and short-lived SSTs in a class of their own (the T-zone). Each class appends
+//!   to its own current zone and takes the first empty zone when that fills (the LL fork's rule):
+//!   seed 003's LS, Gear and LL rows.
+//! - `Lifetime`: ZenFS's allocator. A file's lifetime comes from its hint (WAL short; flush, L0 and
+//!   L1 medium; L2 long; deeper extreme; manifest and unhinted files "not set"); a zone takes the
+//!   lifetime of the file that opened it. Each file writes a stream of its own, and a zone is
+//!   written by one file at a time. When a file needs a zone, ZenFS's `GetBestOpenZoneMatch` /
+//!   `AllocateIOZone` rule applies: among the open (partly written, not busy) zones, the one with
+//!   the smallest lifetime difference (`zone - file` when the zone lives longer; 50 when equal; 100
+//!   when shorter; for "not set" files 0 for a "not set" zone and 100 otherwise; on a tie, the
+//!   later zone in zone order). A difference under 50 takes that zone. Otherwise a new empty zone
+//!   is opened if an active-zone token is free; without a token a same-lifetime zone (50) is
+//!   still used; failing both, the fullest active zone is finished to free a token and an empty
+//!   zone opened (ZenFS's `FinishCheapestIOZone`). Not modelled: ZenFS's finish threshold, its
+//!   reserved open token for the WAL, and its sparse WAL format.
+
+use crate::fs::WriteHint;
+
+/// Where files of a class go: the unit of placement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ZoneClass {
+    /// Every file (the `Shared` policy).
+    Shared,
+    Wal,
+    /// Manifest, CURRENT and unhinted files.
+    Metadata,
+    /// SSTs of an LSM level (flush = level 0; moves to their level).
+    Level(u8),
+    /// Short-lived SSTs (lifetime-leveling's T-zone).
+    TZone,
+    /// A ZenFS write-lifetime class.
+    Lifetime(Lifetime),
+}
+
+/// ZenFS's write-lifetime hints (RocksDB's `WriteLifeTimeHint`), with their numeric order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Lifetime {
+    NotSet = 0,
+    Short = 2,
+    Medium = 3,
+    Long = 4,
+    Extreme = 5,
+}
+
+impl Lifetime {
+    /// The lifetime of a file written with `hint`.
+    pub fn of(hint: WriteHint) -> Lifetime {
+        match (hint, hint.level()) {
+            (WriteHint::Wal, _) => Lifetime::Short,
+            (_, Some(0 | 1)) => Lifetime::Medium,
+            (_, Some(2)) => Lifetime::Long,
+            (_, Some(_)) => Lifetime::Extreme,
+            (_, None) => Lifetime::NotSet,
+        }
+    }
+}
+
+/// ZenFS's lifetime difference of putting a file of lifetime `file` in a zone of lifetime `zone`.
+pub fn lifetime_diff(zone: Lifetime, file: Lifetime) -> u32 {
+    const NOT_GOOD: u32 = 100;
+    const COULD_BE_WORSE: u32 = 50;
+    if file == Lifetime::NotSet {
+        return if zone == file { 0 } else { NOT_GOOD };
+    }
+    match (zone as u32, file as u32) {
+        (z, f) if z > f => z - f,
+        (z, f) if z == f => COULD_BE_WORSE,
+        _ => NOT_GOOD,
+    }
+}
+
+/// A partly written zone that no stream is writing: a candidate to continue in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OpenZone {
+    pub zone: u32,
+    pub class: ZoneClass,
+    pub free_pages: u64,
+}
+
+/// What a policy answers when a stream needs a zone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Choice {
+    /// Continue in this open zone.
+    Reuse(u32),
+    /// Open a new (empty) zone for the class, finishing a zone first if no active token is free.
+    NewZone,
+}
+
+/// A placement policy.
+pub trait ZoneAllocator: Send + std::fmt::Debug {
+    fn policy(&self) -> AllocPolicy;
+
+    /// The placement class of a file written with `hint`.
+    fn class(&self, hint: WriteHint) -> ZoneClass;
+
+    /// Whether each file writes a stream of its own (a zone written by one file at a time), rather
+    /// than sharing its class's stream.
+    fn stream_per_file(&self) -> bool;
+
+    /// Where a stream of `class` continues, given the open zones no stream is writing and whether
+    /// an active-zone token is free.
+    fn choose(&self, class: ZoneClass, open: &[OpenZone], token_free: bool) -> Choice;
+}
+
+/// The placement policies ZoneFs offers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AllocPolicy {
+    #[default]
+    Shared,
+    PerLevel,
+    Lifetime,
+}
+
+impl AllocPolicy {
+    pub const NAMES: [&'static str; 3] = ["shared", "per-level", "lifetime"];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            AllocPolicy::Shared => "shared",
+            AllocPolicy::PerLevel => "per-level",
+            AllocPolicy::Lifetime => "lifetime",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<AllocPolicy> {
+        match s {
+            "shared" => Some(AllocPolicy::Shared),
+            "per-level" => Some(AllocPolicy::PerLevel),
+            "lifetime" => Some(AllocPolicy::Lifetime),
+            _ => None,
+        }
+    }
+
+    /// The allocator that implements the policy.
+    pub fn allocator(self) -> Box<dyn ZoneAllocator> {
+        match self {
+            AllocPolicy::Shared => Box::new(SharedAlloc),
+            AllocPolicy::PerLevel => Box::new(PerLevelAlloc),
+            AllocPolicy::Lifetime => Box::new(LifetimeAlloc),
+        }
+    }
+}
+
+#[derive(Debug)]
+struct SharedAlloc;
+
+impl ZoneAllocator for SharedAlloc {
+    fn policy(&self) -> AllocPolicy {
+        AllocPolicy::Shared
+    }
+    fn class(&self, _: WriteHint) -> ZoneClass {
+        ZoneClass::Shared
+    }
+    fn stream_per_file(&self) -> bool {
+        false
+    }
+    fn choose(&self, _: ZoneClass, _: &[OpenZone], _: bool) -> Choice {
+        Choice::NewZone
+    }
+}
+
+#[derive(Debug)]
+struct PerLevelAlloc;
+
+impl ZoneAllocator for PerLevelAlloc {
+    fn policy(&self) -> AllocPolicy {
+        AllocPolicy::PerLevel
+    }
+    fn class(&self, hint: WriteHint) -> ZoneClass {
+        match hint {
+            WriteHint::Wal => ZoneClass::Wal,
+            WriteHint::ShortLived { .. } => ZoneClass::TZone,
+            h => h.level().map_or(ZoneClass::Metadata, ZoneClass::Level),
+        }
+    }
+    fn stream_per_file(&self) -> bool {
+        false
+    }
+    fn choose(&self, _: ZoneClass, _: &[OpenZone], _: bool) -> Choice {
+        Choice::NewZone
+    }
+}
+
+#[derive(Debug)]
+struct LifetimeAlloc;
+
+impl ZoneAllocator for LifetimeAlloc {
+    fn policy(&self) -> AllocPolicy {
+        AllocPolicy::Lifetime
+    }
+    fn class(&self, hint: WriteHint) -> ZoneClass {
+        ZoneClass::Lifetime(Lifetime::of(hint))
+    }
+    fn stream_per_file(&self) -> bool {
+        true
+    }
+    fn choose(&self, class: ZoneClass, open: &[OpenZone], token_free: bool) -> Choice {
+        let ZoneClass::Lifetime(file) = class else { return Choice::NewZone };
+        let mut best: Option<(u32, u32)> = None; // (diff, zone)
+        for z in open {
+            let ZoneClass::Lifetime(zone) = z.class else { continue };
+            let diff = lifetime_diff(zone, file);
+            if diff <= best.map_or(100, |b| b.0) {
+                best = Some((diff, z.zone));
+            }
+        }
+        match best {
+            Some((diff, zone)) if diff < 50 => Choice::Reuse(zone),
+            Some((50, zone)) if !token_free => Choice::Reuse(zone),
+            _ => Choice::NewZone,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn open(zone: u32, l: Lifetime) -> OpenZone {
+        OpenZone { zone, class: ZoneClass::Lifetime(l), free_pages: 10 }
+    }
+
+    #[test]
+    fn lifetimes_follow_the_hints() {
+        assert_eq!(Lifetime::of(WriteHint::Wal), Lifetime::Short);
+        assert_eq!(Lifetime::of(WriteHint::Flush), Lifetime::Medium);
+        assert_eq!(Lifetime::of(WriteHint::Compaction { output_level: 1 }), Lifetime::Medium);
+        assert_eq!(Lifetime::of(WriteHint::Compaction { output_level: 2 }), Lifetime::Long);
+        assert_eq!(Lifetime::of(WriteHint::Move { output_level: 5 }), Lifetime::Extreme);
+        assert_eq!(Lifetime::of(WriteHint::Manifest), Lifetime::NotSet);
+        assert_eq!(lifetime_diff(Lifetime::Extreme, Lifetime::Medium), 2);
+        assert_eq!(lifetime_diff(Lifetime::Medium, Lifetime::Medium), 50);
+        assert_eq!(lifetime_diff(Lifetime::Short, Lifetime::Medium), 100);
+        assert_eq!(lifetime_diff(Lifetime::NotSet, Lifetime::NotSet), 0);
+        assert_eq!(lifetime_diff(Lifetime::Long, Lifetime::NotSet), 100);
+    }
+
+    #[test]
+    fn zenfs_rule_prefers_the_closest_longer_lifetime_then_a_new_zone_then_an_equal_one() {
+        let a = LifetimeAlloc;
+        let medium = ZoneClass::Lifetime(Lifetime::Medium);
+        let zones = [open(1, Lifetime::Extreme), open(2, Lifetime::Long), open(3, Lifetime::Short)];
+        assert_eq!(a.choose(medium, &zones, true), Choice::Reuse(2), "Long is the closest longer lifetime");
+        let same = [open(4, Lifetime::Medium), open(5, Lifetime::Short)];
+        assert_eq!(a.choose(medium, &same, true), Choice::NewZone, "a free token opens a new zone");
+        assert_eq!(a.choose(medium, &same, false), Choice::Reuse(4), "without a token, the equal lifetime");
+        assert_eq!(a.choose(medium, &[open(6, Lifetime::Short)], false), Choice::NewZone);
+        let ties = [open(7, Lifetime::Long), open(8, Lifetime::Long)];
+        assert_eq!(a.choose(medium, &ties, true), Choice::Reuse(8), "ties go to the later zone, as ZenFS");
+    }
+
+    #[test]
+    fn per_level_classes() {
+        let a = PerLevelAlloc;
+        assert_eq!(a.class(WriteHint::Flush), ZoneClass::Level(0));
+        assert_eq!(a.class(WriteHint::Move { output_level: 3 }), ZoneClass::Level(3));
+        assert_eq!(a.class(WriteHint::ShortLived { output_level: 3 }), ZoneClass::TZone);
+        assert_eq!(a.class(WriteHint::None), ZoneClass::Metadata);
+        assert_eq!(SharedAlloc.class(WriteHint::Wal), ZoneClass::Shared);
+    }
+}

@@ -1,0 +1,134 @@
+//! The operations that move a ZoneFs file's bytes: append (buffered, written a chunk of whole
+//! pages at a time), sync (the partial last page written padded, then the file's durable record
+//! journaled) and read (extents from the device, the rest from the buffer).
+
+use flashsim::SimClock;
+
+use super::extent::Inode;
+use super::label;
+use super::records::Record;
+use super::state::State;
+use crate::error::{FsError, Result};
+
+fn inode<'a>(st: &'a mut State, ino: u64, op: &'static str, path: &str) -> Result<&'a mut Inode> {
+    st.inodes.get_mut(&ino).ok_or_else(|| FsError::NotFound { op, path: path.to_string() })
+}
+
+pub(crate) fn append(st: &mut State, clock: &SimClock, ino: u64, path: &str, data: &[u8]) -> Result<()> {
+    let chunk = st.chunk_pages * st.page_size;
+    let i = inode(st, ino, "append", path)?;
+    i.buf.extend_from_slice(data);
+    i.len += data.len() as u64;
+    if i.buf.len() >= chunk {
+        write_buffer(st, clock, ino, path, false)?;
+    }
+    Ok(())
+}
+
+/// Writes the buffer's whole pages (and with `pad`, its partial last page, padded).
+fn write_buffer(st: &mut State, clock: &SimClock, ino: u64, path: &str, pad: bool) -> Result<()> {
+    let ps = st.page_size;
+    let i = inode(st, ino, "append", path)?;
+    let whole = i.buf.len() / ps * ps;
+    let (mut data, bytes) = if pad { (i.buf.clone(), i.buf.len()) } else { (i.buf[..whole].to_vec(), whole) };
+    if data.is_empty() {
+        return Ok(());
+    }
+    data.resize(data.len().div_ceil(ps) * ps, 0);
+    let padding = (data.len() - bytes) as u64;
+    let hint = i.hint;
+    let (written, r) = st.write_file_pages(clock, ino, hint, &data, bytes as u64, path);
+    let i = inode(st, ino, "append", path)?;
+    i.buf.drain(..written as usize);
+    i.pending = i.pending.max(*r.as_ref().unwrap_or(&0));
+    if written == bytes as u64 {
+        st.counters.padding_bytes += padding;
+    }
+    r.map(|_| ())
+}
+
+/// Makes `ino`'s bytes durable: its buffer is written (the last page padded), then its record is
+/// journaled; the caller's lane waits for both.
+pub(crate) fn sync(st: &mut State, clock: &SimClock, ino: u64, path: &str) -> Result<()> {
+    write_buffer(st, clock, ino, path, true)?;
+    let i = inode(st, ino, "sync", path)?;
+    i.synced_len = i.len;
+    let record = Record::Inode { ino, len: i.len, hint: i.hint, extents: i.durable_extents() };
+    // The record goes out once the data it points at is on the flash.
+    let at = i.pending.max(clock.now());
+    let done = st.commit(at, vec![record])?;
+    clock.advance_current(done);
+    Ok(())
+}
+
+pub(crate) fn read(
+    st: &mut State,
+    clock: &SimClock,
+    ino: u64,
+    path: &str,
+    offset: u64,
+    buf: &mut [u8],
+) -> Result<usize> {
+    let ps = st.page_size as u64;
+    let i = inode(st, ino, "read_at", path)?;
+    if offset >= i.len || buf.is_empty() {
+        return Ok(0);
+    }
+    let n = (buf.len() as u64).min(i.len - offset);
+    let dev_end = (offset + n).min(i.dev_len);
+    let pieces = if offset < dev_end { i.pieces(offset, dev_end - offset, ps) } else { Vec::new() };
+    // Bytes still in the buffer.
+    let from = offset.max(i.dev_len);
+    if from < offset + n {
+        let b = (from - i.dev_len) as usize;
+        let len = (offset + n - from) as usize;
+        buf[(from - offset) as usize..(from - offset) as usize + len].copy_from_slice(&i.buf[b..b + len]);
+    }
+    let hint = label(i.hint);
+    let at = clock.now();
+    let mut done = at;
+    let mut at_buf = 0usize;
+    let mut pages = Vec::new();
+    for p in pieces {
+        pages.resize(p.pages as usize * ps as usize, 0);
+        let t =
+            st.dev.read(at, p.zone, p.page, &mut pages, hint).map_err(|e| super::device_error("read_at", path, e))?;
+        done = done.max(t);
+        st.stats.read_bytes += p.pages * ps;
+        buf[at_buf..at_buf + p.len].copy_from_slice(&pages[p.skip..p.skip + p.len]);
+        at_buf += p.len;
+    }
+    clock.advance_current(done);
+    Ok(n as usize)
+}
+
+/// Copies `len` bytes of file `src` at `src_offset` to the end of `dst` (both checked by the
+/// caller): a zoned file system cannot share extents.
+pub(crate) fn append_copy(
+    st: &mut State,
+    clock: &SimClock,
+    src: (u64, &str),
+    src_offset: u64,
+    dst: (u64, &str),
+    len: u64,
+) -> Result<()> {
+    const CHUNK: u64 = 1 << 20;
+    let mut done = 0;
+    let mut buf = vec![0u8; CHUNK.min(len) as usize];
+    while done < len {
+        let n = CHUNK.min(len - done) as usize;
+        let got = read(st, clock, src.0, src.1, src_offset + done, &mut buf[..n])?;
+        if got < n {
+            return Err(FsError::UnexpectedEof {
+                op: "append_cloned",
+                path: src.1.to_string(),
+                offset: src_offset + done,
+                wanted: n,
+                got,
+            });
+        }
+        append(st, clock, dst.0, dst.1, &buf[..n])?;
+        done += n as u64;
+    }
+    Ok(())
+}

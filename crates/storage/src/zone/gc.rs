@@ -1,0 +1,158 @@
+//! Host zone GC: when a stream needs a zone and at most `free_zones_trigger` empty data zones are
+//! left, reclaim zones by copying their live extents elsewhere.
+//!
+//! Greedy: the victim is the full (or finished) data zone with the fewest live bytes that no
+//! stream is writing, if copying it frees anything (fewer live bytes than its capacity). Each of
+//! its live extents is read and appended to the GC stream of the victim's class (kept apart from
+//! new data), and the files' extent maps are updated in memory; then every moved extent that a
+//! durable record points at gets a new record, committed to the journal; only then is the victim
+//! reset. A power cut before the commit leaves the durable state pointing at the victim, which is
+//! intact; after it, the victim holds nothing live and is reset at mount. GC runs inline and the
+//! current lane waits for it (reads, copies, commit, reset) in simulated time. Its copies count as
+//! host writes with label `ZoneGc` and in `zone_gc_bytes`, its reads in `read_bytes` (and as
+//! `ZoneGc` reads on the device).
+
+use flashsim::{HostLabel, SimClock, ZoneState};
+
+use super::alloc::ZoneClass;
+use super::extent::Extent;
+use super::records::Record;
+use super::space::StreamKey;
+use super::state::State;
+use crate::error::{FsError, Result};
+
+/// Points inside a GC run where [`super::ZoneFs::crash_during_next_gc`] can stop it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GcStep {
+    /// After the first live extent was copied, before the others.
+    AfterFirstCopy,
+    /// After every live extent was copied, before the new map is durable.
+    AfterCopies,
+    /// After the new map is durable, before the victim is reset.
+    AfterCommit,
+}
+
+impl State {
+    /// Runs GC while it is due and can make progress.
+    pub fn maybe_gc(&mut self, clock: &SimClock, op: &'static str, path: &str) -> Result<()> {
+        let Some(gc) = self.opts.gc else { return Ok(()) };
+        // Each run frees at most one zone; more runs than zones cannot be progress.
+        for _ in 0..self.data_zones().len() {
+            if self.empty_data_zones() > gc.free_zones_trigger {
+                break;
+            }
+            if !self.gc_once(clock, op, path)? {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// The greedy victim: the full data zone no stream writes with the fewest live bytes, among
+    /// those whose live extents take fewer pages than the zone holds (copying the others frees
+    /// nothing: a zone of one-page extents each holding a few synced bytes is "mostly dead" by
+    /// bytes but costs a whole zone to copy).
+    fn gc_victim(&self) -> Option<u32> {
+        let ps = self.page_size as u64;
+        let mut live_pages = vec![0u64; self.zones.len()];
+        for e in self.inodes.values().flat_map(|i| i.extents.iter()) {
+            live_pages[e.zone as usize] += e.pages(ps);
+        }
+        self.data_zones()
+            .filter(|&z| self.zone_state(z).0 == ZoneState::Full && !self.is_current(z))
+            .filter(|&z| live_pages[z as usize] < self.capacity_pages())
+            .min_by_key(|&z| (self.zones[z as usize].live, z))
+    }
+
+    /// One GC run; false when there is no victim or no room to copy it.
+    fn gc_once(&mut self, clock: &SimClock, op: &'static str, path: &str) -> Result<bool> {
+        let Some(victim) = self.gc_victim() else { return Ok(false) };
+        let ps = self.page_size as u64;
+        // The live extents, by file, in file order.
+        let mut moves: Vec<(u64, usize, Extent)> = Vec::new();
+        for (&ino, inode) in &self.inodes {
+            for (k, e) in inode.extents.iter().enumerate() {
+                if e.zone == victim {
+                    moves.push((ino, k, *e));
+                }
+            }
+        }
+        let class = self.zones[victim as usize].class.unwrap_or(ZoneClass::Shared);
+        let key = StreamKey::Gc(class);
+        let needed: u64 = moves.iter().map(|m| m.2.pages(ps)).sum();
+        let room = self.streams.get(&key).map_or(0, |&z| self.room(z))
+            + self.empty_data_zones() as u64 * self.capacity_pages();
+        if needed > room {
+            return Ok(false);
+        }
+        let start = clock.now();
+        let mut t = start;
+        let mut page = Vec::new();
+        // Extents of one file are replaced from the last, so that earlier indexes stay valid.
+        moves.sort_by_key(|m| (m.0, std::cmp::Reverse(m.1)));
+        let mut touched: Vec<u64> = Vec::new();
+        for (n, (ino, k, e)) in moves.iter().copied().enumerate() {
+            let pages = e.pages(ps);
+            page.resize((pages * ps) as usize, 0);
+            let read = self
+                .dev
+                .read(start, victim, e.start as u64, &mut page, HostLabel::ZoneGc)
+                .map_err(|err| super::device_error("gc", path, err))?;
+            self.stats.read_bytes += pages * ps;
+            // The copy is programmed once its pages are read (the lane waits for GC anyway).
+            clock.advance_current(read);
+            let mut new = Vec::new();
+            let mut sink = |_: &mut State, x: Extent| new.push(x);
+            let r = self.write_stream(clock, key, class, &page, e.bytes, HostLabel::ZoneGc, false, op, path, &mut sink);
+            let copied: u64 = new.iter().map(|x| x.pages(ps)).sum::<u64>() * ps;
+            self.stats.zone_gc_bytes += copied;
+            self.counters.gc_copied_bytes += copied;
+            let written = r?;
+            t = t.max(read).max(written);
+            self.zones[victim as usize].live -= e.bytes;
+            if let Some(inode) = self.inodes.get_mut(&ino) {
+                inode.extents.splice(k..k + 1, new);
+            }
+            touched.push(ino);
+            if n == 0 && self.take_crash(GcStep::AfterFirstCopy) {
+                return Err(crashed(path, GcStep::AfterFirstCopy));
+            }
+        }
+        if self.take_crash(GcStep::AfterCopies) {
+            return Err(crashed(path, GcStep::AfterCopies));
+        }
+        touched.dedup();
+        let records: Vec<Record> = touched
+            .iter()
+            .filter(|ino| self.meta.inodes.contains_key(ino))
+            .filter_map(|&ino| {
+                let i = self.inodes.get(&ino)?;
+                Some(Record::Inode { ino, len: i.synced_len, hint: i.hint, extents: i.durable_extents() })
+            })
+            .collect();
+        let committed = self.commit(t, records)?;
+        if self.take_crash(GcStep::AfterCommit) {
+            return Err(crashed(path, GcStep::AfterCommit));
+        }
+        let done = self.reset_zone_labelled(committed, victim, "gc", HostLabel::ZoneGc)?;
+        self.counters.gc_runs += 1;
+        clock.advance_current(done);
+        Ok(true)
+    }
+
+    fn take_crash(&mut self, step: GcStep) -> bool {
+        if self.gc_crash == Some(step) {
+            self.gc_crash = None;
+            return true;
+        }
+        false
+    }
+}
+
+fn crashed(path: &str, step: GcStep) -> FsError {
+    FsError::Io {
+        op: "gc",
+        path: path.to_string(),
+        source: std::io::Error::other(format!("simulated power loss during host zone GC ({step:?})")),
+    }
+}
