@@ -9,10 +9,10 @@ use std::collections::BTreeMap;
 use std::ops::Bound;
 use std::sync::Arc;
 
-use flashsim::SimClock;
+use flashsim::{SimClock, ZonedConfig, ZonedSsd};
 use lsm::{CompactionStyle, Db, Options, ReadOptions, WriteBatch, WriteOptions};
 use proptest::prelude::*;
-use storage::{Fs, MemFs, SimFs, SimFsOptions};
+use storage::{AllocPolicy, Fs, GcOptions, MemFs, SimFs, SimFsOptions, ZoneFs, ZoneFsOptions};
 
 type Model = BTreeMap<Vec<u8>, Vec<u8>>;
 
@@ -98,6 +98,30 @@ fn sim_env() -> Env {
         SimFsOptions { checkpoint_slot_pages: 32, log_pages: 32, alloc_window_pages: 16 },
     )
     .unwrap();
+    let c = fs.clone();
+    let mut o = options();
+    o.sim_clock = Some(clock);
+    Env { fs: Arc::new(fs), crash: Box::new(move || c.power_cut().unwrap()), options: o }
+}
+
+/// ZoneFs over a small zoned SSD (4 planes, zones of 16 pages per plane = 256 KiB, 64 zones),
+/// placing by `policy`, with host zone GC.
+fn zone_env(policy: AllocPolicy) -> Env {
+    let clock = SimClock::new();
+    let g = flashsim::Geometry {
+        channels: 2,
+        chips_per_channel: 1,
+        dies_per_chip: 1,
+        planes_per_die: 2,
+        blocks_per_plane: 64,
+        pages_per_block: 16,
+        page_size: 4096,
+        oob_size: 64,
+    };
+    let zone = 4 * g.block_bytes();
+    let dev = ZonedSsd::new(ZonedConfig::new(g, flashsim::Preset::Femu.timing(), zone)).unwrap();
+    let opts = ZoneFsOptions { policy, gc: Some(GcOptions::default()), ..ZoneFsOptions::default() };
+    let fs = ZoneFs::format(dev, clock.clone(), opts).unwrap();
     let c = fs.clone();
     let mut o = options();
     o.sim_clock = Some(clock);
@@ -239,6 +263,17 @@ proptest! {
         style in prop::sample::select(vec![CompactionStyle::Leveled, CompactionStyle::Gear, CompactionStyle::LifetimeLeveling]),
     ) {
         let mut env = mem_env();
+        env.options.compaction = style;
+        run(ops, env)?;
+    }
+
+    #[test]
+    fn engine_on_zonefs_under_every_strategy_matches_the_model(
+        ops in prop::collection::vec(op(), 1..250),
+        style in prop::sample::select(vec![CompactionStyle::Leveled, CompactionStyle::Gear, CompactionStyle::LifetimeLeveling]),
+        policy in prop::sample::select(vec![AllocPolicy::Shared, AllocPolicy::PerLevel, AllocPolicy::Lifetime]),
+    ) {
+        let mut env = zone_env(policy);
         env.options.compaction = style;
         run(ops, env)?;
     }
