@@ -10,6 +10,9 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+use crate::error::{FsError, Result};
+use crate::path;
+
 /// A durable directory entry that a `sync_dir` changed: what a file system's journal records.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum DirChange {
@@ -56,6 +59,53 @@ impl Namespace {
             );
         }
         ns
+    }
+
+    /// Whether `p` names a file (an entry of its parent directory).
+    pub fn is_file(&self, p: &str) -> bool {
+        self.dir(path::parent(p)).is_some_and(|d| d.entries().contains_key(path::file_name(p)))
+    }
+
+    /// The names of the entries of directory `dir`, files and subdirectories, sorted (`Fs::list`).
+    pub fn list(&self, dir: &str) -> Result<Vec<String>> {
+        let d = self.dir(dir).ok_or_else(|| FsError::NotFound { op: "list", path: dir.to_string() })?;
+        let mut names: Vec<String> = d.entries().keys().cloned().collect();
+        for sub in self.dir_names() {
+            if !sub.is_empty() && path::parent(sub) == dir {
+                names.push(path::file_name(sub).to_string());
+            }
+        }
+        names.sort();
+        Ok(names)
+    }
+
+    /// Creates `dir` and its missing parents (`Fs::create_dir_all`); returns the directories it
+    /// created, parents first, for the file system to journal. A prefix that is a file is an error.
+    pub fn create_dir_all(&mut self, dir: &str) -> Result<Vec<String>> {
+        let mut end = 0;
+        let mut created = Vec::new();
+        while end < dir.len() {
+            end = dir[end..].find('/').map_or(dir.len(), |i| end + i);
+            let prefix = &dir[..end];
+            if self.is_file(prefix) {
+                return Err(FsError::AlreadyExists { op: "create_dir_all", path: prefix.to_string() });
+            }
+            if self.add_dir(prefix) {
+                created.push(prefix.to_string());
+            }
+            end += 1;
+        }
+        Ok(created)
+    }
+
+    /// Checks that `dir` exists and is empty: no entries and no subdirectories (`Fs::remove_dir`).
+    pub fn check_removable(&self, dir: &str) -> Result<()> {
+        let d = self.dir(dir).ok_or_else(|| FsError::NotFound { op: "remove_dir", path: dir.to_string() })?;
+        let has_subdirs = self.dir_names().any(|d| !d.is_empty() && path::parent(d) == dir);
+        if !d.is_empty() || has_subdirs {
+            return Err(FsError::DirNotEmpty { op: "remove_dir", path: dir.to_string() });
+        }
+        Ok(())
     }
 
     pub fn dir(&self, name: &str) -> Option<&Dir> {

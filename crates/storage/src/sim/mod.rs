@@ -344,7 +344,7 @@ impl State {
     }
 
     fn is_file(&self, p: &str) -> bool {
-        self.ns.dir(path::parent(p)).is_some_and(|d| d.entries().contains_key(path::file_name(p)))
+        self.ns.is_file(p)
     }
 
     fn new_inode(&mut self, hint: WriteHint) -> u64 {
@@ -471,34 +471,13 @@ impl Fs for SimFs {
 
     fn list(&self, dir: &str) -> Result<Vec<String>> {
         path::validate_dir(dir)?;
-        let st = self.shared.state();
-        let d = st.ns.dir(dir).ok_or_else(|| FsError::NotFound { op: "list", path: dir.to_string() })?;
-        let mut names: Vec<String> = d.entries().keys().cloned().collect();
-        for sub in st.ns.dir_names() {
-            if !sub.is_empty() && path::parent(sub) == dir {
-                names.push(path::file_name(sub).to_string());
-            }
-        }
-        names.sort();
-        Ok(names)
+        self.shared.state().ns.list(dir)
     }
 
     fn create_dir_all(&self, dir: &str) -> Result<()> {
         path::validate_dir(dir)?;
         let mut st = self.shared.state();
-        let mut end = 0;
-        let mut records = Vec::new();
-        while end < dir.len() {
-            end = dir[end..].find('/').map_or(dir.len(), |i| end + i);
-            let prefix = &dir[..end];
-            if st.is_file(prefix) {
-                return Err(FsError::AlreadyExists { op: "create_dir_all", path: prefix.to_string() });
-            }
-            if st.ns.add_dir(prefix) {
-                records.push(Record::Mkdir { dir: prefix.to_string() });
-            }
-            end += 1;
-        }
+        let records = st.ns.create_dir_all(dir)?.into_iter().map(|dir| Record::Mkdir { dir }).collect();
         // Directories are durable as soon as they exist, as in MemFs.
         let at = self.shared.clock.now();
         let done = st.commit(at, records)?;
@@ -509,12 +488,7 @@ impl Fs for SimFs {
     fn remove_dir(&self, dir: &str) -> Result<()> {
         path::validate(dir)?;
         let mut st = self.shared.state();
-        let d = st.ns.dir(dir).ok_or_else(|| FsError::NotFound { op: "remove_dir", path: dir.to_string() })?;
-        let empty = d.is_empty();
-        let has_subdirs = st.ns.dir_names().any(|d| !d.is_empty() && path::parent(d) == dir);
-        if !empty || has_subdirs {
-            return Err(FsError::DirNotEmpty { op: "remove_dir", path: dir.to_string() });
-        }
+        st.ns.check_removable(dir)?;
         // Removing a directory is durable at once (as in MemFs); files only its durable entries
         // still held go with it.
         let held = st.ns.remove_dir(dir);

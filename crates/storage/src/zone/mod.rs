@@ -332,34 +332,13 @@ impl Fs for ZoneFs {
 
     fn list(&self, dir: &str) -> Result<Vec<String>> {
         path::validate_dir(dir)?;
-        let st = self.shared.state();
-        let d = st.ns.dir(dir).ok_or_else(|| FsError::NotFound { op: "list", path: dir.to_string() })?;
-        let mut names: Vec<String> = d.entries().keys().cloned().collect();
-        for sub in st.ns.dir_names() {
-            if !sub.is_empty() && path::parent(sub) == dir {
-                names.push(path::file_name(sub).to_string());
-            }
-        }
-        names.sort();
-        Ok(names)
+        self.shared.state().ns.list(dir)
     }
 
     fn create_dir_all(&self, dir: &str) -> Result<()> {
         path::validate_dir(dir)?;
         let mut st = self.shared.state();
-        let mut end = 0;
-        let mut records = Vec::new();
-        while end < dir.len() {
-            end = dir[end..].find('/').map_or(dir.len(), |i| end + i);
-            let prefix = &dir[..end];
-            if st.is_file(prefix) {
-                return Err(FsError::AlreadyExists { op: "create_dir_all", path: prefix.to_string() });
-            }
-            if st.ns.add_dir(prefix) {
-                records.push(Record::Mkdir { dir: prefix.to_string() });
-            }
-            end += 1;
-        }
+        let records = st.ns.create_dir_all(dir)?.into_iter().map(|dir| Record::Mkdir { dir }).collect();
         // Directories are durable as soon as they exist, as in MemFs.
         let at = self.shared.clock.now();
         let done = st.commit(at, records)?;
@@ -370,12 +349,7 @@ impl Fs for ZoneFs {
     fn remove_dir(&self, dir: &str) -> Result<()> {
         path::validate(dir)?;
         let mut st = self.shared.state();
-        let d = st.ns.dir(dir).ok_or_else(|| FsError::NotFound { op: "remove_dir", path: dir.to_string() })?;
-        let empty = d.is_empty();
-        let has_subdirs = st.ns.dir_names().any(|d| !d.is_empty() && path::parent(d) == dir);
-        if !empty || has_subdirs {
-            return Err(FsError::DirNotEmpty { op: "remove_dir", path: dir.to_string() });
-        }
+        st.ns.check_removable(dir)?;
         let held = st.ns.remove_dir(dir);
         let at = self.shared.clock.now();
         let done = st.commit(at, vec![Record::Rmdir { dir: dir.to_string() }])?;

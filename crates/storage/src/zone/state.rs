@@ -204,7 +204,7 @@ impl State {
     }
 
     pub fn is_file(&self, p: &str) -> bool {
-        self.ns.dir(path::parent(p)).is_some_and(|d| d.entries().contains_key(path::file_name(p)))
+        self.ns.is_file(p)
     }
 
     pub fn new_inode(&mut self, hint: WriteHint) -> u64 {
