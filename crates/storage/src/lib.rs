@@ -37,6 +37,7 @@ pub mod host_writes;
 #[cfg(target_os = "linux")]
 pub mod loop_xfs;
 pub mod mem;
+mod meta_codec;
 mod namespace;
 pub mod path;
 #[cfg(unix)]

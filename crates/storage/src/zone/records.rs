@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 
 use super::extent::Extent;
 use crate::fs::WriteHint;
+use crate::meta_codec::{put_str, Cursor};
 use crate::namespace::DirChange;
 
 /// The durable state of a ZoneFs.
@@ -97,11 +98,6 @@ impl DurableMeta {
     }
 }
 
-fn put_str(out: &mut Vec<u8>, s: &str) {
-    out.extend_from_slice(&(s.len() as u32).to_le_bytes());
-    out.extend_from_slice(s.as_bytes());
-}
-
 fn hint_code(h: WriteHint) -> [u8; 2] {
     match h {
         WriteHint::None => [0, 0],
@@ -168,33 +164,6 @@ pub(crate) fn encode(r: &Record, out: &mut Vec<u8>) {
             out.push(7);
             out.extend_from_slice(&next.to_le_bytes());
         }
-    }
-}
-
-/// A cursor over a record stream; every read is bounds-checked.
-struct Cursor<'a>(&'a [u8]);
-
-impl Cursor<'_> {
-    fn take(&mut self, n: usize) -> Option<&[u8]> {
-        if self.0.len() < n {
-            return None;
-        }
-        let (a, b) = self.0.split_at(n);
-        self.0 = b;
-        Some(a)
-    }
-    fn u8(&mut self) -> Option<u8> {
-        Some(self.take(1)?[0])
-    }
-    fn u32(&mut self) -> Option<u32> {
-        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
-    }
-    fn u64(&mut self) -> Option<u64> {
-        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
-    }
-    fn string(&mut self) -> Option<String> {
-        let n = self.u32()? as usize;
-        String::from_utf8(self.take(n)?.to_vec()).ok()
     }
 }
 
