@@ -21,11 +21,10 @@
 
 use std::sync::Arc;
 
-use super::inputs::{add_boundary_inputs, range};
+use super::inputs::{add_boundary_inputs, first_after_pointer, range};
 use super::leveled::{leveled_scores, most_due};
 use super::{CompactionStrategy, PickContext};
 use crate::compaction::{Compaction, CompactionReason, RouteStep};
-use crate::key::compare_internal;
 use crate::options::Options;
 use crate::version::{FileMeta, Version};
 
@@ -77,14 +76,6 @@ impl CompactionStrategy for Gear {
         }
         Some(gear(ctx, level, first, CompactionReason::Manual))
     }
-}
-
-/// The first file whose largest key is past `pointer` (round-robin), else the first.
-fn first_after_pointer<'a>(files: &'a [Arc<FileMeta>], pointer: &[u8]) -> Option<&'a Arc<FileMeta>> {
-    files
-        .iter()
-        .find(|f| pointer.is_empty() || compare_internal(&f.largest, pointer) == std::cmp::Ordering::Greater)
-        .or_else(|| files.first())
 }
 
 /// The victims `first` of `level`, merged with what they overlap in the next level, with the

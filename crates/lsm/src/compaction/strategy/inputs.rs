@@ -100,3 +100,11 @@ pub fn range_inputs(
     }
     inputs
 }
+
+/// The first file whose largest key is past `pointer` (round-robin), else the first.
+pub fn first_after_pointer<'a>(files: &'a [Arc<FileMeta>], pointer: &[u8]) -> Option<&'a Arc<FileMeta>> {
+    files
+        .iter()
+        .find(|f| pointer.is_empty() || compare_internal(&f.largest, pointer) == std::cmp::Ordering::Greater)
+        .or_else(|| files.first())
+}

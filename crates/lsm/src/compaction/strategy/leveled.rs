@@ -6,10 +6,9 @@
 
 use std::sync::Arc;
 
-use super::inputs::{other_inputs, range, range_inputs, total};
+use super::inputs::{first_after_pointer, other_inputs, range, range_inputs, total};
 use super::{CompactionStrategy, PickContext};
 use crate::compaction::{Compaction, CompactionReason, GRANDPARENT_OVERLAP_FACTOR};
-use crate::key::compare_internal;
 use crate::options::Options;
 use crate::version::{max_bytes_for_level, Version};
 
@@ -48,12 +47,7 @@ impl CompactionStrategy for Leveled {
     fn choose(&self, ctx: &PickContext) -> Option<Compaction> {
         let v = ctx.version;
         let (level, mut first, reason) = if let Some(level) = most_due(&leveled_scores(v, ctx.options)) {
-            let pointer = &ctx.compact_pointers[level];
-            let files = &v.files[level];
-            let f = files
-                .iter()
-                .find(|f| pointer.is_empty() || compare_internal(&f.largest, pointer) == std::cmp::Ordering::Greater)
-                .or_else(|| files.first())?;
+            let f = first_after_pointer(&v.files[level], &ctx.compact_pointers[level])?;
             (level, vec![Arc::clone(f)], CompactionReason::Size)
         } else if let Some((f, level)) = v.seek_compaction() {
             (level, vec![f], CompactionReason::Seek)

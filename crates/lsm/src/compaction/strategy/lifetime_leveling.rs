@@ -23,11 +23,13 @@
 
 use std::sync::Arc;
 
-use super::inputs::{add_boundary_inputs, other_inputs, range, range_inputs, total, EXPANDED_COMPACTION_FACTOR};
+use super::inputs::{
+    add_boundary_inputs, first_after_pointer, other_inputs, range, range_inputs, total, EXPANDED_COMPACTION_FACTOR,
+};
 use super::leveled::{leveled_scores, most_due};
 use super::{CompactionStrategy, PickContext};
 use crate::compaction::{Compaction, CompactionReason};
-use crate::key::{compare_internal, user_key};
+use crate::key::user_key;
 use crate::options::Options;
 use crate::version::{FileMeta, Version};
 
@@ -85,11 +87,7 @@ fn pointer_user_key(ctx: &PickContext, level: usize) -> Option<Vec<u8>> {
 /// Level 0 as LevelDB picks it; outputs cut at CP_1 (rule 4).
 fn level0(ctx: &PickContext) -> Option<Compaction> {
     let v = ctx.version;
-    let pointer = &ctx.compact_pointers[0];
-    let f = v.files[0]
-        .iter()
-        .find(|f| pointer.is_empty() || compare_internal(&f.largest, pointer) == std::cmp::Ordering::Greater)
-        .or_else(|| v.files[0].first())?;
+    let f = first_after_pointer(&v.files[0], &ctx.compact_pointers[0])?;
     let (lo, hi) = range(std::slice::from_ref(f));
     let first = v.overlapping_inputs(0, Some(&lo), Some(&hi));
     let inputs = other_inputs(v, 0, first, ctx.options.max_file_size);
