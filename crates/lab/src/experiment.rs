@@ -7,7 +7,7 @@
 //! metrics = ["write_amplification", "ops_per_sec"]      # what the figures plot (optional)
 //! [engine]                                              # lsm options (sizes as "4MiB" or numbers)
 //! write_buffer_size = "4MiB"
-//! [device]                                              # fs = "sim" | "posix:DIR" | "mem"
+//! [device]                                              # fs = "sim" | "zone" | "posix:DIR" | "mem"
 //! fs = "sim"
 //! preset = "femu"
 //! capacity = "1GiB"
@@ -37,7 +37,7 @@ use crate::report::model::{Cell, Figure, FigureKind, ResultSet, ResultTable, Ser
 use crate::result::{RunResult, Timing};
 use crate::runner::{self, RunSpec};
 use crate::size::parse_size;
-use crate::stack::DeviceArgs;
+use crate::stack::{DeviceArgs, ZoneArgs};
 
 /// A size given as a number of bytes or as a string with a unit.
 #[derive(Clone, Debug, Deserialize)]
@@ -98,6 +98,40 @@ struct DeviceConfig {
     /// Where page contents live: "auto", "memory", "file" or "file:DIR" (see `stack`).
     #[serde(default = "default_store")]
     store: String,
+    /// `fs = "zone"`: zone size, erase block size, placement ("shared", "per-level",
+    /// "lifetime"), host GC ("off" or free zones at which it runs), device zone limits.
+    zone_size: Option<Size>,
+    block_size: Option<Size>,
+    #[serde(default = "default_zone_policy")]
+    zone_policy: String,
+    #[serde(default = "default_zone_gc")]
+    zone_gc: ZoneGc,
+    max_open_zones: Option<u32>,
+    max_active_zones: Option<u32>,
+}
+
+/// `zone_gc = "off"` or a number of free zones.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+enum ZoneGc {
+    FreeZones(u32),
+    Text(String),
+}
+
+impl ZoneGc {
+    fn text(&self) -> String {
+        match self {
+            ZoneGc::FreeZones(n) => n.to_string(),
+            ZoneGc::Text(t) => t.clone(),
+        }
+    }
+}
+
+fn default_zone_policy() -> String {
+    "shared".into()
+}
+fn default_zone_gc() -> ZoneGc {
+    ZoneGc::FreeZones(1)
 }
 
 fn default_fs() -> String {
@@ -315,7 +349,7 @@ impl Experiment {
 
     fn scale(&self) -> String {
         let p = &self.points[0];
-        let dev = if p.device.fs == "sim" {
+        let dev = if p.device.fs == "sim" || p.device.fs == "zone" {
             format!("{} {}", p.device.preset, p.device.capacity.as_ref().map_or("default size".into(), |c| c.text()))
         } else {
             p.device.fs.clone()
@@ -535,13 +569,21 @@ fn in_group(cause: &str, names: &[&str]) -> bool {
 /// The run a point describes.
 fn run_spec(p: &Point) -> Result<RunSpec, String> {
     let w = &p.workload;
-    Ok(RunSpec {
+    let spec = RunSpec {
         device: DeviceArgs {
             fs: p.device.fs.clone(),
             preset: p.device.preset.clone(),
             capacity: p.device.capacity.as_ref().map(|c| c.text()),
             spare_factor: p.device.spare_factor,
             store: p.device.store.clone(),
+            zone: ZoneArgs {
+                zone_size: p.device.zone_size.as_ref().map(|s| s.text()),
+                block_size: p.device.block_size.as_ref().map(|s| s.text()),
+                zone_policy: p.device.zone_policy.clone(),
+                zone_gc: p.device.zone_gc.text(),
+                max_open_zones: p.device.max_open_zones,
+                max_active_zones: p.device.max_active_zones,
+            },
         },
         engine: engine_options(&p.engine)?,
         sync: p.engine.sync,
@@ -550,7 +592,9 @@ fn run_spec(p: &Point) -> Result<RunSpec, String> {
         operations: w.operations,
         value_size: w.value_size.text().parse().map_err(|e| format!("workload.value_size: {e}"))?,
         seed: w.seed,
-    })
+    };
+    spec.device.validate()?;
+    Ok(spec)
 }
 
 fn engine_options(e: &EngineConfig) -> Result<lsm::Options, String> {

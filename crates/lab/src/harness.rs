@@ -32,7 +32,14 @@ pub struct PhaseResult {
     /// Latency of all operations, and per kind.
     pub latency: LatencySummary,
     pub latency_by_kind: BTreeMap<String, LatencySummary>,
+    /// Throughput over time: (seconds since the phase began, operations per second over the
+    /// window that ended then), [`TIMELINE_WINDOWS`] windows of equal operation counts; the last
+    /// window includes the wait for background work.
+    pub timeline: Vec<(f64, f64)>,
 }
+
+/// Windows of a phase's throughput timeline.
+pub const TIMELINE_WINDOWS: u64 = 50;
 
 /// On real files, latencies are measured on one operation in this many.
 pub const WALL_CLOCK_SAMPLE: u64 = 8;
@@ -62,6 +69,16 @@ pub fn run_phase(
     // timed (db_bench times none unless asked for a histogram). Throughput uses the phase's
     // elapsed time either way.
     let sample = if stack.simulated() { 1 } else { WALL_CLOCK_SAMPLE };
+    let window = expected.div_ceil(TIMELINE_WINDOWS).max(1);
+    let mut timeline = Vec::new();
+    let mut window_start = (start, 0u64);
+    let mut close_window = |count: u64, timeline: &mut Vec<(f64, f64)>| {
+        let now = stack.now_ns();
+        let dt = now.saturating_sub(window_start.0) as f64 / 1e9;
+        let ops = (count - window_start.1) as f64;
+        timeline.push(((now - start) as f64 / 1e9, if dt > 0.0 { ops / dt } else { 0.0 }));
+        window_start = (now, count);
+    };
     for op in ops {
         let timed = count % sample == 0;
         let t0 = if timed { stack.now_ns() } else { 0 };
@@ -99,10 +116,14 @@ pub fn run_phase(
         if count % 4096 == 0 {
             bar.set_position(count);
         }
+        if count % window == 0 && count < expected {
+            close_window(count, &mut timeline);
+        }
     }
     if settle {
         engine.settle()?;
     }
+    close_window(count, &mut timeline);
     bar.finish_and_clear();
     let elapsed = (stack.now_ns() - start) as f64 / 1e9;
     Ok(PhaseResult {
@@ -117,5 +138,6 @@ pub fn run_phase(
         scanned_records: scanned,
         latency: flashsim::latency::summarize(&all),
         latency_by_kind: by_kind.iter().map(|(k, h)| (k.name().to_string(), flashsim::latency::summarize(h))).collect(),
+        timeline,
     })
 }

@@ -8,7 +8,7 @@
 use serde::Serialize;
 
 use crate::harness::PhaseResult;
-use crate::stack::{HostWrites, Stack};
+use crate::stack::{HostWrites, Stack, ZoneSummary};
 
 #[derive(Clone, Debug, Serialize)]
 pub struct LevelResult {
@@ -79,6 +79,8 @@ pub struct RunResult {
     pub udb_ratio_inputs: f64,
     pub udb_ratio_outputs: f64,
     pub levels: Vec<LevelResult>,
+    /// Zones (ZNS device with ZoneFs only): utilisation, resets, host GC, space amplification.
+    pub zones: Option<ZoneSummary>,
 }
 
 /// Wall-clock time of a run (kept apart from the deterministic result).
@@ -163,6 +165,7 @@ impl RunResult {
             udb_ratio_inputs: stats.udb_ratios().0,
             udb_ratio_outputs: stats.udb_ratios().1,
             levels,
+            zones: dev.as_ref().and_then(|d| d.zones.clone()),
             phases,
         }
     }
@@ -238,6 +241,11 @@ pub fn render(r: &RunResult) -> String {
             mb(h.manifest),
             mb(h.fs_metadata)
         ));
+        for (name, bytes) in [("moves", h.moves), ("T-zone", h.t_zone), ("zone GC", h.zone_gc)] {
+            if bytes > 0 {
+                out.push_str(&format!(", {name} {}", mb(bytes)));
+            }
+        }
     }
     out.push('\n');
     if let (Some(f), Some(wa)) = (r.flash_program_bytes, r.write_amplification) {
@@ -258,6 +266,20 @@ pub fn render(r: &RunResult) -> String {
         out.push_str(&format!(
             "wear: {} / {:.2} / {} erases per block (min / mean / max); spare factor {sf} ({eff:.4} effective)\n",
             w.min_erases, w.mean_erases, w.max_erases
+        ));
+    }
+    if let Some(z) = &r.zones {
+        out.push_str(&format!(
+            "zones: {} of {} data zones in use, {} at >= 90 % utilisation (histogram by tenths {:?}); space \
+             amplification {}; {} resets; host GC {} runs, {} MB copied\n",
+            z.used_zones,
+            z.data_zones,
+            z.zones_over_90_percent,
+            z.utilisation_histogram,
+            z.space_amplification.map_or("-".into(), |s| format!("{s:.2}")),
+            z.resets,
+            z.gc_runs,
+            mb(z.gc_copied_bytes)
         ));
     }
     out.push_str(&format!("stalls: {} ({:.3} s)\n", r.stall_count, r.stall_s));

@@ -1,6 +1,7 @@
-//! The storage stack an experiment runs on: a simulated SSD with SimFs (`--fs sim`), a host
-//! directory (`--fs posix:DIR`), or memory (`--fs mem`), and the engine options that go with it
-//! (simulation runs the engine in simulated time on the SimFs clock).
+//! The storage stack an experiment runs on: a simulated block SSD with SimFs (`--fs sim`), a
+//! simulated ZNS SSD with ZoneFs (`--fs zone`), a host directory (`--fs posix:DIR`), or memory
+//! (`--fs mem`), and the engine options that go with it (simulation runs the engine in simulated
+//! time on the file system's clock).
 //!
 //! A simulated device keeps its page contents where `--store` says: `memory`, `file` (an unnamed
 //! sparse file in the system's temporary directory, or `file:DIR`), or `auto`: memory up to
@@ -11,20 +12,22 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use flashsim::{BlockSsd, DataMode, FlashReport, Preset, SsdConfig};
+use flashsim::{BlockSsd, DataMode, FlashReport, Preset, SsdConfig, ZonedConfig, ZonedSsd};
 use flashsim::{Lane, SimClock};
 use serde::Serialize;
-use storage::{Fs, MemFs, PosixFs, SimFs, SimFsOptions};
+use storage::{AllocPolicy, Fs, GcOptions, HostWriteStats, MemFs, PosixFs, SimFs, SimFsOptions};
+use storage::{ZoneFs, ZoneFsOptions, ZoneReport};
 
 use crate::size::parse_size;
 
 /// Device flags shared by `bench`, `ycsb` and `mixgraph`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct DeviceArgs {
-    /// Where the database lives: sim (simulated SSD), posix:DIR (a host directory), mem.
+    /// Where the database lives: sim (simulated block SSD), zone (simulated ZNS SSD with ZoneFs),
+    /// posix:DIR (a host directory), mem.
     #[arg(long, default_value = "sim")]
     pub fs: String,
-    /// Device preset for --fs sim: femu, plsc, kvftl.
+    /// Device preset for --fs sim and zone: femu, plsc, kvftl.
     #[arg(long, default_value = "femu")]
     pub preset: String,
     /// Raw capacity of the simulated device (e.g. 4GiB); the preset's own when absent.
@@ -37,6 +40,61 @@ pub struct DeviceArgs {
     /// temporary file beyond), memory, file (a temporary sparse file), file:DIR.
     #[arg(long, default_value = "auto")]
     pub store: String,
+    #[command(flatten)]
+    pub zone: ZoneArgs,
+}
+
+/// The zoned device and ZoneFs flags (`--fs zone`).
+#[derive(clap::Args, Debug, Clone, PartialEq)]
+pub struct ZoneArgs {
+    /// Zone size (a whole number of erase blocks striped evenly over the planes); the default is
+    /// one erase block in every plane (femu: 64 MiB).
+    #[arg(long)]
+    pub zone_size: Option<String>,
+    /// Erase block size of the zoned device (a whole number of pages); the preset's when absent.
+    /// Smaller blocks keep small zones striped over every plane at a reduced scale.
+    #[arg(long)]
+    pub block_size: Option<String>,
+    /// Zone placement: shared (one stream for every file), per-level (WAL, metadata, each level and
+    /// the T-zone in zones of their own), lifetime (ZenFS's lifetime-hint matching).
+    #[arg(long, default_value = "shared")]
+    pub zone_policy: String,
+    /// Host zone GC: off (zones are reused only once nothing in them is live), or the number of
+    /// empty zones left at which GC runs.
+    #[arg(long, default_value = "1")]
+    pub zone_gc: String,
+    /// The device's limit on open zones (none when absent).
+    #[arg(long)]
+    pub max_open_zones: Option<u32>,
+    /// The device's limit on active (open or closed) zones (none when absent).
+    #[arg(long)]
+    pub max_active_zones: Option<u32>,
+}
+
+impl Default for ZoneArgs {
+    fn default() -> Self {
+        ZoneArgs {
+            zone_size: None,
+            block_size: None,
+            zone_policy: "shared".into(),
+            zone_gc: "1".into(),
+            max_open_zones: None,
+            max_active_zones: None,
+        }
+    }
+}
+
+impl Default for DeviceArgs {
+    fn default() -> Self {
+        DeviceArgs {
+            fs: "sim".into(),
+            preset: "femu".into(),
+            capacity: None,
+            spare_factor: 0.07,
+            store: "auto".into(),
+            zone: ZoneArgs::default(),
+        }
+    }
 }
 
 /// `--store auto` keeps up to this many bytes of page contents in memory.
@@ -61,6 +119,63 @@ impl DeviceArgs {
         Ok(cfg)
     }
 
+    /// The simulated ZNS device's configuration (`--fs zone`); every bad field is a one-line error
+    /// naming it.
+    pub fn zoned_config(&self) -> Result<ZonedConfig, String> {
+        let z = &self.zone;
+        let preset = Preset::parse(&self.preset).map_err(|e| format!("--preset: {e}"))?;
+        let mut g = preset.geometry();
+        if let Some(b) = &z.block_size {
+            let bytes = parse_size("--block-size", b)?;
+            if bytes % g.page_size as u64 != 0 {
+                return Err(format!("--block-size: {b} is not a whole number of {} B pages", g.page_size));
+            }
+            g.pages_per_block = u32::try_from(bytes / g.page_size as u64)
+                .map_err(|_| format!("--block-size: {b} is too large"))?;
+        }
+        if let Some(c) = &self.capacity {
+            g = flashsim::preset::scale(g, parse_size("--capacity", c)?).map_err(|e| format!("--capacity: {e}"))?;
+        }
+        let zone = match &z.zone_size {
+            Some(s) => parse_size("--zone-size", s)?,
+            None => g.total_planes() as u64 * g.block_bytes(),
+        };
+        let mut cfg = ZonedConfig::new(g, preset.timing(), zone);
+        cfg.max_open_zones = z.max_open_zones;
+        cfg.max_active_zones = z.max_active_zones;
+        cfg.media.store = self.data_mode()?;
+        cfg.validate().map_err(|e| format!("--fs zone: {e}"))?;
+        Ok(cfg)
+    }
+
+    /// ZoneFs's options (`--zone-policy`, `--zone-gc`).
+    pub fn zone_fs_options(&self) -> Result<ZoneFsOptions, String> {
+        let z = &self.zone;
+        let policy = AllocPolicy::parse(&z.zone_policy).ok_or_else(|| {
+            format!("--zone-policy: unknown policy '{}'; accepted: shared, per-level, lifetime", z.zone_policy)
+        })?;
+        let gc = match z.zone_gc.as_str() {
+            "off" => None,
+            n => Some(GcOptions {
+                free_zones_trigger: n
+                    .parse()
+                    .ok()
+                    .filter(|&t| t >= 1)
+                    .ok_or_else(|| format!("--zone-gc: '{n}' is neither off nor a number of free zones >= 1"))?,
+            }),
+        };
+        Ok(ZoneFsOptions { policy, gc, ..ZoneFsOptions::default() })
+    }
+
+    /// Checks every device flag without building the device (experiment files are checked when read).
+    pub fn validate(&self) -> Result<(), String> {
+        match self.fs.as_str() {
+            "sim" => self.ssd_config().map(|_| ()),
+            "zone" => self.zoned_config().and_then(|_| self.zone_fs_options()).map(|_| ()),
+            _ => Ok(()),
+        }
+    }
+
     /// Where the device keeps its pages under `--store`.
     fn data_mode(&self) -> Result<DataMode, String> {
         match self.store.as_str() {
@@ -77,14 +192,23 @@ impl DeviceArgs {
     /// Memory one run on this stack may need at most (page contents bounded by the user capacity
     /// and the store's memory budget), for sizing how many runs go in parallel.
     pub fn memory_estimate(&self) -> Result<u64, String> {
-        if self.fs != "sim" {
-            return Ok(ENGINE_BYTES);
-        }
-        let cfg = self.ssd_config()?;
-        let tables = cfg.geometry().total_pages() * TABLE_BYTES_PER_PAGE;
-        let pages = match &cfg.media.store {
-            DataMode::Memory => cfg.user_bytes(),
-            DataMode::MemoryThenFile { memory_bytes, .. } => cfg.user_bytes().min(*memory_bytes),
+        let (media, user_bytes) = match self.fs.as_str() {
+            "sim" => {
+                let cfg = self.ssd_config()?;
+                let user = cfg.user_bytes();
+                (cfg.media, user)
+            }
+            "zone" => {
+                let cfg = self.zoned_config()?;
+                let user = cfg.media.geometry.total_pages() * cfg.media.geometry.page_size as u64;
+                (cfg.media, user)
+            }
+            _ => return Ok(ENGINE_BYTES),
+        };
+        let tables = media.geometry.total_pages() * TABLE_BYTES_PER_PAGE;
+        let pages = match &media.store {
+            DataMode::Memory => user_bytes,
+            DataMode::MemoryThenFile { memory_bytes, .. } => user_bytes.min(*memory_bytes),
             _ => 0,
         };
         Ok(ENGINE_BYTES + tables + pages)
@@ -92,21 +216,26 @@ impl DeviceArgs {
 
     /// A short description for reports.
     pub fn describe(&self) -> String {
-        if self.fs == "sim" {
-            format!(
-                "simulated {} SSD{} (spare factor {})",
-                self.preset,
-                self.capacity.as_deref().map_or(String::new(), |c| format!(", {c}")),
-                self.spare_factor
-            )
-        } else {
-            self.fs.clone()
+        let capacity = self.capacity.as_deref().map_or(String::new(), |c| format!(", {c}"));
+        match self.fs.as_str() {
+            "sim" => format!("simulated {} SSD{capacity} (spare factor {})", self.preset, self.spare_factor),
+            "zone" => {
+                let z = &self.zone;
+                let zone = match self.zoned_config() {
+                    Ok(c) => format!("{} MiB zones", c.zone_size >> 20),
+                    Err(_) => "zones".into(),
+                };
+                let gc = if z.zone_gc == "off" { "no GC".to_string() } else { format!("GC at {} free", z.zone_gc) };
+                format!("simulated {} ZNS SSD{capacity}, {zone}, ZoneFs {} placement, {gc}", self.preset, z.zone_policy)
+            }
+            _ => self.fs.clone(),
         }
     }
 }
 
 pub enum Backend {
     Sim(SimFs),
+    Zone(ZoneFs),
     Posix,
     Mem,
 }
@@ -128,6 +257,13 @@ impl Stack {
             let fs = SimFs::format(dev, clock.clone(), SimFsOptions::default()).map_err(|e| e.to_string())?;
             return Ok(Stack { fs: Arc::new(fs.clone()), backend: Backend::Sim(fs), clock: Some(clock), started });
         }
+        if a.fs == "zone" {
+            let dev = ZonedSsd::new(a.zoned_config()?).map_err(|e| format!("--fs zone: {e}"))?;
+            let opts = a.zone_fs_options()?;
+            let clock = SimClock::new();
+            let fs = ZoneFs::format(dev, clock.clone(), opts).map_err(|e| format!("--fs zone: {e}"))?;
+            return Ok(Stack { fs: Arc::new(fs.clone()), backend: Backend::Zone(fs), clock: Some(clock), started });
+        }
         if a.fs == "mem" {
             return Ok(Stack { fs: Arc::new(MemFs::new()), backend: Backend::Mem, clock: None, started });
         }
@@ -138,7 +274,7 @@ impl Stack {
             let fs = PosixFs::new(PathBuf::from(dir)).map_err(|e| format!("--fs: {e}"))?;
             return Ok(Stack { fs: Arc::new(fs), backend: Backend::Posix, clock: None, started });
         }
-        Err(format!("--fs: unknown file system '{}'; accepted: sim, posix:DIR, mem", a.fs))
+        Err(format!("--fs: unknown file system '{}'; accepted: sim, zone, posix:DIR, mem", a.fs))
     }
 
     pub fn simulated(&self) -> bool {
@@ -158,16 +294,28 @@ impl Stack {
     pub fn nand_ops(&self) -> Option<u64> {
         match &self.backend {
             Backend::Sim(fs) => Some(fs.with_device(|d| d.media().counters().nand_ops())),
+            Backend::Zone(fs) => Some(fs.with_device(|d| d.media().counters().nand_ops())),
             _ => None,
         }
     }
 
     /// Device-level accounting, when there is a simulated device.
     pub fn device_report(&self) -> Option<DeviceReport> {
-        let Backend::Sim(fs) = &self.backend else {
-            return None;
+        let (stats, flash, zones) = match &self.backend {
+            Backend::Sim(fs) => (fs.stats(), fs.with_device(|d| d.report()), None),
+            Backend::Zone(fs) => {
+                let page = fs.with_device(|d| d.config().geometry().page_size as u64);
+                let zone_size = fs.with_device(|d| d.config().zone_size);
+                (fs.stats(), fs.with_device(|d| d.report()), Some(ZoneSummary::new(&fs.zone_report(), zone_size, page)))
+            }
+            _ => return None,
         };
-        let s = fs.stats();
+        Some(DeviceReport::new(&stats, flash, zones))
+    }
+}
+
+impl DeviceReport {
+    fn new(s: &HostWriteStats, flash: FlashReport, zones: Option<ZoneSummary>) -> DeviceReport {
         // GC copies cannot be attributed to a level; each level's flash programs are its own host
         // page writes, and the GC share is reported whole.
         let levels = s
@@ -180,7 +328,7 @@ impl Stack {
                 cloned_bytes: s.cloned_bytes_by_level.get(level).copied().unwrap_or(0),
             })
             .collect();
-        Some(DeviceReport {
+        DeviceReport {
             host_write_bytes: HostWrites {
                 total: s.host_write_bytes(),
                 wal: s.wal_bytes,
@@ -189,10 +337,58 @@ impl Stack {
                 manifest: s.manifest_bytes,
                 fs_metadata: s.fs_metadata_bytes,
                 other: s.other_bytes,
+                moves: s.move_bytes,
+                t_zone: s.t_zone_bytes,
+                zone_gc: s.zone_gc_bytes,
             },
-            flash: fs.with_device(|d| d.report()),
+            flash,
             levels,
-        })
+            zones,
+        }
+    }
+}
+
+/// What a ZoneFs run did to its zones (seed 003's measures): the utilisation of every data zone
+/// in use at the end (live bytes / zone capacity), resets, host GC, padding and space
+/// amplification.
+#[derive(Clone, Debug, Serialize)]
+pub struct ZoneSummary {
+    pub zone_size: u64,
+    pub zone_capacity: u64,
+    pub data_zones: usize,
+    /// Data zones holding anything at the end.
+    pub used_zones: usize,
+    /// Live bytes / zone capacity of each used data zone, in zone order.
+    pub utilisation: Vec<f64>,
+    /// Used zones per tenth of utilisation ([0, 0.1), ..., [0.9, 1.0]).
+    pub utilisation_histogram: Vec<u64>,
+    /// Used zones at least 90 % utilised (seed 003: "over 90 % at most zones").
+    pub zones_over_90_percent: usize,
+    /// Bytes written in used data zones / live bytes.
+    pub space_amplification: Option<f64>,
+    pub resets: u64,
+    pub gc_runs: u64,
+    pub gc_copied_bytes: u64,
+    pub padding_bytes: u64,
+}
+
+impl ZoneSummary {
+    fn new(r: &ZoneReport, zone_size: u64, page: u64) -> ZoneSummary {
+        let utilisation = r.utilisation();
+        ZoneSummary {
+            zone_size,
+            zone_capacity: r.zone_capacity_bytes,
+            data_zones: r.data_zones().count(),
+            used_zones: r.used_data_zones(),
+            zones_over_90_percent: utilisation.iter().filter(|&&u| u >= 0.9).count(),
+            utilisation,
+            utilisation_histogram: r.utilisation_histogram(10),
+            space_amplification: r.space_amplification(page),
+            resets: r.counters.resets,
+            gc_runs: r.counters.gc_runs,
+            gc_copied_bytes: r.counters.gc_copied_bytes,
+            padding_bytes: r.counters.padding_bytes,
+        }
     }
 }
 
@@ -205,6 +401,12 @@ pub struct HostWrites {
     pub manifest: u64,
     pub fs_metadata: u64,
     pub other: u64,
+    /// SSTs rewritten unchanged into their level's zone (lifetime-leveling's moves).
+    pub moves: u64,
+    /// Short-lived SSTs written to the T-zone (lifetime-leveling).
+    pub t_zone: u64,
+    /// Live data copied by host zone GC (ZoneFs).
+    pub zone_gc: u64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -222,4 +424,6 @@ pub struct DeviceReport {
     pub host_write_bytes: HostWrites,
     pub flash: FlashReport,
     pub levels: Vec<LevelDevice>,
+    /// Zones, on a ZNS device.
+    pub zones: Option<ZoneSummary>,
 }

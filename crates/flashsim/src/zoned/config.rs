@@ -100,7 +100,13 @@ impl ZonedConfig {
                 );
             }
         }
-        Layout::new(g, self.blocks_per_zone()).map(|_| ())
+        let zones = Layout::new(g, self.blocks_per_zone())?.num_zones();
+        for (field, limit) in [("max_open_zones", self.max_open_zones), ("max_active_zones", self.max_active_zones)] {
+            if let Some(l) = limit.filter(|&l| l > zones) {
+                return invalid(field, format!("{l} exceeds the device's {zones} zones"));
+            }
+        }
+        Ok(())
     }
 }
 
@@ -158,6 +164,10 @@ mod tests {
         assert!(err(c.clone()).starts_with("invalid configuration: max_open_zones: 14 exceeds max_active_zones 12"));
         c.max_open_zones = Some(0);
         assert!(err(c.clone()).contains("max_open_zones"));
+        // femu's 16 GiB in 64 MiB zones: 256 zones.
+        c.max_open_zones = Some(257);
+        c.max_active_zones = Some(300);
+        assert!(err(c.clone()).contains("max_open_zones: 257 exceeds the device's 256 zones"), "{}", err(c.clone()));
         // 3 blocks cannot stripe over 64 planes; 96 blocks are not a multiple of 64.
         let mut c = femu();
         c.zone_size = 3 << 20;

@@ -153,11 +153,9 @@ impl Runner<'_> {
     fn spec(&self, j: &Job) -> RunSpec {
         RunSpec {
             device: DeviceArgs {
-                fs: "sim".into(),
-                preset: "femu".into(),
                 capacity: Some(self.scale.size(16 * GIB).to_string()),
-                spare_factor: 0.07,
                 store: self.store.to_string(),
+                ..DeviceArgs::default()
             },
             engine: self.engine(j.mode),
             sync: false,

@@ -84,10 +84,7 @@ fn measure(work: &std::path::Path, data: u64, divisor: u64, progress: bool) -> R
             let spec = RunSpec {
                 device: DeviceArgs {
                     fs: format!("posix:{}", db_dir.display()),
-                    preset: "femu".into(),
-                    capacity: None,
-                    spare_factor: 0.07,
-                    store: "auto".into(),
+                    ..DeviceArgs::default()
                 },
                 engine: lsm::Options {
                     create_if_missing: true,
