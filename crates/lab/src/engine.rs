@@ -21,6 +21,36 @@ pub trait KvEngine {
     fn settle(&mut self) -> Result<(), String>;
     /// The engine's own statistics, for the result's `engine` section.
     fn stats(&self) -> Option<lsm::DbStats>;
+    /// Every record in key order, folded into a [`ContentDigest`].
+    fn content_digest(&mut self) -> Result<ContentDigest, String>;
+}
+
+/// A database's contents in two numbers: its records, and a 64-bit FNV-1a hash of every key and
+/// value (each length-prefixed) in key order. Runs that must end with the same contents (one
+/// workload under different strategies or file systems) are checked by comparing digests.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct ContentDigest {
+    pub records: u64,
+    pub fnv1a: u64,
+}
+
+impl ContentDigest {
+    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+    const PRIME: u64 = 0x0100_0000_01b3;
+
+    pub fn new() -> ContentDigest {
+        ContentDigest { records: 0, fnv1a: Self::OFFSET }
+    }
+
+    /// Adds the next record (records must come in key order).
+    pub fn add(&mut self, key: &[u8], value: &[u8]) {
+        self.records += 1;
+        for part in [key, value] {
+            for b in (part.len() as u64).to_le_bytes().iter().chain(part) {
+                self.fnv1a = (self.fnv1a ^ *b as u64).wrapping_mul(Self::PRIME);
+            }
+        }
+    }
 }
 
 /// The LSM engine (`lsm::Db`).
@@ -105,6 +135,18 @@ impl KvEngine for LsmEngine {
 
     fn settle(&mut self) -> Result<(), String> {
         self.db()?.wait_for_background().map_err(|e| e.to_string())
+    }
+
+    fn content_digest(&mut self) -> Result<ContentDigest, String> {
+        let mut it = self.db()?.iter(&ReadOptions::default()).map_err(|e| e.to_string())?;
+        it.seek_to_first();
+        let mut d = ContentDigest::new();
+        while it.valid() {
+            d.add(it.key(), it.value());
+            it.next();
+        }
+        it.status().map_err(|e| e.to_string())?;
+        Ok(d)
     }
 
     fn stats(&self) -> Option<lsm::DbStats> {

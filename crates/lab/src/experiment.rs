@@ -592,6 +592,7 @@ fn run_spec(p: &Point) -> Result<RunSpec, String> {
         operations: w.operations,
         value_size: w.value_size.text().parse().map_err(|e| format!("workload.value_size: {e}"))?,
         seed: w.seed,
+        digest: false,
     };
     spec.device.validate()?;
     Ok(spec)

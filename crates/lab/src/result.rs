@@ -7,6 +7,7 @@
 
 use serde::Serialize;
 
+use crate::engine::ContentDigest;
 use crate::harness::PhaseResult;
 use crate::stack::{HostWrites, Stack, ZoneSummary};
 
@@ -81,6 +82,8 @@ pub struct RunResult {
     pub levels: Vec<LevelResult>,
     /// Zones (ZNS device with ZoneFs only): utilisation, resets, host GC, space amplification.
     pub zones: Option<ZoneSummary>,
+    /// The database's contents at the end, when the run asked for it (`RunSpec::digest`).
+    pub content_digest: Option<ContentDigest>,
 }
 
 /// Wall-clock time of a run (kept apart from the deterministic result).
@@ -166,6 +169,7 @@ impl RunResult {
             udb_ratio_outputs: stats.udb_ratios().1,
             levels,
             zones: dev.as_ref().and_then(|d| d.zones.clone()),
+            content_digest: None,
             phases,
         }
     }

@@ -2,7 +2,8 @@
 //! measured operations), measured into a [`RunResult`]. Every command and experiment goes through
 //! here, so they all measure the same way.
 
-use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use workload::db_bench::DbBenchKind;
 use workload::mixgraph::{Mixgraph, MixgraphConfig, MixgraphFill};
@@ -10,8 +11,12 @@ use workload::{Op, ValueSize, Workload, WorkloadSpec, YcsbWorkload};
 
 use crate::engine::{KvEngine, LsmEngine};
 use crate::harness::{run_phase, PhaseResult};
+use crate::resources;
 use crate::result::{RunResult, Timing};
 use crate::stack::{DeviceArgs, Stack};
+
+/// What a run gives back.
+pub type Outcome = Result<(RunResult, Timing), String>;
 
 /// Everything that defines a run.
 #[derive(Clone, Debug)]
@@ -27,6 +32,9 @@ pub struct RunSpec {
     pub operations: u64,
     pub value_size: ValueSize,
     pub seed: u64,
+    /// Ends the run with a full scan into `RunResult::content_digest` (after the accounting is
+    /// taken, so the scan's reads are not in it).
+    pub digest: bool,
 }
 
 /// Runs `spec`. Phases are: YCSB load, then the workload; Mixgraph fill, then the mix; db_bench
@@ -82,10 +90,65 @@ pub fn run(spec: &RunSpec, progress: bool) -> Result<(RunResult, Timing), String
         }
     }
     let stats = engine.stats().ok_or("the engine closed early")?;
-    let result =
+    let mut result =
         RunResult::collect(spec.workload.name(), engine.describe(), spec.device.describe(), &stack, phases, &stats);
+    if spec.digest {
+        result.content_digest = Some(engine.content_digest()?);
+    }
     engine.close()?;
     let wall_time_s = wall.elapsed().as_secs_f64();
     let nand_ops_per_wall_sec = stack.nand_ops().map(|n| n as f64 / wall_time_s.max(1e-9));
     Ok((result, Timing { wall_time_s, nand_ops_per_wall_sec }))
+}
+
+/// Runs independent `specs` in parallel, as many at once as the cores and the available memory
+/// allow (each run's `DeviceArgs::memory_estimate`), and returns their outcomes in the order given;
+/// `progress` prints a line as each run starts (numbered from `first + 1`). Runs are
+/// deterministic, so the order they finish in changes nothing.
+pub fn run_many(specs: &[(String, RunSpec)], first: usize, progress: bool) -> Result<Vec<Outcome>, String> {
+    let mut per_run = 0;
+    for (_, s) in specs {
+        per_run = per_run.max(s.device.memory_estimate()?);
+    }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let memory = resources::available_memory();
+    let workers = resources::workers(specs.len(), cores, per_run, memory);
+    if progress {
+        eprintln!(
+            "{} runs, {workers} at a time ({cores} cores, {} MiB available, up to {} MiB per run)",
+            specs.len(),
+            memory.map_or("unknown".into(), |m| (m >> 20).to_string()),
+            per_run >> 20
+        );
+    }
+    let next = AtomicUsize::new(0);
+    let slots: Vec<Mutex<Option<Outcome>>> = specs.iter().map(|_| Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some((label, spec)) = specs.get(i) else { break };
+                if progress {
+                    eprintln!("[{}] {label}", first + i + 1);
+                }
+                let r = run(spec, false).map_err(|e| format!("{label}: {e}"));
+                if progress {
+                    match &r {
+                        Ok((_, t)) => eprintln!("[{}] {label}: done in {:.1} s", first + i + 1, t.wall_time_s),
+                        Err(e) => eprintln!("[{}] failed: {e}", first + i + 1),
+                    }
+                }
+                if let Ok(mut slot) = slots[i].lock() {
+                    *slot = Some(r);
+                }
+            });
+        }
+    });
+    Ok(slots
+        .into_iter()
+        .zip(specs)
+        .map(|(slot, (label, _))| {
+            slot.into_inner().ok().flatten().unwrap_or_else(|| Err(format!("{label}: the run did not finish")))
+        })
+        .collect())
 }

@@ -105,6 +105,7 @@ pub fn run_ycsb(a: &YcsbArgs, progress: bool) -> Result<(RunResult, Timing), Str
         operations: a.ops,
         value_size: a.value_size.parse().map_err(|e| format!("--value-size: {e}"))?,
         seed: a.seed,
+        digest: false,
     };
     runner::run(&spec, progress)
 }
@@ -122,6 +123,7 @@ pub fn run_mixgraph(a: &MixgraphArgs, progress: bool) -> Result<(RunResult, Timi
         // Mixgraph draws its own (generalized Pareto) value sizes.
         value_size: ValueSize::Fixed(100),
         seed: a.seed,
+        digest: false,
     };
     runner::run(&spec, progress)
 }

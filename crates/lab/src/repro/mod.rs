@@ -3,6 +3,7 @@
 
 mod remapcom;
 mod remapcom_xfs;
+mod zns_ll;
 
 use std::path::PathBuf;
 
@@ -10,10 +11,11 @@ use crate::publish;
 
 #[derive(clap::Args, Debug, Clone)]
 pub struct ReproArgs {
-    /// remapcom (simulated FEMU SSD) or remapcom-xfs (real reflink XFS on a loop device).
+    /// remapcom (simulated FEMU SSD), remapcom-xfs (real reflink XFS on a loop device), zns-ll
+    /// (compaction strategies on a simulated ZNS SSD).
     pub name: String,
-    /// small (the paper's ratios at 1/16 of its size, minutes), paper (16 GiB device, 4 GiB
-    /// written: hours), or tiny (1/64, for tests).
+    /// small (the paper's ratios at 1/16 of its size, minutes), paper (the paper's sizes: hours),
+    /// or tiny (for tests).
     #[arg(long, default_value = "small")]
     pub scale: String,
     /// Only these parts, comma-separated (remapcom: fig9-11, table3, fig12, fig13, fig14, fig15).
@@ -28,15 +30,46 @@ pub struct ReproArgs {
     pub out: Option<PathBuf>,
 }
 
-pub const NAMES: &str = "remapcom, remapcom-xfs";
+/// A repro's scale: the paper's sizes divided by one divisor, so that device, data, SST, memtable
+/// and level sizes keep the paper's ratios (and the tree its number of levels).
+pub struct Scale {
+    pub name: &'static str,
+    divisor: u64,
+}
+
+impl Scale {
+    /// The scale named `s` among a repro's `(name, divisor)` choices.
+    pub fn parse(s: &str, choices: &[(&'static str, u64)]) -> Result<Scale, String> {
+        match choices.iter().find(|(name, _)| *name == s) {
+            Some(&(name, divisor)) => Ok(Scale { name, divisor }),
+            None => {
+                let names: Vec<&str> = choices.iter().map(|c| c.0).collect();
+                Err(format!("--scale: unknown scale '{s}'; accepted: {}", names.join(", ")))
+            }
+        }
+    }
+
+    /// A size of the paper, at this scale.
+    pub fn size(&self, paper: u64) -> u64 {
+        paper / self.divisor
+    }
+}
+
+pub const NAMES: &str = "remapcom, remapcom-xfs, zns-ll";
 
 pub fn run(a: &ReproArgs, progress: bool) -> Result<(), String> {
     let out = a.out.clone().unwrap_or_else(|| PathBuf::from(format!("results/repro-{}-{}", a.name, a.scale)));
     let only: Option<Vec<String>> = a.only.as_ref().map(|s| s.split(',').map(|p| p.trim().to_string()).collect());
     let (set, timings) = match a.name.as_str() {
         // Long runs: progress lines always go to stderr.
-        "remapcom" => remapcom::run(&remapcom::Scale::parse(&a.scale)?, &a.store, only.as_deref(), true)?,
+        "remapcom" => remapcom::run(&Scale::parse(&a.scale, &remapcom::SCALES)?, &a.store, only.as_deref(), true)?,
         "remapcom-xfs" => remapcom_xfs::run(&a.scale, progress)?,
+        "zns-ll" => {
+            if a.only.is_some() {
+                return Err("--only: zns-ll runs as one whole (fillrandom and YCSB share its rows)".into());
+            }
+            zns_ll::run(&Scale::parse(&a.scale, &zns_ll::SCALES)?, &a.store, true)?
+        }
         other => return Err(format!("repro: unknown experiment '{other}'; accepted: {NAMES}")),
     };
     print!("{}", publish::summary(&set));

@@ -21,43 +21,28 @@ use workload::mixgraph::MixgraphKind;
 use workload::{ValueSize, Workload, YcsbWorkload};
 
 use crate::report::model::{Cell, Figure, FigureKind, ResultSet, ResultTable, Series};
-use crate::resources;
 use crate::result::{RunResult, Timing};
 use crate::runner::{self, RunSpec};
 use crate::stack::DeviceArgs;
 
+use super::Scale;
+
 const MIB: u64 = 1 << 20;
 const GIB: u64 = 1 << 30;
 
-/// Sizes of one scale.
-pub struct Scale {
-    name: &'static str,
-    divisor: u64,
-}
+/// Divisors of the paper's sizes: small keeps its ratios at 1/16, tiny (for tests) at 1/64.
+pub const SCALES: [(&str, u64); 3] = [("paper", 1), ("small", 16), ("tiny", 64)];
 
-impl Scale {
-    pub fn parse(s: &str) -> Result<Scale, String> {
-        match s {
-            "paper" => Ok(Scale { name: "paper", divisor: 1 }),
-            "small" => Ok(Scale { name: "small", divisor: 16 }),
-            "tiny" => Ok(Scale { name: "tiny", divisor: 64 }),
-            other => Err(format!("--scale: unknown scale '{other}'; accepted: small, paper, tiny")),
-        }
-    }
-    fn size(&self, paper: u64) -> u64 {
-        paper / self.divisor
-    }
-    fn describe(&self) -> String {
-        format!(
-            "{} scale: {} SSD, {} written, {} SSTs, {} memtable, {} level 1",
-            self.name,
-            mib(self.size(16 * GIB)),
-            mib(self.size(4 * GIB)),
-            mib(self.size(2 * MIB)),
-            mib(self.size(4 * MIB)),
-            mib(self.size(10 * MIB))
-        )
-    }
+fn describe(scale: &Scale) -> String {
+    format!(
+        "{} scale: {} SSD, {} written, {} SSTs, {} memtable, {} level 1",
+        scale.name,
+        mib(scale.size(16 * GIB)),
+        mib(scale.size(4 * GIB)),
+        mib(scale.size(2 * MIB)),
+        mib(scale.size(4 * MIB)),
+        mib(scale.size(10 * MIB))
+    )
 }
 
 fn mib(b: u64) -> String {
@@ -118,9 +103,6 @@ struct Runner<'a> {
     ready: BTreeMap<(String, Mode), (RunResult, Timing)>,
 }
 
-/// What a run gives back.
-type Outcome = Result<(RunResult, Timing), String>;
-
 /// One planned run.
 struct Job {
     label: String,
@@ -164,52 +146,19 @@ impl Runner<'_> {
             operations: j.ops,
             value_size: j.value,
             seed: 42,
+            digest: false,
         }
     }
 
-    /// Runs `jobs` in parallel, as many at once as the cores and the available memory allow (each
-    /// run is independent and deterministic); `run` then takes their results in the order the
-    /// tables need them.
+    /// Runs `jobs` in parallel (see [`runner::run_many`]); `run` then takes their results in the
+    /// order the tables need them.
     fn prefetch(&mut self, jobs: Vec<Job>) -> Result<(), String> {
-        let mut per_job = 0;
-        for j in &jobs {
-            per_job = per_job.max(self.spec(j).device.memory_estimate()?);
-        }
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let memory = resources::available_memory();
-        let workers = resources::workers(jobs.len(), cores, per_job, memory);
-        if self.progress {
-            eprintln!(
-                "{} runs, {workers} at a time ({cores} cores, {} MiB available, up to {} MiB per run)",
-                jobs.len(),
-                memory.map_or("unknown".into(), |m| (m >> 20).to_string()),
-                per_job >> 20
-            );
-        }
-        let next = std::sync::atomic::AtomicUsize::new(0);
-        let slots: Vec<std::sync::Mutex<Option<Outcome>>> = jobs.iter().map(|_| std::sync::Mutex::new(None)).collect();
-        let base = self.done;
-        std::thread::scope(|scope| {
-            for _ in 0..workers {
-                scope.spawn(|| loop {
-                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let Some(j) = jobs.get(i) else { break };
-                    if self.progress {
-                        eprintln!("[{}] {}: {}", base + i + 1, j.label, j.mode.name());
-                    }
-                    let r =
-                        runner::run(&self.spec(j), false).map_err(|e| format!("{} ({}): {e}", j.label, j.mode.name()));
-                    if let Ok(mut slot) = slots[i].lock() {
-                        *slot = Some(r);
-                    }
-                });
-            }
-        });
+        let specs: Vec<(String, RunSpec)> =
+            jobs.iter().map(|j| (format!("{} ({})", j.label, j.mode.name()), self.spec(j))).collect();
+        let outcomes = runner::run_many(&specs, self.done, self.progress)?;
         self.done += jobs.len();
-        for (j, slot) in jobs.into_iter().zip(slots) {
-            let r =
-                slot.into_inner().ok().flatten().ok_or_else(|| format!("{}: the run did not finish", j.label))??;
-            self.ready.insert((j.label, j.mode), r);
+        for (j, r) in jobs.into_iter().zip(outcomes) {
+            self.ready.insert((j.label, j.mode), r?);
         }
         Ok(())
     }
@@ -265,7 +214,7 @@ pub fn run(
         Runner { scale, store, progress, runs: Vec::new(), timings: Vec::new(), done: 0, ready: BTreeMap::new() };
     let mut set = ResultSet {
         title: "RemapCom (seed 000): Baseline vs RemapCom-Base vs RemapCom on the simulated FEMU SSD".into(),
-        scale: scale.describe(),
+        scale: describe(scale),
         notes: vec![
             "Throughput is operations per simulated second; host CPU time is not modelled. Background jobs' results \
              become visible when they start, not when they end in simulated time."

@@ -106,6 +106,7 @@ fn measure(work: &std::path::Path, data: u64, divisor: u64, progress: bool) -> R
                 operations: 0,
                 value_size: ValueSize::Fixed(value_for(*kv)),
                 seed: 42,
+                digest: false,
             };
             if progress {
                 eprintln!("xfs {kv} B: {}", mode.name());

@@ -5,8 +5,11 @@
 //! empty zone, host GC), the same way for every policy.
 //!
 //! Policies ([`AllocPolicy`]):
-//! - `Shared`: one stream of zones for every file (LevelDB on ZNS as is: seed 003's BL and GC
-//!   baselines). Files interleave in the zone being written.
+//! - `Shared`: one stream of zones for every SST, whatever its level (LevelDB on ZNS as is: seed
+//!   003's BL and GC baselines); SSTs interleave in the zone being written. The WAL and the
+//!   metadata files (manifest, CURRENT, unhinted files) have zones of their own, as LevelDB ports
+//!   to zoned drives keep logs and metadata out of the SST zones: a manifest that grows for the
+//!   whole run, one synced page at a time, would otherwise pin a page in nearly every zone.
 //! - `PerLevel`: zones dedicated per class: the WAL, metadata files (manifest, CURRENT, unhinted
 //!   files), each LSM level (from `WriteHint::level()`; a flush is level 0, a move goes to its
 //!   level's zones), and short-lived SSTs in a class of their own (the T-zone). Each class appends
@@ -30,7 +33,7 @@ use crate::fs::WriteHint;
 /// Where files of a class go: the unit of placement.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum ZoneClass {
-    /// Every file (the `Shared` policy).
+    /// Every SST (the `Shared` policy).
     Shared,
     Wal,
     /// Manifest, CURRENT and unhinted files.
@@ -159,8 +162,12 @@ impl ZoneAllocator for SharedAlloc {
     fn policy(&self) -> AllocPolicy {
         AllocPolicy::Shared
     }
-    fn class(&self, _: WriteHint) -> ZoneClass {
-        ZoneClass::Shared
+    fn class(&self, hint: WriteHint) -> ZoneClass {
+        match (hint, hint.level()) {
+            (WriteHint::Wal, _) => ZoneClass::Wal,
+            (_, None) => ZoneClass::Metadata,
+            (_, Some(_)) => ZoneClass::Shared,
+        }
     }
     fn stream_per_file(&self) -> bool {
         false
@@ -267,6 +274,9 @@ mod tests {
         assert_eq!(a.class(WriteHint::Move { output_level: 3 }), ZoneClass::Level(3));
         assert_eq!(a.class(WriteHint::ShortLived { output_level: 3 }), ZoneClass::TZone);
         assert_eq!(a.class(WriteHint::None), ZoneClass::Metadata);
-        assert_eq!(SharedAlloc.class(WriteHint::Wal), ZoneClass::Shared);
+        assert_eq!(SharedAlloc.class(WriteHint::Wal), ZoneClass::Wal);
+        assert_eq!(SharedAlloc.class(WriteHint::Manifest), ZoneClass::Metadata);
+        assert_eq!(SharedAlloc.class(WriteHint::Flush), ZoneClass::Shared);
+        assert_eq!(SharedAlloc.class(WriteHint::Compaction { output_level: 5 }), ZoneClass::Shared);
     }
 }

@@ -53,9 +53,10 @@ pub(crate) fn sync(st: &mut State, clock: &SimClock, ino: u64, path: &str) -> Re
     write_buffer(st, clock, ino, path, true)?;
     let i = inode(st, ino, "sync", path)?;
     i.synced_len = i.len;
-    let record = Record::Inode { ino, len: i.len, hint: i.hint, extents: i.durable_extents() };
+    let (len, hint, extents) = (i.len, i.hint, i.durable_extents());
+    let record = st.meta.inode_record(ino, len, hint, extents);
     // The record goes out once the data it points at is on the flash.
-    let at = i.pending.max(clock.now());
+    let at = inode(st, ino, "sync", path)?.pending.max(clock.now());
     let done = st.commit(at, vec![record])?;
     clock.advance_current(done);
     Ok(())

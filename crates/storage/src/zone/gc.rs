@@ -127,7 +127,7 @@ impl State {
             .filter(|ino| self.meta.inodes.contains_key(ino))
             .filter_map(|&ino| {
                 let i = self.inodes.get(&ino)?;
-                Some(Record::Inode { ino, len: i.synced_len, hint: i.hint, extents: i.durable_extents() })
+                Some(self.meta.inode_record(ino, i.synced_len, i.hint, i.durable_extents()))
             })
             .collect();
         let committed = self.commit(t, records)?;

@@ -32,6 +32,11 @@ pub(crate) struct DurableInode {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Record {
     Inode { ino: u64, len: u64, hint: WriteHint, extents: Vec<Extent> },
+    /// A durable inode grew: its first `keep` extents stay, `tail` follows them, its length is
+    /// `len`. A sync writes this rather than the whole extent list, so that a file synced often (a
+    /// manifest, a WAL) costs the journal the size of each sync's new extents, not the square of
+    /// its extent count.
+    InodeTail { ino: u64, len: u64, keep: u32, tail: Vec<Extent> },
     InodeFree { ino: u64 },
     Link { dir: String, name: String, ino: u64 },
     Unlink { dir: String, name: String },
@@ -61,6 +66,13 @@ impl DurableMeta {
             Record::Inode { ino, len, hint, extents } => {
                 self.inodes.insert(*ino, DurableInode { len: *len, hint: *hint, extents: extents.clone() });
             }
+            Record::InodeTail { ino, len, keep, tail } => {
+                if let Some(i) = self.inodes.get_mut(ino) {
+                    i.extents.truncate(*keep as usize);
+                    i.extents.extend_from_slice(tail);
+                    i.len = *len;
+                }
+            }
             Record::InodeFree { ino } => {
                 self.inodes.remove(ino);
             }
@@ -79,6 +91,18 @@ impl DurableMeta {
                 self.dirs.remove(dir);
             }
             Record::NextIno { next } => self.next_ino = self.next_ino.max(*next),
+        }
+    }
+
+    /// The record that makes `ino`'s durable state `len` bytes in `extents` with `hint`: the new
+    /// tail alone when the durable inode already holds a prefix of `extents` under the same hint.
+    pub fn inode_record(&self, ino: u64, len: u64, hint: WriteHint, extents: Vec<Extent>) -> Record {
+        match self.inodes.get(&ino) {
+            Some(d) if d.hint == hint => {
+                let keep = d.extents.iter().zip(&extents).take_while(|(a, b)| a == b).count();
+                Record::InodeTail { ino, len, keep: keep as u32, tail: extents[keep..].to_vec() }
+            }
+            _ => Record::Inode { ino, len, hint, extents },
         }
     }
 
@@ -130,12 +154,14 @@ pub(crate) fn encode(r: &Record, out: &mut Vec<u8>) {
             out.extend_from_slice(&ino.to_le_bytes());
             out.extend_from_slice(&len.to_le_bytes());
             out.extend_from_slice(&hint_code(*hint));
-            out.extend_from_slice(&(extents.len() as u32).to_le_bytes());
-            for e in extents {
-                out.extend_from_slice(&e.zone.to_le_bytes());
-                out.extend_from_slice(&e.start.to_le_bytes());
-                out.extend_from_slice(&e.bytes.to_le_bytes());
-            }
+            put_extents(out, extents);
+        }
+        Record::InodeTail { ino, len, keep, tail } => {
+            out.push(8);
+            out.extend_from_slice(&ino.to_le_bytes());
+            out.extend_from_slice(&len.to_le_bytes());
+            out.extend_from_slice(&keep.to_le_bytes());
+            put_extents(out, tail);
         }
         Record::InodeFree { ino } => {
             out.push(2);
@@ -167,6 +193,24 @@ pub(crate) fn encode(r: &Record, out: &mut Vec<u8>) {
     }
 }
 
+fn put_extents(out: &mut Vec<u8>, extents: &[Extent]) {
+    out.extend_from_slice(&(extents.len() as u32).to_le_bytes());
+    for e in extents {
+        out.extend_from_slice(&e.zone.to_le_bytes());
+        out.extend_from_slice(&e.start.to_le_bytes());
+        out.extend_from_slice(&e.bytes.to_le_bytes());
+    }
+}
+
+fn extents(c: &mut Cursor) -> Option<Vec<Extent>> {
+    let n = c.u32()?;
+    let mut extents = Vec::with_capacity(n.min(1 << 16) as usize);
+    for _ in 0..n {
+        extents.push(Extent { zone: c.u32()?, start: c.u32()?, bytes: c.u64()? });
+    }
+    Some(extents)
+}
+
 /// Decodes a whole record stream; `None` if any byte is out of place.
 pub(crate) fn decode_all(stream: &[u8]) -> Option<Vec<Record>> {
     let mut c = Cursor(stream);
@@ -176,13 +220,9 @@ pub(crate) fn decode_all(stream: &[u8]) -> Option<Vec<Record>> {
             1 => {
                 let (ino, len) = (c.u64()?, c.u64()?);
                 let hint = hint_of(c.u8()?, c.u8()?)?;
-                let n = c.u32()?;
-                let mut extents = Vec::with_capacity(n.min(1 << 16) as usize);
-                for _ in 0..n {
-                    extents.push(Extent { zone: c.u32()?, start: c.u32()?, bytes: c.u64()? });
-                }
-                Record::Inode { ino, len, hint, extents }
+                Record::Inode { ino, len, hint, extents: extents(&mut c)? }
             }
+            8 => Record::InodeTail { ino: c.u64()?, len: c.u64()?, keep: c.u32()?, tail: extents(&mut c)? },
             2 => Record::InodeFree { ino: c.u64()? },
             3 => Record::Link { dir: c.string()?, name: c.string()?, ino: c.u64()? },
             4 => Record::Unlink { dir: c.string()?, name: c.string()? },
@@ -215,6 +255,7 @@ mod tests {
             Record::Rmdir { dir: "old".into() },
             Record::InodeFree { ino: 9 },
             Record::NextIno { next: 10 },
+            Record::InodeTail { ino: 3, len: 20000, keep: 1, tail: vec![Extent { zone: 11, start: 3, bytes: 7000 }] },
         ];
         let mut bytes = Vec::new();
         for r in &rs {

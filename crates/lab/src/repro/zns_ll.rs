@@ -1,0 +1,466 @@
+//! `flashkv repro zns-ll`: seed 003's comparison of LSM compaction strategies on a ZNS SSD (BL, GC,
+//! LS, Gear, LL, and beyond the seed leveled compaction with ZenFS's lifetime placement), on the
+//! simulated ZNS SSD with ZoneFs, beside the paper's numbers.
+//!
+//! The seed ran LevelDB 1.19 (16-byte keys, 512-byte values, 4 MiB SSTs, 64 MiB zones) writing 27
+//! GB with db_bench fillrandom on a Cosmos+ ZNS SSD whose capacity, timings and zone limits it does
+//! not give. Ours (each labelled in the report): the femu preset's NAND (64 planes, 4 KiB pages,
+//! 40 / 200 / 2000 us) with 1 MiB erase blocks and zones of one block per plane (64 MiB), a 32 GiB
+//! device (512 zones: the fillrandom's live data, about 17 GB, fills half of it, so GC and LS must
+//! collect zones), no open or active zone limit, host GC when one free zone is left (the
+//! reference notes), LevelDB's level sizes (10 MiB level 1, x10 per level, L0 triggers 4 / 8 / 12)
+//! and the authors' fork's 12 MiB write buffer. BL runs without GC, which the seed's "zones are
+//! reused only when fully invalid" allows only on a device that never fills: it gets twice the
+//! capacity.
+//!
+//! `small` divides every size by 16 except the page: the erase block too (64 KiB), so that a
+//! zone (4 MiB) still stripes over all 64 planes and the device keeps 512 zones. A zone reset
+//! erases as many blocks as at the paper's scale, over a sixteenth of the data, so erases weigh 16
+//! times more per byte written: every row pays it in proportion to the zones it fills.
+
+use workload::db_bench::DbBenchKind;
+use workload::{ValueSize, Workload, YcsbWorkload};
+
+use crate::report::model::{Cell, Figure, FigureKind, ResultSet, ResultTable, Series};
+use crate::result::{RunResult, Timing};
+use crate::runner::{self, RunSpec};
+use crate::stack::{DeviceArgs, ZoneArgs};
+
+use super::Scale;
+
+const MIB: u64 = 1 << 20;
+const GIB: u64 = 1 << 30;
+
+/// Divisors of the paper's sizes: small keeps its ratios at 1/16, tiny (for tests) at 1/64.
+pub const SCALES: [(&str, u64); 3] = [("paper", 1), ("small", 16), ("tiny", 64)];
+
+/// The seed's workload: 16-byte keys (db_bench's), 512-byte values, 27 GB written.
+const VALUE: u32 = 512;
+const KV: u64 = 16 + VALUE as u64;
+const PAPER_DATA: u64 = 27_000_000_000;
+/// Our device at the paper's scale (the seed is silent), and BL's (no GC: it must never fill).
+const PAPER_DEVICE: u64 = 32 * GIB;
+const PAPER_BL_DEVICE: u64 = 256 * GIB;
+/// Open and active zone limits (the seed is silent; a WD ZN540's).
+const MAX_ACTIVE_ZONES: u32 = 14;
+
+/// One compared configuration: a compaction strategy on a zone placement, with or without host GC.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Row {
+    pub name: &'static str,
+    pub compaction: &'static str,
+    pub placement: &'static str,
+    pub gc: bool,
+    /// What the row stands for.
+    pub about: &'static str,
+}
+
+/// Seed 003's five rows and our sixth.
+pub const ROWS: [Row; 6] = [
+    Row {
+        name: "BL",
+        compaction: "leveled",
+        placement: "shared",
+        gc: false,
+        about: "LevelDB; zones reused only when fully invalid (no GC)",
+    },
+    Row {
+        name: "GC",
+        compaction: "leveled",
+        placement: "shared",
+        gc: true,
+        about: "LevelDB + greedy host zone GC",
+    },
+    Row {
+        name: "LS",
+        compaction: "leveled",
+        placement: "per-level",
+        gc: true,
+        about: "GC + zones dedicated per level",
+    },
+    Row {
+        name: "Gear",
+        compaction: "gear",
+        placement: "per-level",
+        gc: true,
+        about: "GearDB's gear compaction with compaction windows, zones per level, GC",
+    },
+    Row {
+        name: "LL",
+        compaction: "ll",
+        placement: "per-level",
+        gc: true,
+        about: "lifetime-leveling: zones per level, compaction pointers, T-zone, GC",
+    },
+    Row {
+        name: "ZenFS",
+        compaction: "leveled",
+        placement: "lifetime",
+        gc: true,
+        about: "beyond the seed: leveled compaction with ZenFS's lifetime-hint placement, GC",
+    },
+];
+
+fn row(name: &str) -> Row {
+    ROWS.into_iter().find(|r| r.name == name).expect("a row of ROWS")
+}
+
+/// The run of `row` at `scale`: `workload` with `records` (and `ops` operations after a load).
+pub fn spec(scale: &Scale, row: Row, store: &str, workload: Workload, records: u64, ops: u64) -> RunSpec {
+    let device = if row.gc { PAPER_DEVICE } else { PAPER_BL_DEVICE };
+    RunSpec {
+        device: DeviceArgs {
+            fs: "zone".into(),
+            capacity: Some(scale.size(device).to_string()),
+            store: store.to_string(),
+            zone: ZoneArgs {
+                zone_size: Some(scale.size(64 * MIB).to_string()),
+                block_size: Some(scale.size(MIB).to_string()),
+                zone_policy: row.placement.into(),
+                zone_gc: if row.gc { "1".into() } else { "off".into() },
+                max_open_zones: Some(MAX_ACTIVE_ZONES),
+                max_active_zones: Some(MAX_ACTIVE_ZONES),
+            },
+            ..DeviceArgs::default()
+        },
+        engine: lsm::Options {
+            create_if_missing: true,
+            compaction: row.compaction.parse().expect("ROWS name known strategies"),
+            write_buffer_size: scale.size(12 * MIB) as usize,
+            max_file_size: scale.size(4 * MIB),
+            max_bytes_for_level_base: scale.size(10 * MIB),
+            block_size: 4096,
+            ..lsm::Options::default()
+        },
+        sync: false,
+        workload,
+        records,
+        operations: ops,
+        value_size: ValueSize::Fixed(VALUE),
+        seed: 42,
+        digest: true,
+    }
+}
+
+fn describe(scale: &Scale) -> String {
+    let s = |b: u64| crate::size::format_size(scale.size(b));
+    format!(
+        "{} scale: {} of fillrandom (16 B keys, 512 B values) on a {} ZNS SSD (BL: {}), {} zones of {} erase \
+         blocks, {} SSTs, {} write buffer, {} level 1",
+        scale.name,
+        crate::size::format_size(scale.size(PAPER_DATA) / MIB * MIB),
+        s(PAPER_DEVICE),
+        s(PAPER_BL_DEVICE),
+        s(64 * MIB),
+        s(MIB),
+        s(4 * MIB),
+        s(12 * MIB),
+        s(10 * MIB)
+    )
+}
+
+pub fn run(scale: &Scale, store: &str, progress: bool) -> Result<(ResultSet, Vec<Timing>), String> {
+    let fill_records = scale.size(PAPER_DATA) / KV;
+    // YCSB (the seed names neither workloads' sizes nor counts; ours): as many records as the
+    // fillrandom leaves live (1 - 1/e of its keys), and a quarter as many operations.
+    let ycsb_records = fill_records * 632 / 1000;
+    let ycsb_ops = ycsb_records / 4;
+    let fill = Workload::DbBench(DbBenchKind::FillRandom);
+    let ycsb = YcsbWorkload::ALL;
+    let ycsb_rows = [row("GC"), row("LL")];
+    let mut specs: Vec<(String, RunSpec)> =
+        ROWS.iter().map(|r| (format!("fillrandom {}", r.name), spec(scale, *r, store, fill, fill_records, 0))).collect();
+    for w in &ycsb {
+        for r in ycsb_rows {
+            let label = format!("ycsb {} {}", w.name(), r.name);
+            specs.push((label, spec(scale, r, store, Workload::Ycsb(*w), ycsb_records, ycsb_ops)));
+        }
+    }
+    let outcomes = runner::run_many(&specs, 0, progress)?;
+    let mut results = Vec::new();
+    let mut timings = Vec::new();
+    let mut runs = Vec::new();
+    for ((label, _), outcome) in specs.iter().zip(outcomes) {
+        let (r, t) = outcome?;
+        let mut v = serde_json::to_value(&r).map_err(|e| e.to_string())?;
+        if let Some(o) = v.as_object_mut() {
+            o.insert("experiment".into(), serde_json::json!(label));
+        }
+        runs.push(v);
+        results.push(r);
+        timings.push(t);
+    }
+    let (fills, ycsb_results) = results.split_at(ROWS.len());
+    let mut set = ResultSet {
+        title: "Lifetime-leveling compaction on a ZNS SSD (seed 003): BL, GC, LS, Gear, LL and ZenFS placement".into(),
+        scale: describe(scale),
+        notes: notes(),
+        runs,
+        ..Default::default()
+    };
+    fillrandom(&mut set, fills);
+    ycsb_table(&mut set, &ycsb, ycsb_results);
+    Ok((set, timings))
+}
+
+fn notes() -> Vec<String> {
+    [
+        "Throughput is operations per simulated second (the fillrandom phase, background work included); host CPU \
+         time is not modelled.",
+        "Our choices where the seed is silent: device capacity 32 GiB at the paper's scale (64 GiB for BL, which has \
+         no GC and must never fill), the femu preset's NAND timings, no open / active zone limit, host GC when one \
+         free zone is left, greedy victim (least live data), 12 MiB write buffer (the authors' fork), YCSB with 512 B \
+         values, as many records as fillrandom leaves live and a quarter as many operations.",
+        "Zone utilisation = live bytes of a zone / zone capacity, over the data zones in use at the end of the run \
+         (as the authors' fork measures it). Space amplification = bytes written in used data zones / live bytes.",
+        "Write amplification = flash page programs x page size / user bytes; the device has no GC, so every byte \
+         beyond the engine's own writes is the host's zone GC.",
+        "The small scale divides the erase block by 16 with everything else, so that zones stripe over every plane: \
+         each zone reset then erases the same number of blocks over a sixteenth of the data.",
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+fn mb(b: u64) -> Cell {
+    Cell::Number((b as f64 / MIB as f64 * 10.0).round() / 10.0)
+}
+
+fn round(x: f64, places: i32) -> Cell {
+    let f = 10f64.powi(places);
+    Cell::Number((x * f).round() / f)
+}
+
+fn wa(r: &RunResult) -> f64 {
+    r.write_amplification.unwrap_or(r.host_write_amplification)
+}
+
+/// The fillrandom phase's throughput.
+fn fill_ops(r: &RunResult) -> f64 {
+    r.phases.last().map_or(0.0, |p| p.ops_per_sec)
+}
+
+fn fillrandom(set: &mut ResultSet, fills: &[RunResult]) {
+    let ll = fill_ops(&fills[4]);
+    let mut rows = Vec::new();
+    for (row, r) in ROWS.iter().zip(fills) {
+        let z = r.zones.as_ref();
+        rows.push(vec![
+            Cell::Text(row.name.into()),
+            Cell::Text(row.about.into()),
+            round(fill_ops(r), 0),
+            round(ll / fill_ops(r).max(1e-9), 2),
+            round(wa(r), 2),
+            z.and_then(|z| z.space_amplification).map_or(Cell::Text("-".into()), |s| round(s, 2)),
+            Cell::Number(z.map_or(0, |z| z.resets) as f64),
+            Cell::Number(z.map_or(0, |z| z.gc_runs) as f64),
+            mb(z.map_or(0, |z| z.gc_copied_bytes)),
+            Cell::Number(z.map_or(0, |z| z.used_zones) as f64),
+            round(z.map_or(0.0, |z| z.zones_over_90_percent as f64 / z.used_zones.max(1) as f64 * 100.0), 1),
+            round(r.sim_time_s.unwrap_or(0.0), 1),
+            Cell::Text(r.content_digest.map_or("-".into(), |d| format!("{} records, {:016x}", d.records, d.fnv1a))),
+        ]);
+    }
+    set.tables.push(ResultTable {
+        name: "fillrandom: throughput, write and space amplification, zones".into(),
+        columns: [
+            "row",
+            "what",
+            "ops/s",
+            "LL speed-up",
+            "WA",
+            "SA",
+            "zone resets",
+            "GC runs",
+            "GC MB",
+            "used zones",
+            "zones >= 90 % (%)",
+            "simulated s",
+            "contents (records, FNV-1a)",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows,
+    });
+    let same = fills.windows(2).all(|w| w[0].content_digest == w[1].content_digest);
+    set.notes.push(format!(
+        "Database contents at the end of fillrandom (full-scan digest): {}.",
+        if same { "identical in all six rows" } else { "DIFFERENT between rows: a strategy lost or invented data" }
+    ));
+    beside_paper(set, fills);
+    writes_by_cause(set, fills);
+    let categories: Vec<String> = ROWS.iter().map(|r| r.name.to_string()).collect();
+    set.figures.push(Figure {
+        id: "fillrandom_throughput".into(),
+        title: "fillrandom throughput per strategy".into(),
+        kind: FigureKind::Bar,
+        x_label: "strategy".into(),
+        y_label: "operations per simulated second".into(),
+        categories: categories.clone(),
+        series: vec![Series {
+            name: "ours".into(),
+            points: fills.iter().enumerate().map(|(i, r)| (i as f64, fill_ops(r))).collect(),
+            dashed: false,
+        }],
+    });
+    set.figures.push(Figure {
+        id: "throughput_over_time".into(),
+        title: "fillrandom throughput over time".into(),
+        kind: FigureKind::Line,
+        x_label: "simulated seconds".into(),
+        y_label: "operations per simulated second".into(),
+        categories: vec![],
+        series: ROWS
+            .iter()
+            .zip(fills)
+            .map(|(row, r)| Series {
+                name: row.name.into(),
+                points: r.phases.last().map_or_else(Vec::new, |p| p.timeline.clone()),
+                dashed: false,
+            })
+            .collect(),
+    });
+    set.figures.push(Figure {
+        id: "zone_utilisation".into(),
+        title: "zone utilisation at the end of fillrandom (share of used zones per tenth)".into(),
+        kind: FigureKind::Bar,
+        x_label: "zone utilisation (live bytes / zone capacity)".into(),
+        y_label: "% of used data zones".into(),
+        categories: (0..10).map(|i| format!("{}-{}%", i * 10, i * 10 + 10)).collect(),
+        series: ROWS
+            .iter()
+            .zip(fills)
+            .filter_map(|(row, r)| {
+                let z = r.zones.as_ref()?;
+                let used = z.used_zones.max(1) as f64;
+                Some(Series {
+                    name: row.name.into(),
+                    points: z.utilisation_histogram.iter().enumerate().map(|(i, &n)| (i as f64, n as f64 / used * 100.0)).collect(),
+                    dashed: false,
+                })
+            })
+            .collect(),
+    });
+}
+
+/// The seed's claims, ours beside them.
+fn beside_paper(set: &mut ResultSet, fills: &[RunResult]) {
+    let ops = |name: &str| fill_ops(&fills[ROWS.iter().position(|r| r.name == name).expect("a row")]);
+    let ll = ops("LL");
+    let mut rows = Vec::new();
+    for (other, paper) in [("LS", 1.4), ("Gear", 1.8), ("GC", 1.7)] {
+        let ours = ll / ops(other).max(1e-9);
+        rows.push(vec![
+            Cell::Text(format!("LL / {other} fillrandom throughput")),
+            Cell::Number(paper),
+            round(ours, 2),
+            round((ours / paper - 1.0) * 100.0, 1),
+        ]);
+    }
+    let z = fills[4].zones.as_ref();
+    let share = z.map_or(0.0, |z| z.zones_over_90_percent as f64 / z.used_zones.max(1) as f64);
+    rows.push(vec![
+        Cell::Text("LL zones at >= 90 % utilisation (share of used zones, %; paper: \"most zones\")".into()),
+        Cell::Text("> 50".into()),
+        round(share * 100.0, 1),
+        Cell::Text("-".into()),
+    ]);
+    let host = |r: &RunResult| r.host_write_bytes as f64;
+    rows.push(vec![
+        Cell::Text("LL host writes / BL host writes (paper: LL writes less than BL)".into()),
+        Cell::Text("< 1".into()),
+        round(host(&fills[4]) / host(&fills[0]).max(1.0), 2),
+        Cell::Text("-".into()),
+    ]);
+    set.tables.push(ResultTable {
+        name: "beside the paper".into(),
+        columns: ["claim", "paper", "ours", "difference %"].map(String::from).to_vec(),
+        rows,
+    });
+}
+
+/// Host writes by cause (MiB), per row.
+fn writes_by_cause(set: &mut ResultSet, fills: &[RunResult]) {
+    let levels = fills
+        .iter()
+        .filter_map(|r| r.host_write_bytes_by_cause.as_ref())
+        .map(|h| h.compaction_by_level.len())
+        .max()
+        .unwrap_or(0);
+    let mut columns: Vec<String> = ["row", "WAL", "flush"].map(String::from).to_vec();
+    columns.extend((1..levels).map(|l| format!("compaction L{l}")));
+    columns.extend(["moves", "T-zone", "zone GC", "metadata", "total", "WA"].map(String::from));
+    let mut rows = Vec::new();
+    let mut by_cause: Vec<Vec<f64>> = Vec::new();
+    for (row, r) in ROWS.iter().zip(fills) {
+        let Some(h) = &r.host_write_bytes_by_cause else { continue };
+        let mut values = vec![h.wal, h.flush];
+        values.extend((1..levels).map(|l| h.compaction_by_level.get(l).copied().unwrap_or(0)));
+        values.extend([h.moves, h.t_zone, h.zone_gc, h.manifest + h.fs_metadata + h.other]);
+        let mut cells = vec![Cell::Text(row.name.into())];
+        cells.extend(values.iter().map(|&b| mb(b)));
+        cells.push(mb(h.total));
+        cells.push(round(r.host_write_amplification, 2));
+        rows.push(cells);
+        by_cause.push(values.iter().map(|&b| b as f64 / GIB as f64).collect());
+    }
+    let cause_names: Vec<String> = columns[1..columns.len() - 2].to_vec();
+    set.figures.push(Figure {
+        id: "writes_by_cause".into(),
+        title: "fillrandom host writes by cause".into(),
+        kind: FigureKind::Bar,
+        x_label: "strategy".into(),
+        y_label: "GiB written".into(),
+        categories: ROWS.iter().map(|r| r.name.to_string()).collect(),
+        series: cause_names
+            .iter()
+            .enumerate()
+            .map(|(c, name)| Series {
+                name: name.clone(),
+                points: by_cause.iter().enumerate().map(|(i, v)| (i as f64, v[c])).collect(),
+                dashed: false,
+            })
+            .collect(),
+    });
+    set.tables.push(ResultTable { name: "fillrandom host writes by cause (MiB)".into(), columns, rows });
+}
+
+fn ycsb_table(set: &mut ResultSet, workloads: &[YcsbWorkload], results: &[RunResult]) {
+    let mut rows = Vec::new();
+    let mut gc = Vec::new();
+    let mut ll = Vec::new();
+    for (i, (w, pair)) in workloads.iter().zip(results.chunks(2)).enumerate() {
+        let ops = |r: &RunResult| r.phases.last().map_or(0.0, |p| p.ops_per_sec);
+        let (g, l) = (ops(&pair[0]), ops(&pair[1]));
+        let ratio = l / g.max(1e-9);
+        rows.push(vec![
+            Cell::Text(w.name().to_string()),
+            round(g, 0),
+            round(l, 0),
+            round(ratio, 2),
+            Cell::Text("1.22-1.65".into()),
+            Cell::Text(if (1.22..=1.65).contains(&((ratio * 100.0).round() / 100.0)) { "in" } else { "out" }.into()),
+        ]);
+        gc.push((i as f64, g));
+        ll.push((i as f64, l));
+    }
+    set.tables.push(ResultTable {
+        name: "YCSB: LL vs GC (run phase; Load = the load phase)".into(),
+        columns: ["workload", "GC ops/s", "LL ops/s", "LL / GC", "paper LL / GC", "in the paper's range"]
+            .map(String::from)
+            .to_vec(),
+        rows,
+    });
+    set.figures.push(Figure {
+        id: "ycsb".into(),
+        title: "YCSB throughput, LL vs GC".into(),
+        kind: FigureKind::Bar,
+        x_label: "YCSB workload".into(),
+        y_label: "operations per simulated second".into(),
+        categories: workloads.iter().map(|w| w.name().to_string()).collect(),
+        series: vec![
+            Series { name: "GC".into(), points: gc, dashed: false },
+            Series { name: "LL".into(), points: ll, dashed: false },
+        ],
+    });
+}
