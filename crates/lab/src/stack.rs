@@ -130,8 +130,8 @@ impl DeviceArgs {
             if bytes % g.page_size as u64 != 0 {
                 return Err(format!("--block-size: {b} is not a whole number of {} B pages", g.page_size));
             }
-            g.pages_per_block = u32::try_from(bytes / g.page_size as u64)
-                .map_err(|_| format!("--block-size: {b} is too large"))?;
+            g.pages_per_block =
+                u32::try_from(bytes / g.page_size as u64).map_err(|_| format!("--block-size: {b} is too large"))?;
         }
         if let Some(c) = &self.capacity {
             g = flashsim::preset::scale(g, parse_size("--capacity", c)?).map_err(|e| format!("--capacity: {e}"))?;

@@ -30,6 +30,57 @@ fn remapcom_ranges_sit_beside_the_paper() {
     assert!(out.join("fig15_ranges.svg").exists());
 }
 
+/// Seed 003's comparison at its tiny scale: the six rows end with the same database, which is the
+/// one the workload describes; each row behaves as its definition says (BL and LS never collect a
+/// zone while GC does, LL writes its T-zone, every run reports its zones); the report has its
+/// tables and charts.
+#[test]
+fn zns_ll_rows_agree_on_the_data_and_differ_in_zones() {
+    use workload::db_bench::DbBenchKind;
+    use workload::{Op, ValueSize, Workload, WorkloadSpec};
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("z");
+    let (code, stdout, err) = flashkv(&["repro", "zns-ll", "--scale", "tiny", "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(stdout.contains("beside the paper") && stdout.contains("LL / GC"), "{stdout}");
+    let set: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("results.json")).unwrap()).unwrap();
+    let runs = set["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 6 + 7 * 2, "six fillrandom rows, YCSB Load and A-F for GC and LL");
+    let fill = |name: &str| runs.iter().find(|r| r["experiment"] == format!("fillrandom {name}")).unwrap();
+    // The model: the fillrandom's writes in a map (the runner seeds a db_bench write phase with
+    // the run's seed + 1), folded as the engine's digest is (length-prefixed key and value, FNV-1a).
+    let records = fill("LL")["phases"][0]["ops"].as_u64().unwrap();
+    let spec = WorkloadSpec { records, operations: 1, value_size: ValueSize::Fixed(512) };
+    let mut model = std::collections::BTreeMap::new();
+    for op in Workload::DbBench(DbBenchKind::FillRandom).build(&spec, 43).unwrap() {
+        if let Op::Insert { key, value } | Op::Update { key, value } = op {
+            model.insert(key, value);
+        }
+    }
+    let mut fnv: u64 = 0xcbf2_9ce4_8422_2325;
+    for (k, v) in &model {
+        for part in [k, v] {
+            for b in (part.len() as u64).to_le_bytes().iter().chain(part.iter()) {
+                fnv = (fnv ^ *b as u64).wrapping_mul(0x0100_0000_01b3);
+            }
+        }
+    }
+    for row in ["BL", "GC", "LS", "Gear", "LL", "ZenFS"] {
+        let d = &fill(row)["content_digest"];
+        assert_eq!(d["records"].as_u64(), Some(model.len() as u64), "{row}");
+        assert_eq!(d["fnv1a"].as_u64(), Some(fnv), "{row}: contents differ from the workload's");
+        assert!(fill(row)["zones"]["resets"].as_u64().unwrap() > 0, "{row} resets zones");
+    }
+    let gc_runs = |row: &str| fill(row)["zones"]["gc_runs"].as_u64().unwrap();
+    assert_eq!(gc_runs("BL"), 0, "BL has no GC");
+    assert!(gc_runs("GC") > 0, "the GC row's device fills: GC must run");
+    let t_zone = |row: &str| fill(row)["host_write_bytes_by_cause"]["t_zone"].as_u64().unwrap();
+    assert!(t_zone("LL") > 0 && t_zone("LS") == 0, "only LL writes a T-zone");
+    for id in ["zone_utilisation", "throughput_over_time", "writes_by_cause", "ycsb"] {
+        assert!(out.join(format!("{id}.svg")).exists(), "{id}.svg");
+    }
+}
+
 #[test]
 fn unknown_parts_and_scales_are_named() {
     let (code, _, err) = flashkv(&["repro", "remapcom", "--only", "fig99"]);

@@ -82,10 +82,7 @@ fn measure(work: &std::path::Path, data: u64, divisor: u64, progress: bool) -> R
             let xfs = LoopXfs::new(&dir, (data * 4).max(1 << 30))?;
             let db_dir = xfs.mount_point().join("db");
             let spec = RunSpec {
-                device: DeviceArgs {
-                    fs: format!("posix:{}", db_dir.display()),
-                    ..DeviceArgs::default()
-                },
+                device: DeviceArgs { fs: format!("posix:{}", db_dir.display()), ..DeviceArgs::default() },
                 engine: lsm::Options {
                     create_if_missing: true,
                     write_buffer_size: ((4 * MIB) / divisor) as usize,

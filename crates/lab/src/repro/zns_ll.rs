@@ -64,13 +64,7 @@ pub const ROWS: [Row; 6] = [
         gc: false,
         about: "LevelDB; zones reused only when fully invalid (no GC)",
     },
-    Row {
-        name: "GC",
-        compaction: "leveled",
-        placement: "shared",
-        gc: true,
-        about: "LevelDB + greedy host zone GC",
-    },
+    Row { name: "GC", compaction: "leveled", placement: "shared", gc: true, about: "LevelDB + greedy host zone GC" },
     Row {
         name: "LS",
         compaction: "leveled",
@@ -168,8 +162,10 @@ pub fn run(scale: &Scale, store: &str, progress: bool) -> Result<(ResultSet, Vec
     let fill = Workload::DbBench(DbBenchKind::FillRandom);
     let ycsb = YcsbWorkload::ALL;
     let ycsb_rows = [row("GC"), row("LL")];
-    let mut specs: Vec<(String, RunSpec)> =
-        ROWS.iter().map(|r| (format!("fillrandom {}", r.name), spec(scale, *r, store, fill, fill_records, 0))).collect();
+    let mut specs: Vec<(String, RunSpec)> = ROWS
+        .iter()
+        .map(|r| (format!("fillrandom {}", r.name), spec(scale, *r, store, fill, fill_records, 0)))
+        .collect();
     for w in &ycsb {
         for r in ycsb_rows {
             let label = format!("ycsb {} {}", w.name(), r.name);
@@ -335,7 +331,12 @@ fn fillrandom(set: &mut ResultSet, fills: &[RunResult]) {
                 let used = z.used_zones.max(1) as f64;
                 Some(Series {
                     name: row.name.into(),
-                    points: z.utilisation_histogram.iter().enumerate().map(|(i, &n)| (i as f64, n as f64 / used * 100.0)).collect(),
+                    points: z
+                        .utilisation_histogram
+                        .iter()
+                        .enumerate()
+                        .map(|(i, &n)| (i as f64, n as f64 / used * 100.0))
+                        .collect(),
                     dashed: false,
                 })
             })

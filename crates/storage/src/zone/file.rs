@@ -6,7 +6,6 @@ use flashsim::SimClock;
 
 use super::extent::Inode;
 use super::label;
-use super::records::Record;
 use super::state::State;
 use crate::error::{FsError, Result};
 

@@ -31,18 +31,43 @@ pub(crate) struct DurableInode {
 /// One change to the durable state.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Record {
-    Inode { ino: u64, len: u64, hint: WriteHint, extents: Vec<Extent> },
+    Inode {
+        ino: u64,
+        len: u64,
+        hint: WriteHint,
+        extents: Vec<Extent>,
+    },
     /// A durable inode grew: its first `keep` extents stay, `tail` follows them, its length is
     /// `len`. A sync writes this rather than the whole extent list, so that a file synced often (a
     /// manifest, a WAL) costs the journal the size of each sync's new extents, not the square of
     /// its extent count.
-    InodeTail { ino: u64, len: u64, keep: u32, tail: Vec<Extent> },
-    InodeFree { ino: u64 },
-    Link { dir: String, name: String, ino: u64 },
-    Unlink { dir: String, name: String },
-    Mkdir { dir: String },
-    Rmdir { dir: String },
-    NextIno { next: u64 },
+    InodeTail {
+        ino: u64,
+        len: u64,
+        keep: u32,
+        tail: Vec<Extent>,
+    },
+    InodeFree {
+        ino: u64,
+    },
+    Link {
+        dir: String,
+        name: String,
+        ino: u64,
+    },
+    Unlink {
+        dir: String,
+        name: String,
+    },
+    Mkdir {
+        dir: String,
+    },
+    Rmdir {
+        dir: String,
+    },
+    NextIno {
+        next: u64,
+    },
 }
 
 impl From<DirChange> for Record {
