@@ -555,9 +555,9 @@ fn sweep_label(v: &Option<Value>) -> Option<String> {
 const CAUSE_GROUPS: [(&str, &[&str]); 7] = [
     ("wal %", &["host.wal"]),
     ("flush %", &["host.flush"]),
-    ("compaction %", &["host.compaction."]),
+    ("compaction %", &["host.compaction.", "host.move", "host.t-zone"]),
     ("other host %", &["host", "host.manifest", "host.fs-metadata"]),
-    ("gc %", &["gc"]),
+    ("gc %", &["gc", "host.zone-gc"]),
     ("mapping %", &["mapping"]),
     ("device %", &["device."]),
 ];
@@ -682,5 +682,30 @@ records = 1000
         assert!(e.contains("ops_per_sec"), "{e}");
         let sweep = format!("{BASE}\n[sweep]\nparameter = \"value_size\"\nvalues = [1]\n");
         assert!(Experiment::parse(&sweep).err().unwrap().contains("section.field"));
+    }
+
+    #[test]
+    fn zoned_devices_are_checked_when_read() {
+        let zone = BASE.replace("[device]", "[device]\nfs = \"zone\"\nzone_policy = \"per-level\"\nzone_gc = 2");
+        let e = Experiment::parse(&zone).unwrap();
+        let spec = run_spec(&e.points[0]).unwrap();
+        assert_eq!((spec.device.zone.zone_policy.as_str(), spec.device.zone.zone_gc.as_str()), ("per-level", "2"));
+        let off = zone.replace("zone_gc = 2", "zone_gc = \"off\"");
+        assert!(Experiment::parse(&off).unwrap().points[0].device.zone_gc.text() == "off");
+        for (bad, field) in [
+            ("zone_size = \"1536KiB\"", "zone_size: 1.5 MiB is not a multiple of the 1.0 MiB erase block"),
+            ("zone_policy = \"tiered\"", "--zone-policy: unknown policy 'tiered'"),
+            ("zone_gc = 0", "--zone-gc"),
+            ("max_open_zones = 5000", "max_open_zones: 5000 exceeds the device's"),
+        ] {
+            let key = bad.split(' ').next().unwrap();
+            let text = if zone.contains(&format!("{key} =")) {
+                zone.lines().map(|l| if l.starts_with(key) { bad } else { l }).collect::<Vec<_>>().join("\n")
+            } else {
+                zone.replace("[device]", &format!("[device]\n{bad}"))
+            };
+            let e = Experiment::parse(&text).err().unwrap();
+            assert!(e.contains(field) && !e.contains('\n'), "{bad}: {e}");
+        }
     }
 }

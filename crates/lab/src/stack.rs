@@ -61,7 +61,7 @@ pub struct ZoneArgs {
     pub zone_policy: String,
     /// Host zone GC: off (zones are reused only once nothing in them is live), or the number of
     /// empty zones left at which GC runs.
-    #[arg(long, default_value = "1")]
+    #[arg(long, default_value = "1", allow_hyphen_values = true)]
     pub zone_gc: String,
     /// The device's limit on open zones (none when absent).
     #[arg(long)]

@@ -108,7 +108,21 @@ fn bad_input_names_the_field_and_the_accepted_values() {
     assert!(err.contains("all_random"), "{err}");
     let (code, _, err) = flashkv(&["bench", "--fs", "floppy", "--num", "10"]);
     assert_eq!(code, 2);
-    assert!(err.contains("sim, posix:DIR, mem"), "{err}");
+    assert!(err.contains("sim, zone, posix:DIR, mem"), "{err}");
+    for (flags, needle) in [
+        (&["--zone-size", "1536KiB"][..], "zone_size: 1.5 MiB is not a multiple of the 1.0 MiB erase block"),
+        (&["--max-open-zones", "5000"][..], "max_open_zones: 5000 exceeds the device's"),
+        (&["--max-open-zones", "20", "--max-active-zones", "10"][..], "max_open_zones: 20 exceeds max_active_zones 10"),
+        (&["--zone-policy", "tiered"][..], "shared, per-level, lifetime"),
+        (&["--zone-gc", "-1"][..], "--zone-gc"),
+        (&["--compaction", "tiered"][..], "leveled, gear, ll"),
+    ] {
+        let mut args = vec!["bench", "--fs", "zone", "--num", "10", "--capacity", "1GiB"];
+        args.extend_from_slice(flags);
+        let (code, _, err) = flashkv(&args);
+        assert_eq!(code, 2, "{flags:?}");
+        assert!(err.contains(needle) && err.trim().lines().count() == 1, "{flags:?}: {err}");
+    }
     let (code, _, err) = flashkv(&["bench", "--benchmarks", "fillrand", "--num", "10"]);
     assert_eq!(code, 2);
     assert!(err.contains("fillrandom"), "{err}");
@@ -124,6 +138,41 @@ fn bad_input_names_the_field_and_the_accepted_values() {
     let (code, _, err) = flashkv(&["report", dir.path().join("nowhere").to_str().unwrap()]);
     assert_eq!(code, 2);
     assert!(err.contains("results.json"), "{err}");
+}
+
+/// The engine on the simulated ZNS SSD: zone accounting in the result, every byte the device
+/// programmed written by the host (no device GC), and lifetime-leveling's own causes.
+#[test]
+fn bench_runs_on_a_zoned_device() {
+    let v = json(&[
+        "bench",
+        "--benchmarks",
+        "fillrandom",
+        "--num",
+        "60000",
+        "--value-size",
+        "512",
+        "--fs",
+        "zone",
+        "--capacity",
+        "1GiB",
+        "--zone-policy",
+        "per-level",
+        "--compaction",
+        "ll",
+        "--json",
+    ]);
+    let r = &v;
+    let zones = &r["zones"];
+    assert!(zones["used_zones"].as_u64().unwrap() > 0 && zones["resets"].as_u64().is_some(), "{zones}");
+    assert_eq!(zones["utilisation"].as_array().unwrap().len() as u64, zones["used_zones"].as_u64().unwrap());
+    assert_eq!(r["flash_program_bytes"], r["host_write_bytes"], "a zoned device writes only what the host writes");
+    for cause in ["moves", "t_zone", "zone_gc"] {
+        assert!(r["host_write_bytes_by_cause"][cause].is_u64(), "{cause}");
+    }
+    assert!(r["engine"].as_str().unwrap().contains("ll compaction"), "{}", r["engine"]);
+    assert!(r["device"].as_str().unwrap().contains("ZNS"), "{}", r["device"]);
+    assert!(r["phases"][0]["timeline"].as_array().unwrap().len() > 10, "throughput over time");
 }
 
 #[test]
