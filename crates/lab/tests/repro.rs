@@ -92,7 +92,13 @@ fn unknown_parts_and_scales_are_named() {
     assert!(err.contains("small, paper"), "{err}");
     let (code, _, err) = flashkv(&["repro", "plsc"]);
     assert_eq!(code, 2);
-    assert!(err.contains("remapcom"), "{err}");
+    assert!(err.contains("remapcom") && err.contains("zns-ll"), "{err}");
+    let (code, _, err) = flashkv(&["repro", "zns-ll", "--scale", "huge"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("small, paper, tiny"), "{err}");
+    let (code, _, err) = flashkv(&["repro", "zns-ll", "--only", "ycsb"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--only") && err.contains("zns-ll"), "{err}");
 }
 
 /// On a real reflink XFS, RemapCom writes fewer bytes to the block device than Baseline at 4 KiB.

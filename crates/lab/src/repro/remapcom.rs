@@ -31,7 +31,7 @@ const MIB: u64 = 1 << 20;
 const GIB: u64 = 1 << 30;
 
 /// Divisors of the paper's sizes: small keeps its ratios at 1/16, tiny (for tests) at 1/64.
-pub const SCALES: [(&str, u64); 3] = [("paper", 1), ("small", 16), ("tiny", 64)];
+pub const SCALES: [(&str, u64); 3] = [("small", 16), ("paper", 1), ("tiny", 64)];
 
 fn describe(scale: &Scale) -> String {
     format!(
