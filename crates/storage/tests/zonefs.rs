@@ -252,6 +252,47 @@ fn a_crash_at_every_step_of_a_gc_run_keeps_the_contract() {
 }
 
 #[test]
+fn gc_reclaims_partly_written_zones_that_no_file_writes_any_more() {
+    // Lifetime placement, 10 zones of 16 pages (2 metadata, 8 data), no zone limits. An Extreme
+    // file (L3) opens a zone; the Long file (L2) written after it joins that zone (difference 1);
+    // so pair k fills half of data zone 2 + k, which stays partly written and closed.
+    let fs = format(device(4, 10, (None, None)), AllocPolicy::Lifetime, true);
+    let (extreme, long) = (WriteHint::Compaction { output_level: 3 }, WriteHint::Compaction { output_level: 2 });
+    let mut files = Vec::new();
+    for k in 0..7u64 {
+        put(&fs, &format!("e{k}"), extreme, &pattern(k, 4 * PAGE));
+        put(&fs, &format!("l{k}"), long, &pattern(100 + k, 4 * PAGE));
+        assert_eq!(zones_of(&fs, &format!("l{k}")), BTreeSet::from([2 + k as u32]));
+        files.push((format!("l{k}"), 100 + k));
+    }
+    fs.sync_dir("").unwrap();
+    for k in 0..4 {
+        fs.remove(&format!("e{k}")).unwrap();
+    }
+    files.extend((4..7).map(|k| (format!("e{k}"), k)));
+    fs.sync_dir("").unwrap();
+    let r = fs.zone_report();
+    assert!(r.data_zones().all(|z| z.state != ZoneState::Full), "no zone is full");
+    assert_eq!(r.counters.gc_runs, 0);
+    // The next file needs a new zone with one empty zone left: GC empties zones 2 and 3 (half
+    // dead, closed) into zone 9 and the new file opens zone 2.
+    put(&fs, "x", extreme, &pattern(200, 4 * PAGE));
+    fs.sync_dir("").unwrap();
+    files.push(("x".into(), 200));
+    let r = fs.zone_report();
+    assert_eq!(r.counters.gc_runs, 2);
+    assert_eq!(r.counters.gc_copied_bytes, 8 * PAGE as u64);
+    for f in ["l0", "l1"] {
+        assert_eq!(zones_of(&fs, f), BTreeSet::from([9]), "{f} moved to the GC zone");
+    }
+    assert_eq!(zones_of(&fs, "l2"), BTreeSet::from([4]), "the third least live zone stays");
+    assert_eq!(zones_of(&fs, "x"), BTreeSet::from([2]));
+    check_files(&fs, &files);
+    fs.power_cut().unwrap();
+    check_files(&fs, &files);
+}
+
+#[test]
 fn without_gc_a_device_of_half_dead_zones_is_full() {
     let fs = gc_setup(false);
     let err = (0..8)

@@ -1,8 +1,9 @@
 //! Host zone GC: when a stream needs a zone and at most `free_zones_trigger` empty data zones are
 //! left, reclaim zones by copying their live extents elsewhere.
 //!
-//! Greedy: the victim is the full (or finished) data zone with the fewest live bytes that no
-//! stream is writing, if copying it frees anything (fewer live bytes than its capacity). Each of
+//! Greedy: the victim is the written data zone (full, finished, or partly written and closed) with
+//! the fewest live bytes that no stream is writing, if copying it frees anything (its live extents
+//! take fewer pages than were written to it). Each of
 //! its live extents is read and appended to the GC stream of the victim's class (kept apart from
 //! new data), and the files' extent maps are updated in memory; then every moved extent that a
 //! durable record points at gets a new record, committed to the journal; only then is the victim
@@ -48,10 +49,12 @@ impl State {
         Ok(())
     }
 
-    /// The greedy victim: the full data zone no stream writes with the fewest live bytes, among
-    /// those whose live extents take fewer pages than the zone holds (copying the others frees
-    /// nothing: a zone of one-page extents each holding a few synced bytes is "mostly dead" by
-    /// bytes but costs a whole zone to copy).
+    /// The greedy victim: the written data zone no stream writes with the fewest live bytes, among
+    /// those whose live extents take fewer pages than were written to them (copying the others
+    /// frees nothing: a zone of one-page extents each holding a few synced bytes is "mostly dead"
+    /// by bytes but costs a whole zone to copy). A partly written zone that no stream writes any
+    /// more (the lifetime policy leaves one behind each time a file closes) is a candidate too:
+    /// its unwritten pages are not free space until it is reset.
     fn gc_victim(&self) -> Option<u32> {
         let ps = self.page_size as u64;
         let mut live_pages = vec![0u64; self.zones.len()];
@@ -59,8 +62,14 @@ impl State {
             live_pages[e.zone as usize] += e.pages(ps);
         }
         self.data_zones()
-            .filter(|&z| self.zone_state(z).0 == ZoneState::Full && !self.is_current(z))
-            .filter(|&z| live_pages[z as usize] < self.capacity_pages())
+            .filter(|&z| !self.is_current(z))
+            .filter(|&z| match self.zone_state(z) {
+                (ZoneState::Full, _) => live_pages[z as usize] < self.capacity_pages(),
+                (ZoneState::Closed | ZoneState::ImplicitlyOpened | ZoneState::ExplicitlyOpened, wp) => {
+                    live_pages[z as usize] < wp
+                }
+                _ => false,
+            })
             .min_by_key(|&z| (self.zones[z as usize].live, z))
     }
 
