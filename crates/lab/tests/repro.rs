@@ -30,7 +30,7 @@ fn remapcom_ranges_sit_beside_the_paper() {
     assert!(out.join("fig15_ranges.svg").exists());
 }
 
-/// Seed 003's comparison at its tiny scale: the six rows end with the same database, which is the
+/// Seed 003's comparison at its tiny scale: the seven rows end with the same database, which is the
 /// one the workload describes; each row behaves as its definition says (BL never collects a zone,
 /// host GC runs, only LL writes a T-zone, every run reports its zones); the report has its
 /// tables and charts.
@@ -45,7 +45,7 @@ fn zns_ll_rows_agree_on_the_data_and_differ_in_zones() {
     assert!(stdout.contains("beside the paper") && stdout.contains("LL / GC"), "{stdout}");
     let set: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("results.json")).unwrap()).unwrap();
     let runs = set["runs"].as_array().unwrap();
-    assert_eq!(runs.len(), 6 + 7 * 2, "six fillrandom rows, YCSB Load and A-F for GC and LL");
+    assert_eq!(runs.len(), 7 + 7 * 2, "seven fillrandom rows, YCSB Load and A-F for GC and LL");
     let fill = |name: &str| runs.iter().find(|r| r["experiment"] == format!("fillrandom {name}")).unwrap();
     // The model: the fillrandom's writes in a map (the runner seeds a db_bench write phase with
     // the run's seed + 1), folded as the engine's digest is (length-prefixed key and value, FNV-1a).
@@ -65,7 +65,7 @@ fn zns_ll_rows_agree_on_the_data_and_differ_in_zones() {
             }
         }
     }
-    for row in ["BL", "GC", "LS", "Gear", "LL", "ZenFS"] {
+    for row in ["BL", "GC", "LS", "Gear", "LL", "ZenFS", "Gear-28"] {
         let d = &fill(row)["content_digest"];
         assert_eq!(d["records"].as_u64(), Some(model.len() as u64), "{row}");
         assert_eq!(d["fnv1a"].as_u64(), Some(fnv), "{row}: contents differ from the workload's");

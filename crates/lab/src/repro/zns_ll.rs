@@ -5,12 +5,14 @@
 //! The seed ran LevelDB 1.19 (16-byte keys, 512-byte values, 4 MiB SSTs, 64 MiB zones) writing 27
 //! GB with db_bench fillrandom on a Cosmos+ ZNS SSD whose capacity, timings and zone limits it does
 //! not give. Ours (each labelled in the report): the femu preset's NAND (64 planes, 4 KiB pages,
-//! 40 / 200 / 2000 us) with 1 MiB erase blocks and zones of one block per plane (64 MiB), a 28 GiB
-//! device (448 zones, 1.75 times the fillrandom's live data, so that the GC row must collect
-//! zones), 14 open and active zones, host GC when 8 empty zones are left,
+//! 40 / 200 / 2000 us) with 1 MiB erase blocks and zones of one block per plane (64 MiB), a 24 GiB
+//! device (384 zones, 1.5 times the fillrandom's live data, so that the GC and LS rows must
+//! collect zones), 14 open and active zones, host GC when 8 empty zones are left,
 //! LevelDB's level sizes (10 MiB level 1, x10 per level, L0 triggers 4 / 8 / 12) and the authors'
 //! fork's 12 MiB write buffer. BL runs without GC, which the seed's "zones are reused only when
-//! fully invalid" allows only on a device that never fills: it gets twice the capacity.
+//! fully invalid" allows only on a device that never fills: it gets twice the capacity. Gear runs
+//! out of zones at 24 GiB (its compactions hold more data live at once than GC frees): a seventh
+//! row runs it on 28 GiB, so that LL can still be compared with it.
 //!
 //! `small` divides every size by 16 except the page: the erase block too (64 KiB), so that a
 //! zone (4 MiB) still stripes over all 64 planes and the device keeps 512 zones. A zone reset
@@ -38,13 +40,15 @@ const VALUE: u32 = 512;
 const KV: u64 = 16 + VALUE as u64;
 const PAPER_DATA: u64 = 27_000_000_000;
 /// Our device at the paper's scale (the seed is silent; the reference file asks for a capacity
-/// that forces GC in the GC row): 448 zones of 64 MiB, 1.75 times the fillrandom's live data
-/// (about 16 GiB), a little less than LevelDB's shared placement holds at the end of the run
-/// without GC (432 zones at the small scale, more on the way). At 384 zones Gear ran out of space:
-/// our host GC collects only Full zones, and with 14 active zones too many were partly written.
-const PAPER_DEVICE: u64 = 28 * GIB;
+/// that forces GC in the GC and LS rows): 384 zones of 64 MiB, 1.5 times the fillrandom's live
+/// data (about 16 GiB). LS without GC fills 371 zones at the small scale, so GC (at 8 empty zones)
+/// must run; at 416 zones it never did.
+const PAPER_DEVICE: u64 = 24 * GIB;
 /// BL has no GC and must never fill: twice the others' capacity.
 const PAPER_BL_DEVICE: u64 = 2 * PAPER_DEVICE;
+/// Gear's second device: at 24 GiB Gear runs out of zones (measured at the small scale); at 28
+/// GiB it finishes.
+const PAPER_GEAR_DEVICE: u64 = 28 * GIB;
 /// Host GC runs when this many empty zones are left (the seed is silent; the reference notes say
 /// one, which leaves nothing for the other placement classes that may need a zone before GC has
 /// freed one: our choice, a reserve for the classes that write at once).
@@ -63,25 +67,36 @@ pub struct Row {
     pub compaction: &'static str,
     pub placement: &'static str,
     pub gc: bool,
+    /// Device capacity at the paper's scale.
+    pub device: u64,
     /// What the row stands for.
     pub about: &'static str,
 }
 
-/// Seed 003's five rows and our sixth.
-pub const ROWS: [Row; 6] = [
+/// Seed 003's five rows, our sixth, and Gear again on a larger device.
+pub const ROWS: [Row; 7] = [
     Row {
         name: "BL",
         compaction: "leveled",
         placement: "shared",
         gc: false,
+        device: PAPER_BL_DEVICE,
         about: "LevelDB; zones reused only when fully invalid (no GC)",
     },
-    Row { name: "GC", compaction: "leveled", placement: "shared", gc: true, about: "LevelDB + greedy host zone GC" },
+    Row {
+        name: "GC",
+        compaction: "leveled",
+        placement: "shared",
+        gc: true,
+        device: PAPER_DEVICE,
+        about: "LevelDB + greedy host zone GC",
+    },
     Row {
         name: "LS",
         compaction: "leveled",
         placement: "per-level",
         gc: true,
+        device: PAPER_DEVICE,
         about: "GC + zones dedicated per level",
     },
     Row {
@@ -89,6 +104,7 @@ pub const ROWS: [Row; 6] = [
         compaction: "gear",
         placement: "per-level",
         gc: true,
+        device: PAPER_DEVICE,
         about: "GearDB's gear compaction with compaction windows, zones per level, GC",
     },
     Row {
@@ -96,6 +112,7 @@ pub const ROWS: [Row; 6] = [
         compaction: "ll",
         placement: "per-level",
         gc: true,
+        device: PAPER_DEVICE,
         about: "lifetime-leveling: zones per level, compaction pointers, T-zone, GC",
     },
     Row {
@@ -103,7 +120,16 @@ pub const ROWS: [Row; 6] = [
         compaction: "leveled",
         placement: "lifetime",
         gc: true,
+        device: PAPER_DEVICE,
         about: "beyond the seed: leveled compaction with ZenFS's lifetime-hint placement, GC",
+    },
+    Row {
+        name: "Gear-28",
+        compaction: "gear",
+        placement: "per-level",
+        gc: true,
+        device: PAPER_GEAR_DEVICE,
+        about: "Gear on a 28 GiB device (at 24 GiB it runs out of zones)",
     },
 ];
 
@@ -113,7 +139,7 @@ fn row(name: &str) -> Row {
 
 /// The run of `row` at `scale`: `workload` with `records` (and `ops` operations after a load).
 pub fn spec(scale: &Scale, row: Row, store: &str, workload: Workload, records: u64, ops: u64) -> RunSpec {
-    let mut device = scale.size(if row.gc { PAPER_DEVICE } else { PAPER_BL_DEVICE });
+    let mut device = scale.size(row.device);
     if scale.name == "tiny" {
         device = device * TINY_ROOM.0 / TINY_ROOM.1;
     }
@@ -154,12 +180,13 @@ pub fn spec(scale: &Scale, row: Row, store: &str, workload: Workload, records: u
 fn describe(scale: &Scale) -> String {
     let s = |b: u64| crate::size::format_size(scale.size(b));
     format!(
-        "{} scale: {} of fillrandom (16 B keys, 512 B values) on a {} ZNS SSD (BL: {}), {} zones of {} erase \
-         blocks, {} SSTs, {} write buffer, {} level 1",
+        "{} scale: {} of fillrandom (16 B keys, 512 B values) on a {} ZNS SSD (BL: {}, Gear-28: {}), {} zones of \
+         {} erase blocks, {} SSTs, {} write buffer, {} level 1",
         scale.name,
         crate::size::format_size(scale.size(PAPER_DATA) / MIB * MIB),
         s(PAPER_DEVICE),
         s(PAPER_BL_DEVICE),
+        s(PAPER_GEAR_DEVICE),
         s(64 * MIB),
         s(MIB),
         s(4 * MIB),
@@ -191,14 +218,24 @@ pub fn run(scale: &Scale, store: &str, progress: bool) -> Result<(ResultSet, Vec
     let mut results = Vec::new();
     let mut timings = Vec::new();
     let mut runs = Vec::new();
+    let mut failed = Vec::new();
     for ((label, _), outcome) in specs.iter().zip(outcomes) {
-        let (r, t) = outcome?;
+        // A run that fails (a strategy that runs out of zones, say) is a result too: it is
+        // reported, and the other rows still are.
+        let (r, t) = match outcome {
+            Ok(ok) => ok,
+            Err(e) => {
+                failed.push(vec![Cell::Text(label.clone()), Cell::Text(e)]);
+                results.push(None);
+                continue;
+            }
+        };
         let mut v = serde_json::to_value(&r).map_err(|e| e.to_string())?;
         if let Some(o) = v.as_object_mut() {
             o.insert("experiment".into(), serde_json::json!(label));
         }
         runs.push(v);
-        results.push(r);
+        results.push(Some(r));
         timings.push(t);
     }
     let (fills, ycsb_results) = results.split_at(ROWS.len());
@@ -211,6 +248,14 @@ pub fn run(scale: &Scale, store: &str, progress: bool) -> Result<(ResultSet, Vec
     };
     fillrandom(&mut set, fills);
     ycsb_table(&mut set, &ycsb, ycsb_results);
+    if !failed.is_empty() {
+        set.notes.push(format!("{} run(s) failed: their cells read \"failed\" (see the table of failed runs).", failed.len()));
+        set.tables.push(ResultTable {
+            name: "failed runs".into(),
+            columns: ["run", "error"].map(String::from).to_vec(),
+            rows: failed,
+        });
+    }
     Ok((set, timings))
 }
 
@@ -218,13 +263,20 @@ fn notes() -> Vec<String> {
     [
         "Throughput is operations per simulated second (the fillrandom phase, background work included); host CPU \
          time is not modelled.",
-        "Our choices where the seed is silent: device capacity 28 GiB at the paper's scale (448 zones), 1.75 times \
-         the fillrandom's live data, so that the GC row must collect zones (56 GiB for BL, which has no GC and must \
-         never fill; at 384 zones Gear ran out of space, as our host GC collects only Full zones), the femu preset's NAND timings, 14 open and active zones (a WD ZN540's limits), host GC \
-         when 8 empty zones are left (the reference notes say 1, which leaves no zone for the other placement \
-         classes while GC works), greedy victim (least live data), 12 MiB write buffer (the authors' fork), YCSB \
-         with 512 B values, as many records as fillrandom leaves live and a quarter as many operations. The tiny \
-         (test) scale gives its devices 1.5 times more room.",
+        "Our choices where the seed is silent: device capacity 24 GiB at the paper's scale (384 zones), 1.5 times \
+         the fillrandom's live data, so that the GC and LS rows must collect zones (48 GiB for BL, which has no GC \
+         and must never fill), the femu preset's NAND timings, 14 open and active zones (a WD ZN540's limits), host \
+         GC when 8 empty zones are left (the reference notes say 1, which leaves no zone for the other placement \
+         classes while GC works), greedy victim (least live data, among full zones and partly written zones no file \
+         writes any more), 12 MiB write buffer (the authors' fork), YCSB with 512 B values, as many records as \
+         fillrandom leaves live and a quarter as many operations. The tiny (test) scale gives its devices 1.5 times \
+         more room.",
+        "Gear runs out of zones on the 24 GiB device (measured at the small scale: 382 data zones held 1.21 GB live \
+         when the least live zone was still 61 % live and no empty zone was left to copy it into): a gear compaction \
+         keeps its window's inputs live until its outputs, cascading through the levels, are written. Our Gear \
+         appends a level's windows to the level's zone stream, where GearDB gives windows zones of their own, so \
+         our windows do not empty whole zones and Gear needs host GC. Row Gear-28 runs it on 28 GiB (448 zones), so \
+         that LL can still be compared with it.",
         "Zone utilisation = live bytes of a zone / zone capacity, over the data zones in use at the end of the run \
          (as the authors' fork measures it). Space amplification = bytes written in used data zones / live bytes.",
         "Write amplification = flash page programs x page size / user bytes; the device has no GC, so every byte \
@@ -254,16 +306,32 @@ fn fill_ops(r: &RunResult) -> f64 {
     r.phases.last().map_or(0.0, |p| p.ops_per_sec)
 }
 
-fn fillrandom(set: &mut ResultSet, fills: &[RunResult]) {
-    let ll = fill_ops(&fills[4]);
+/// A failed run's cell.
+fn failed() -> Cell {
+    Cell::Text("failed".into())
+}
+
+/// `a / b` when both runs finished.
+fn ratio(a: Option<f64>, b: Option<f64>) -> Cell {
+    a.zip(b).map_or_else(failed, |(a, b)| round(a / b.max(1e-9), 2))
+}
+
+fn fillrandom(set: &mut ResultSet, fills: &[Option<RunResult>]) {
+    let ll = fills[4].as_ref().map(fill_ops);
     let mut rows = Vec::new();
     for (row, r) in ROWS.iter().zip(fills) {
+        let Some(r) = r else {
+            let mut cells = vec![Cell::Text(row.name.into()), Cell::Text(row.about.into())];
+            cells.extend((0..11).map(|_| failed()));
+            rows.push(cells);
+            continue;
+        };
         let z = r.zones.as_ref();
         rows.push(vec![
             Cell::Text(row.name.into()),
             Cell::Text(row.about.into()),
             round(fill_ops(r), 0),
-            round(ll / fill_ops(r).max(1e-9), 2),
+            ratio(ll, Some(fill_ops(r))),
             round(wa(r), 2),
             z.and_then(|z| z.space_amplification).map_or(Cell::Text("-".into()), |s| round(s, 2)),
             Cell::Number(z.map_or(0, |z| z.resets) as f64),
@@ -296,10 +364,15 @@ fn fillrandom(set: &mut ResultSet, fills: &[RunResult]) {
         .to_vec(),
         rows,
     });
-    let same = fills.windows(2).all(|w| w[0].content_digest == w[1].content_digest);
+    let done: Vec<&RunResult> = fills.iter().flatten().collect();
+    let same = done.windows(2).all(|w| w[0].content_digest == w[1].content_digest);
     set.notes.push(format!(
         "Database contents at the end of fillrandom (full-scan digest): {}.",
-        if same { "identical in all six rows" } else { "DIFFERENT between rows: a strategy lost or invented data" }
+        match (same, done.len()) {
+            (true, n) if n == ROWS.len() => "identical in every row".to_string(),
+            (true, n) => format!("identical in the {n} rows that finished"),
+            (false, _) => "DIFFERENT between rows: a strategy lost or invented data".to_string(),
+        }
     ));
     beside_paper(set, fills);
     writes_by_cause(set, fills);
@@ -313,7 +386,7 @@ fn fillrandom(set: &mut ResultSet, fills: &[RunResult]) {
         categories: categories.clone(),
         series: vec![Series {
             name: "ours".into(),
-            points: fills.iter().enumerate().map(|(i, r)| (i as f64, fill_ops(r))).collect(),
+            points: fills.iter().enumerate().filter_map(|(i, r)| Some((i as f64, fill_ops(r.as_ref()?)))).collect(),
             dashed: false,
         }],
     });
@@ -327,10 +400,12 @@ fn fillrandom(set: &mut ResultSet, fills: &[RunResult]) {
         series: ROWS
             .iter()
             .zip(fills)
-            .map(|(row, r)| Series {
-                name: row.name.into(),
-                points: r.phases.last().map_or_else(Vec::new, |p| p.timeline.clone()),
-                dashed: false,
+            .filter_map(|(row, r)| {
+                Some(Series {
+                    name: row.name.into(),
+                    points: r.as_ref()?.phases.last().map_or_else(Vec::new, |p| p.timeline.clone()),
+                    dashed: false,
+                })
             })
             .collect(),
     });
@@ -345,7 +420,7 @@ fn fillrandom(set: &mut ResultSet, fills: &[RunResult]) {
             .iter()
             .zip(fills)
             .filter_map(|(row, r)| {
-                let z = r.zones.as_ref()?;
+                let z = r.as_ref()?.zones.as_ref()?;
                 let used = z.used_zones.max(1) as f64;
                 Some(Series {
                     name: row.name.into(),
@@ -363,32 +438,33 @@ fn fillrandom(set: &mut ResultSet, fills: &[RunResult]) {
 }
 
 /// The seed's claims, ours beside them.
-fn beside_paper(set: &mut ResultSet, fills: &[RunResult]) {
-    let ops = |name: &str| fill_ops(&fills[ROWS.iter().position(|r| r.name == name).expect("a row")]);
-    let ll = ops("LL");
+fn beside_paper(set: &mut ResultSet, fills: &[Option<RunResult>]) {
+    let run = |name: &str| fills[ROWS.iter().position(|r| r.name == name).expect("a row")].as_ref();
+    let ops = |name: &str| run(name).map(fill_ops);
     let mut rows = Vec::new();
-    for (other, paper) in [("LS", 1.4), ("Gear", 1.8), ("GC", 1.7)] {
-        let ours = ll / ops(other).max(1e-9);
+    for (other, paper) in [("LS", 1.4), ("Gear", 1.8), ("Gear-28", 1.8), ("GC", 1.7)] {
+        let ours = ops("LL").zip(ops(other)).map(|(ll, o)| ll / o.max(1e-9));
         rows.push(vec![
             Cell::Text(format!("LL / {other} fillrandom throughput")),
             Cell::Number(paper),
-            round(ours, 2),
-            round((ours / paper - 1.0) * 100.0, 1),
+            ours.map_or_else(failed, |x| round(x, 2)),
+            ours.map_or_else(failed, |x| round((x / paper - 1.0) * 100.0, 1)),
         ]);
     }
-    let z = fills[4].zones.as_ref();
-    let share = z.map_or(0.0, |z| z.zones_over_90_percent as f64 / z.used_zones.max(1) as f64);
+    let share = run("LL").map(|r| {
+        r.zones.as_ref().map_or(0.0, |z| z.zones_over_90_percent as f64 / z.used_zones.max(1) as f64)
+    });
     rows.push(vec![
         Cell::Text("LL zones at >= 90 % utilisation (share of used zones, %; paper: \"most zones\")".into()),
         Cell::Text("> 50".into()),
-        round(share * 100.0, 1),
+        share.map_or_else(failed, |s| round(s * 100.0, 1)),
         Cell::Text("-".into()),
     ]);
-    let host = |r: &RunResult| r.host_write_bytes as f64;
+    let host = |name: &str| run(name).map(|r| r.host_write_bytes as f64);
     rows.push(vec![
         Cell::Text("LL host writes / BL host writes (paper: LL writes less than BL)".into()),
         Cell::Text("< 1".into()),
-        round(host(&fills[4]) / host(&fills[0]).max(1.0), 2),
+        ratio(host("LL"), host("BL")),
         Cell::Text("-".into()),
     ]);
     set.tables.push(ResultTable {
@@ -399,9 +475,10 @@ fn beside_paper(set: &mut ResultSet, fills: &[RunResult]) {
 }
 
 /// Host writes by cause (MiB), per row.
-fn writes_by_cause(set: &mut ResultSet, fills: &[RunResult]) {
+fn writes_by_cause(set: &mut ResultSet, fills: &[Option<RunResult>]) {
     let levels = fills
         .iter()
+        .flatten()
         .filter_map(|r| r.host_write_bytes_by_cause.as_ref())
         .map(|h| h.compaction_by_level.len())
         .max()
@@ -410,8 +487,9 @@ fn writes_by_cause(set: &mut ResultSet, fills: &[RunResult]) {
     columns.extend((1..levels).map(|l| format!("compaction L{l}")));
     columns.extend(["moves", "T-zone", "zone GC", "metadata", "total", "WA"].map(String::from));
     let mut rows = Vec::new();
-    let mut by_cause: Vec<Vec<f64>> = Vec::new();
-    for (row, r) in ROWS.iter().zip(fills) {
+    let mut by_cause: Vec<(usize, Vec<f64>)> = Vec::new();
+    for (i, (row, r)) in ROWS.iter().zip(fills).enumerate() {
+        let Some(r) = r else { continue };
         let Some(h) = &r.host_write_bytes_by_cause else { continue };
         let mut values = vec![h.wal, h.flush];
         values.extend((1..levels).map(|l| h.compaction_by_level.get(l).copied().unwrap_or(0)));
@@ -421,7 +499,7 @@ fn writes_by_cause(set: &mut ResultSet, fills: &[RunResult]) {
         cells.push(mb(h.total));
         cells.push(round(r.host_write_amplification, 2));
         rows.push(cells);
-        by_cause.push(values.iter().map(|&b| b as f64 / GIB as f64).collect());
+        by_cause.push((i, values.iter().map(|&b| b as f64 / GIB as f64).collect()));
     }
     let cause_names: Vec<String> = columns[1..columns.len() - 2].to_vec();
     set.figures.push(Figure {
@@ -436,7 +514,7 @@ fn writes_by_cause(set: &mut ResultSet, fills: &[RunResult]) {
             .enumerate()
             .map(|(c, name)| Series {
                 name: name.clone(),
-                points: by_cause.iter().enumerate().map(|(i, v)| (i as f64, v[c])).collect(),
+                points: by_cause.iter().map(|(i, v)| (*i as f64, v[c])).collect(),
                 dashed: false,
             })
             .collect(),
@@ -444,24 +522,28 @@ fn writes_by_cause(set: &mut ResultSet, fills: &[RunResult]) {
     set.tables.push(ResultTable { name: "fillrandom host writes by cause (MiB)".into(), columns, rows });
 }
 
-fn ycsb_table(set: &mut ResultSet, workloads: &[YcsbWorkload], results: &[RunResult]) {
+fn ycsb_table(set: &mut ResultSet, workloads: &[YcsbWorkload], results: &[Option<RunResult>]) {
     let mut rows = Vec::new();
     let mut gc = Vec::new();
     let mut ll = Vec::new();
     for (i, (w, pair)) in workloads.iter().zip(results.chunks(2)).enumerate() {
-        let ops = |r: &RunResult| r.phases.last().map_or(0.0, |p| p.ops_per_sec);
+        let ops = |r: &Option<RunResult>| r.as_ref().map(|r| r.phases.last().map_or(0.0, |p| p.ops_per_sec));
         let (g, l) = (ops(&pair[0]), ops(&pair[1]));
-        let ratio = l / g.max(1e-9);
+        let both = g.zip(l).map(|(g, l)| l / g.max(1e-9));
         rows.push(vec![
             Cell::Text(w.name().to_string()),
-            round(g, 0),
-            round(l, 0),
-            round(ratio, 2),
+            g.map_or_else(failed, |g| round(g, 0)),
+            l.map_or_else(failed, |l| round(l, 0)),
+            both.map_or_else(failed, |x| round(x, 2)),
             Cell::Text("1.22-1.65".into()),
-            Cell::Text(if (1.22..=1.65).contains(&((ratio * 100.0).round() / 100.0)) { "in" } else { "out" }.into()),
+            Cell::Text(match both {
+                Some(x) if (1.22..=1.65).contains(&((x * 100.0).round() / 100.0)) => "in".into(),
+                Some(_) => "out".into(),
+                None => "-".into(),
+            }),
         ]);
-        gc.push((i as f64, g));
-        ll.push((i as f64, l));
+        gc.extend(g.map(|g| (i as f64, g)));
+        ll.extend(l.map(|l| (i as f64, l)));
     }
     set.tables.push(ResultTable {
         name: "YCSB: LL vs GC (run phase; Load = the load phase)".into(),
@@ -482,4 +564,39 @@ fn ycsb_table(set: &mut ResultSet, workloads: &[YcsbWorkload], results: &[RunRes
             Series { name: "LL".into(), points: ll, dashed: false },
         ],
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A row that failed (out of zones, say) leaves "failed" in its cells and in every ratio that
+    /// needs it; the other rows are still reported.
+    #[test]
+    fn a_failed_row_is_reported_not_fatal() {
+        let tiny = Scale::parse("tiny", &SCALES).unwrap();
+        let fill = Workload::DbBench(DbBenchKind::FillRandom);
+        let (r, _) = runner::run(&spec(&tiny, row("LL"), "memory", fill, 2_000, 0), false).unwrap();
+        let mut fills: Vec<Option<RunResult>> = vec![Some(r.clone()); ROWS.len()];
+        fills[2] = None; // LS
+        let mut set = ResultSet::default();
+        fillrandom(&mut set, &fills);
+        ycsb_table(&mut set, &[YcsbWorkload::A], &[Some(r), None]);
+        let table = |name: &str| set.tables.iter().find(|t| t.name.starts_with(name)).unwrap();
+        let text = |c: &Cell| match c {
+            Cell::Text(t) => t.clone(),
+            Cell::Number(n) => n.to_string(),
+        };
+        let fill_rows = &table("fillrandom:").rows;
+        assert_eq!(fill_rows.len(), ROWS.len());
+        assert_eq!(text(&fill_rows[2][2]), "failed");
+        assert_ne!(text(&fill_rows[4][2]), "failed");
+        assert_eq!(text(&fill_rows[4][3]), "1", "LL against itself");
+        let paper = &table("beside the paper").rows;
+        assert_eq!(text(&paper[0][2]), "failed", "LL / LS needs LS");
+        assert_eq!(text(&paper[2][2]), "1", "LL / GC: both finished (the same run here)");
+        assert_eq!(table("fillrandom host writes").rows.len(), ROWS.len() - 1);
+        assert_eq!(text(&table("YCSB").rows[0][2]), "failed");
+        assert!(set.notes.iter().any(|n| n.contains("identical in the 6 rows that finished")), "{:?}", set.notes);
+    }
 }

@@ -73,6 +73,36 @@ impl State {
             .min_by_key(|&z| (self.zones[z as usize].live, z))
     }
 
+    /// Where `victim`'s live extents would go (the GC stream of its class), the pages they take,
+    /// and the pages free for them.
+    fn gc_cost(&self, victim: u32) -> (StreamKey, ZoneClass, u64, u64) {
+        let ps = self.page_size as u64;
+        let class = self.zones[victim as usize].class.unwrap_or(ZoneClass::Shared);
+        let key = StreamKey::Gc(class);
+        let needed = self.inodes.values().flat_map(|i| i.extents.iter()).filter(|e| e.zone == victim);
+        let needed: u64 = needed.map(|e| e.pages(ps)).sum();
+        let room = self.streams.get(&key).map_or(0, |&z| self.room(z))
+            + self.empty_data_zones() as u64 * self.capacity_pages();
+        (key, class, needed, room)
+    }
+
+    /// Why GC cannot free a zone now (for the out-of-space error).
+    pub fn gc_blocker(&self) -> String {
+        let Some(victim) = self.gc_victim() else {
+            let written = self.data_zones().filter(|&z| self.zone_state(z).0 != ZoneState::Empty).count();
+            let current = self.data_zones().filter(|&z| self.is_current(z)).count();
+            return format!(
+                "nothing to collect: of {written} written data zones, {current} are being written and the others \
+                 hold only live pages"
+            );
+        };
+        let (_, _, needed, room) = self.gc_cost(victim);
+        format!(
+            "the least live zone ({victim}, {} live bytes) needs {needed} pages copied and {room} are free",
+            self.zones[victim as usize].live
+        )
+    }
+
     /// One GC run; false when there is no victim or no room to copy it.
     fn gc_once(&mut self, clock: &SimClock, op: &'static str, path: &str) -> Result<bool> {
         let Some(victim) = self.gc_victim() else { return Ok(false) };
@@ -86,11 +116,7 @@ impl State {
                 }
             }
         }
-        let class = self.zones[victim as usize].class.unwrap_or(ZoneClass::Shared);
-        let key = StreamKey::Gc(class);
-        let needed: u64 = moves.iter().map(|m| m.2.pages(ps)).sum();
-        let room = self.streams.get(&key).map_or(0, |&z| self.room(z))
-            + self.empty_data_zones() as u64 * self.capacity_pages();
+        let (key, class, needed, room) = self.gc_cost(victim);
         if needed > room {
             return Ok(false);
         }

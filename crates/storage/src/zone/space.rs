@@ -119,7 +119,11 @@ impl State {
                     "no empty zone left for class {class:?} ({} data zones, {} live bytes; host zone GC {})",
                     self.data_zones().len(),
                     self.zones.iter().map(|z| z.live).sum::<u64>(),
-                    if self.opts.gc.is_some() { "could not free one" } else { "is off" }
+                    if self.opts.gc.is_some() {
+                        format!("could not free one: {}", self.gc_blocker())
+                    } else {
+                        "is off".to_string()
+                    }
                 ),
             });
         };
