@@ -4,6 +4,7 @@ use flashsim::SimClock;
 
 pub use crate::compaction::remapcom::RemapMode;
 pub use crate::compaction::strategy::CompactionStyle;
+pub use crate::db::WalRecoveryMode;
 use crate::error::{Error, Result};
 use crate::key::SequenceNumber;
 
@@ -12,9 +13,12 @@ use crate::key::SequenceNumber;
 pub struct Options {
     pub create_if_missing: bool,
     pub error_if_exists: bool,
-    /// Verify every checksum read and treat any corruption as an error (otherwise a corrupt WAL
-    /// tail is skipped, as LevelDB does).
+    /// Verify every block checksum read (SSTs); corruption is an error. WAL damage at open is
+    /// `wal_recovery_mode`'s.
     pub paranoid_checks: bool,
+    /// What WAL replay at open does with damage (`point_in_time`); what it dropped is reported
+    /// either way ([`crate::db::RecoveryReport`]).
+    pub wal_recovery_mode: WalRecoveryMode,
     /// Memtable size that triggers a switch to a new memtable and a flush (4 MiB).
     pub write_buffer_size: usize,
     /// Open SST readers kept (1000).
@@ -62,6 +66,7 @@ impl Default for Options {
             create_if_missing: false,
             error_if_exists: false,
             paranoid_checks: false,
+            wal_recovery_mode: WalRecoveryMode::default(),
             write_buffer_size: 4 << 20,
             max_open_files: 1000,
             block_cache_bytes: 8 << 20,

@@ -1,5 +1,6 @@
 //! Damaged files: a flipped byte in an SST data block, a WAL record or the MANIFEST gives a
-//! Corruption error naming the file (with paranoid_checks), never a panic and never wrong data.
+//! Corruption error naming the file (SSTs with paranoid_checks, the WAL in a strict recovery mode),
+//! never a panic and never wrong data.
 
 use std::sync::Arc;
 
@@ -83,7 +84,7 @@ fn a_flipped_byte_in_an_sst_block_is_reported_never_returned() {
 }
 
 #[test]
-fn a_flipped_byte_in_a_wal_record_is_corruption_when_paranoid() {
+fn a_flipped_byte_in_a_wal_record_is_corruption_in_a_strict_mode() {
     let mem = MemFs::new();
     let fs: Arc<dyn Fs> = Arc::new(mem.clone());
     let db = Db::open(Arc::clone(&fs), "db", options(true)).unwrap();
@@ -93,9 +94,11 @@ fn a_flipped_byte_in_a_wal_record_is_corruption_when_paranoid() {
     drop(db);
     let wal = files(&*fs, ".log").into_iter().max().unwrap();
     flip(&*fs, &wal, 1000);
-    let e = Db::open(Arc::clone(&fs), "db", options(true)).err().expect("paranoid open must fail");
+    let strict = Options { wal_recovery_mode: lsm::WalRecoveryMode::TolerateCorruptedTailRecords, ..options(true) };
+    let e = Db::open(Arc::clone(&fs), "db", strict).err().expect("a strict open must fail");
     assert_corruption_names(&e, &wal);
-    // Without paranoid checks the records before the damage come back, and nothing after it.
+    // In the default mode (point in time) the records before the damage come back, and nothing
+    // after it.
     let db = Db::open(Arc::clone(&fs), "db", options(false)).unwrap();
     let got: Vec<_> = db
         .scan(&ReadOptions::default(), std::ops::Bound::Unbounded, std::ops::Bound::Unbounded)
@@ -171,5 +174,44 @@ fn a_full_device_stops_writes_but_keeps_every_acknowledged_one_readable() {
     assert!(db.put(&WriteOptions::default(), b"more", b"x").is_err());
     for i in 0..acked {
         assert_eq!(db.get(&ReadOptions::default(), &key(i)).unwrap(), Some(value(i)), "key {i} of {acked}");
+    }
+}
+
+/// The MANIFEST's last record damaged (a bad checksum) fails the open naming the MANIFEST and
+/// the record's offset; cut after it was acted on (the SSTs it replaced are deleted), the open
+/// fails naming the MANIFEST too, not a missing SST.
+#[test]
+fn a_damaged_or_cut_last_manifest_record_is_named_not_a_missing_sst() {
+    for cut in [false, true] {
+        let fs: Arc<dyn Fs> = Arc::new(MemFs::new());
+        let db = Db::open(Arc::clone(&fs), "db", options(false)).unwrap();
+        // Two overlapping rounds, each compacted down: the second ends with a merge into the
+        // last level that deletes its inputs.
+        for _ in 0..2 {
+            for i in 0..500 {
+                db.put(&WriteOptions::default(), &key(i), &value(i)).unwrap();
+            }
+            db.compact_range(None, None).unwrap();
+        }
+        drop(db);
+        let manifest = files(&*fs, "MANIFEST-").into_iter().max().unwrap();
+        let mut reader = lsm::wal::LogReader::new(fs.open(&manifest).unwrap(), lsm::wal::ReadMode::Paranoid);
+        let mut last = 0;
+        while reader.next_record().unwrap().is_some() {
+            last = reader.last_record_offset() as usize;
+        }
+        let mut bytes = storage::read_all(&*fs, &manifest).unwrap();
+        if cut {
+            bytes.truncate(last + lsm::wal::HEADER_SIZE + 5);
+        } else {
+            *bytes.last_mut().unwrap() ^= 0x40;
+        }
+        storage::write_all(&*fs, &manifest, &bytes, true).unwrap();
+        let e = Db::open(Arc::clone(&fs), "db", options(false)).err().expect("open must fail");
+        assert_corruption_names(&e, &manifest);
+        let msg = e.to_string();
+        assert!(msg.contains(&format!("offset {last}")), "cut {cut}: {msg}");
+        let what = if cut { "last record is cut" } else { "last record is damaged" };
+        assert!(msg.contains(what), "cut {cut}: {msg}");
     }
 }

@@ -249,7 +249,10 @@ pub fn run(scale: &Scale, store: &str, progress: bool) -> Result<(ResultSet, Vec
     fillrandom(&mut set, fills);
     ycsb_table(&mut set, &ycsb, ycsb_results);
     if !failed.is_empty() {
-        set.notes.push(format!("{} run(s) failed: their cells read \"failed\" (see the table of failed runs).", failed.len()));
+        set.notes.push(format!(
+            "{} run(s) failed: their cells read \"failed\" (see the table of failed runs).",
+            failed.len()
+        ));
         set.tables.push(ResultTable {
             name: "failed runs".into(),
             columns: ["run", "error"].map(String::from).to_vec(),
@@ -451,9 +454,8 @@ fn beside_paper(set: &mut ResultSet, fills: &[Option<RunResult>]) {
             ours.map_or_else(failed, |x| round((x / paper - 1.0) * 100.0, 1)),
         ]);
     }
-    let share = run("LL").map(|r| {
-        r.zones.as_ref().map_or(0.0, |z| z.zones_over_90_percent as f64 / z.used_zones.max(1) as f64)
-    });
+    let share = run("LL")
+        .map(|r| r.zones.as_ref().map_or(0.0, |z| z.zones_over_90_percent as f64 / z.used_zones.max(1) as f64));
     rows.push(vec![
         Cell::Text("LL zones at >= 90 % utilisation (share of used zones, %; paper: \"most zones\")".into()),
         Cell::Text("> 50".into()),

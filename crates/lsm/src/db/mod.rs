@@ -19,6 +19,7 @@ mod destroy;
 mod iter;
 mod jobs;
 mod recovery;
+mod recovery_report;
 mod stats;
 mod write;
 
@@ -33,6 +34,7 @@ use storage::{FileLock, Fs};
 
 pub use destroy::destroy;
 pub use iter::{DbIterator, ScanIter};
+pub use recovery_report::{RecoveryReport, WalRecoveryMode, WalReplay};
 pub use stats::{DbStats, LevelStats};
 
 use crate::batch::WriteBatch;
@@ -214,6 +216,11 @@ impl Db {
     /// Waits until no flush or compaction is due or running (benchmarks measure a settled tree).
     pub fn wait_for_background(&self) -> Result<()> {
         jobs::wait_idle(&self.inner)
+    }
+
+    /// What WAL replay kept and dropped when this database was opened.
+    pub fn recovery_report(&self) -> RecoveryReport {
+        self.inner.lock().stats.recovery.clone()
     }
 
     pub fn stats(&self) -> DbStats {

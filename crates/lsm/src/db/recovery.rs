@@ -2,10 +2,10 @@
 //! MANIFEST's log number into memtables (flushed to SSTs as they fill, and at the end), a fresh
 //! WAL and MANIFEST, and removal of what is obsolete.
 //!
-//! WAL replay stops at the first damaged record: with `paranoid_checks` that is a Corruption
-//! error naming the WAL and offset; without, the records before it are kept and nothing after it
-//! (in that WAL or any later one) is applied, so the recovered writes are a prefix of the write
-//! order. A torn last record (a crash during an unsynced append) is never an error.
+//! What WAL replay does with damage is `Options::wal_recovery_mode` ([`WalRecoveryMode`]: fail
+//! the open with an error naming the WAL and offset, stop at the damage, or skip it); whatever the
+//! mode, what was dropped is in the [`RecoveryReport`] (file, offset, reason, records and bytes),
+//! kept in the stats and written to the info log (`LOG`) when anything was dropped.
 
 use std::sync::Arc;
 
@@ -19,6 +19,8 @@ use crate::filename::{self, FileKind};
 use crate::memtable::MemTable;
 use crate::version::VersionEdit;
 use crate::wal::{LogReader, LogWriter, ReadMode};
+
+use super::recovery_report::{RecoveryReport, WalRecoveryMode, WalReplay};
 
 pub(super) fn open(inner: &Arc<DbInner>) -> Result<()> {
     let _lane = inner.enter_lane(Lane::Foreground);
@@ -64,6 +66,22 @@ pub(super) fn open(inner: &Arc<DbInner>) -> Result<()> {
             _ => {}
         }
     }
+    if let (Some(missing), Some(tail)) = (expected.iter().next(), &st.versions.manifest_tail) {
+        // The cut edit is the one that replaced them: it was written whole and acted on, and has
+        // been cut since.
+        return Err(Error::corruption(
+            tail.file.clone(),
+            tail.offset,
+            format!(
+                "the MANIFEST's last record is cut ({}, {} bytes), and {} SST(s) that the edits before it \
+                 name are gone (first: {}): the cut edit is the one that replaced them",
+                tail.reason,
+                tail.bytes,
+                expected.len(),
+                filename::table_name(dir, *missing)
+            ),
+        ));
+    }
     if let Some(missing) = expected.iter().next() {
         return Err(Error::corruption(
             filename::table_name(dir, *missing),
@@ -75,16 +93,33 @@ pub(super) fn open(inner: &Arc<DbInner>) -> Result<()> {
 
     let mut edit = VersionEdit::default();
     let mut max_seq = st.versions.last_sequence;
-    let mode = if o.paranoid_checks { ReadMode::Paranoid } else { ReadMode::PointInTime };
+    let mode = o.wal_recovery_mode;
+    let mut report = RecoveryReport { mode, wals: Vec::new() };
     let mut mem = MemTable::new();
-    let mut stopped_early = false;
+    // Point in time: set at the first problem; nothing after it is applied, but the records
+    // still readable after it are counted as dropped.
+    let mut stopped = false;
     for &n in &logs {
-        if stopped_early {
-            break;
-        }
         let path = filename::log_name(dir, n);
-        let mut reader = LogReader::new(fs.open(&path)?, mode);
-        while let Some(record) = reader.next_record()? {
+        // The lenient reader reads everything readable; the mode decides what is applied.
+        let mut reader = LogReader::new(fs.open(&path)?, ReadMode::Lenient);
+        let mut wal = WalReplay { file: path.clone(), ..WalReplay::default() };
+        loop {
+            let seen = reader.problems().len();
+            let record = reader.next_record()?;
+            // A problem met while reading towards a record lies before it.
+            if let Some(p) = reader.problems()[seen..].first() {
+                if mode.refuses(p, false) {
+                    return Err(mode.refusal(p));
+                }
+                stopped |= mode == WalRecoveryMode::PointInTime;
+            }
+            let Some(record) = record else { break };
+            if stopped {
+                wal.records_dropped += 1;
+                wal.bytes_dropped += record.len() as u64;
+                continue;
+            }
             let offset = reader.last_record_offset();
             let batch = WriteBatch::from_data(record, &path, offset)?;
             let seq = batch.sequence();
@@ -95,18 +130,32 @@ pub(super) fn open(inner: &Arc<DbInner>) -> Result<()> {
             if batch.count() > 0 {
                 max_seq = max_seq.max(seq + batch.count() as u64 - 1);
             }
+            wal.records_applied += 1;
             if mem.approximate_memory_usage() > o.write_buffer_size {
                 let full = std::mem::take(&mut mem);
                 flush_recovered(inner, &mut st, &full, &mut edit)?;
             }
         }
-        // A problem that is not a clean crash tail: keep the prefix, apply nothing after it.
-        stopped_early = !reader.problems().is_empty() && reader.problems().iter().any(|p| Some(p) != reader.tail());
+        if let Some(tail) = reader.tail() {
+            if mode.refuses(tail, true) {
+                return Err(mode.refusal(tail));
+            }
+        }
+        wal.problems = reader.problems().iter().chain(reader.tail()).cloned().collect();
+        wal.problems.sort_by_key(|p| p.offset);
+        wal.bytes_dropped += wal.problems.iter().map(|p| p.bytes).sum::<u64>();
+        // A point-in-time replay that stopped in this WAL applies nothing of later ones.
+        stopped |= mode == WalRecoveryMode::PointInTime && !reader.problems().is_empty();
+        report.wals.push(wal);
     }
     if !mem.is_empty() {
         flush_recovered(inner, &mut st, &mem, &mut edit)?;
     }
     st.versions.last_sequence = max_seq;
+    if !report.is_clean() {
+        write_info_log(&**fs, dir, &report)?;
+    }
+    st.stats.recovery = report;
 
     // A fresh WAL for new writes; the replayed ones are obsolete once the edit is durable.
     let number = st.versions.new_file_number();
@@ -142,5 +191,16 @@ fn flush_recovered(inner: &DbInner, st: &mut super::DbState, mem: &MemTable, edi
         l.files_written += 1;
         st.stats.flush_bytes += size;
     }
+    Ok(())
+}
+
+/// Writes `report` to the database's info log, `LOG` (the previous one kept as `LOG.old`, as
+/// LevelDB does at each open).
+fn write_info_log(fs: &dyn storage::Fs, dir: &str, report: &RecoveryReport) -> Result<()> {
+    let log = filename::join(dir, "LOG");
+    if fs.exists(&log)? {
+        fs.rename(&log, &filename::join(dir, "LOG.old"))?;
+    }
+    storage::write_all(fs, &log, format!("{report}\n").as_bytes(), true)?;
     Ok(())
 }

@@ -5,6 +5,7 @@
 //! Bytes here are what the engine wrote into files (logical). The device-level accounting (host
 //! writes in whole pages, flash programs) comes from the file system and device below.
 
+use super::RecoveryReport;
 use crate::cache::CacheStats;
 use crate::compaction::remapcom::{ratio, UdbStats};
 use crate::version::Version;
@@ -99,6 +100,8 @@ pub struct DbStats {
     pub stall_nanos: u64,
     pub levels: Vec<LevelStats>,
     pub block_cache: CacheStats,
+    /// What WAL replay kept and dropped at the last open.
+    pub recovery: RecoveryReport,
 }
 
 impl DbStats {
@@ -129,6 +132,7 @@ impl DbStats {
             stall_nanos,
             levels,
             block_cache,
+            recovery: _, // the last open's, which is this database's
         } = earlier;
         self.user_bytes += user_bytes;
         self.writes += writes;
@@ -274,6 +278,9 @@ impl DbStats {
             self.l0_stop_stalls,
             self.stall_nanos as f64 / 1e9
         ));
+        if !self.recovery.is_clean() {
+            out.push_str(&format!("{}\n", self.recovery));
+        }
         out
     }
 }

@@ -34,6 +34,9 @@ pub struct VersionSet {
     pub prev_log_number: u64,
     /// Per level: the largest key of the last compaction there; the next one starts after it.
     pub compact_pointers: Vec<Vec<u8>>,
+    /// The MANIFEST's last record, when recovery dropped it as torn or damaged (an edit that was
+    /// never acknowledged, unless the files it replaced are gone: see `db::recovery`).
+    pub manifest_tail: Option<crate::wal::Problem>,
     manifest: Option<LogWriter>,
     /// A prepared edit is out being written (its MANIFEST writer with it).
     writing: bool,
@@ -111,6 +114,7 @@ impl VersionSet {
             log_number: 0,
             prev_log_number: 0,
             compact_pointers: vec![Vec::new(); options.num_levels],
+            manifest_tail: None,
             manifest: None,
             writing: false,
         }
@@ -204,6 +208,16 @@ impl VersionSet {
             prev_log = edit.prev_log_number.or(prev_log);
             next_file = edit.next_file_number.or(next_file);
             last_seq = edit.last_sequence.or(last_seq);
+        }
+        self.manifest_tail = reader.tail().cloned();
+        // Every edit is synced before it is acted on: a last record written whole and damaged
+        // since may have been acted on (LevelDB fails here too); a cut one was never complete.
+        if let Some(t) = reader.tail().filter(|t| !t.reason.is_incomplete_write()) {
+            return Err(Error::corruption(
+                &manifest_path,
+                t.offset,
+                format!("the MANIFEST's last record is damaged: {} ({} bytes)", t.reason, t.bytes),
+            ));
         }
         let missing = |what: &str| Error::corruption(&manifest_path, 0, format!("no {what} entry in the MANIFEST"));
         self.next_file_number = next_file.ok_or_else(|| missing("next file number"))?;

@@ -57,17 +57,6 @@ pub enum ReadMode {
     PointInTime,
 }
 
-impl ReadMode {
-    /// The mode for `Options::paranoid_checks`.
-    pub fn from_paranoid(paranoid: bool) -> ReadMode {
-        if paranoid {
-            ReadMode::Paranoid
-        } else {
-            ReadMode::Lenient
-        }
-    }
-}
-
 /// Why bytes were dropped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DropReason {
@@ -85,6 +74,14 @@ pub enum DropReason {
     UnknownType(u8),
     /// A MIDDLE or LAST fragment with no FIRST before it.
     MissingStart,
+}
+
+impl DropReason {
+    /// What a crash during an append leaves (the file ends inside a record, or zeros follow), as
+    /// opposed to a record written whole and damaged since (checksum, length or type wrong).
+    pub fn is_incomplete_write(self) -> bool {
+        matches!(self, DropReason::Truncated | DropReason::MissingEnd | DropReason::ZeroedRegion)
+    }
 }
 
 impl fmt::Display for DropReason {

@@ -1,0 +1,167 @@
+//! What WAL replay at open kept and dropped, per WAL, under the database's
+//! [`WalRecoveryMode`]. Nothing is dropped silently: the report is returned by
+//! [`crate::Db::recovery_report`], kept in [`crate::DbStats::recovery`] (and the `leveldb.stats`
+//! property), and written to the database's info log (`LOG`) when anything was dropped.
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::error::Error;
+use crate::wal::Problem;
+
+/// What WAL replay does with damage (RocksDB's `WALRecoveryMode`, by its names). A *tail* is a
+/// problem with nothing valid after it; *corruption* has valid records after it (see
+/// [`crate::wal::LogReader`]). An *incomplete* tail (the file ends inside a record, or zeros
+/// follow) is what a crash during an unsynced append leaves; a *damaged* tail is a complete
+/// record whose checksum, length or type is wrong: it was written whole, so it may have been
+/// acknowledged.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum WalRecoveryMode {
+    /// An incomplete tail is dropped; any damaged record, at the tail or not, fails the open.
+    TolerateCorruptedTailRecords,
+    /// Any problem, even an incomplete tail, fails the open.
+    AbsoluteConsistency,
+    /// The default (as RocksDB's): replay stops at the first problem; what came before is kept,
+    /// nothing after it (in that WAL or a later one) is applied, so the database is the state of a
+    /// moment in the write order. What was dropped is reported.
+    #[default]
+    PointInTime,
+    /// Damaged regions are skipped and every readable record after them is applied (LevelDB's
+    /// behaviour without `paranoid_checks`); what was skipped is reported.
+    SkipAnyCorruptedRecords,
+}
+
+impl WalRecoveryMode {
+    pub const NAMES: [&'static str; 4] =
+        ["tolerate_corrupted_tail", "absolute_consistency", "point_in_time", "skip_any_corrupted"];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            WalRecoveryMode::TolerateCorruptedTailRecords => Self::NAMES[0],
+            WalRecoveryMode::AbsoluteConsistency => Self::NAMES[1],
+            WalRecoveryMode::PointInTime => Self::NAMES[2],
+            WalRecoveryMode::SkipAnyCorruptedRecords => Self::NAMES[3],
+        }
+    }
+
+    /// Whether this mode refuses `problem` (found in a WAL; `tail` says nothing valid follows it).
+    pub(crate) fn refuses(self, problem: &Problem, tail: bool) -> bool {
+        let incomplete = problem.reason.is_incomplete_write();
+        match self {
+            WalRecoveryMode::AbsoluteConsistency => true,
+            WalRecoveryMode::TolerateCorruptedTailRecords => !(tail && incomplete),
+            WalRecoveryMode::PointInTime | WalRecoveryMode::SkipAnyCorruptedRecords => false,
+        }
+    }
+
+    /// The error for a refused problem: the WAL, the offset, and how to open anyway.
+    pub(crate) fn refusal(self, problem: &Problem) -> Error {
+        Error::corruption(
+            problem.file.clone(),
+            problem.offset,
+            format!(
+                "{} ({} bytes); wal_recovery_mode {} refuses it (point_in_time keeps the records before it, \
+                 skip_any_corrupted every readable record)",
+                problem.reason,
+                problem.bytes,
+                self.name()
+            ),
+        )
+    }
+}
+
+impl fmt::Display for WalRecoveryMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for WalRecoveryMode {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self, Error> {
+        let modes = [
+            WalRecoveryMode::TolerateCorruptedTailRecords,
+            WalRecoveryMode::AbsoluteConsistency,
+            WalRecoveryMode::PointInTime,
+            WalRecoveryMode::SkipAnyCorruptedRecords,
+        ];
+        modes.into_iter().find(|m| m.name() == s).ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "wal_recovery_mode: unknown mode '{s}'; accepted: {}",
+                WalRecoveryMode::NAMES.join(", ")
+            ))
+        })
+    }
+}
+
+/// One WAL's replay.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WalReplay {
+    pub file: String,
+    /// Records (write batches) applied.
+    pub records_applied: u64,
+    /// Readable records not applied (after point-in-time replay stopped).
+    pub records_dropped: u64,
+    /// Bytes of those records, plus the bytes of every damaged region and of the tail.
+    pub bytes_dropped: u64,
+    /// The damaged regions and the tail, in file order.
+    pub problems: Vec<Problem>,
+}
+
+/// The replay of every WAL at the last open.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RecoveryReport {
+    pub mode: WalRecoveryMode,
+    pub wals: Vec<WalReplay>,
+}
+
+impl RecoveryReport {
+    /// Nothing was dropped.
+    pub fn is_clean(&self) -> bool {
+        self.wals.iter().all(|w| w.records_dropped == 0 && w.bytes_dropped == 0 && w.problems.is_empty())
+    }
+
+    pub fn records_applied(&self) -> u64 {
+        self.wals.iter().map(|w| w.records_applied).sum()
+    }
+
+    pub fn records_dropped(&self) -> u64 {
+        self.wals.iter().map(|w| w.records_dropped).sum()
+    }
+
+    pub fn bytes_dropped(&self) -> u64 {
+        self.wals.iter().map(|w| w.bytes_dropped).sum()
+    }
+}
+
+impl fmt::Display for RecoveryReport {
+    /// One line per WAL that lost something, or one line saying nothing was lost.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_clean() {
+            return write!(
+                f,
+                "WAL recovery ({}): {} records from {} WAL(s), nothing dropped",
+                self.mode,
+                self.records_applied(),
+                self.wals.len()
+            );
+        }
+        let mut first = true;
+        for w in self.wals.iter().filter(|w| w.bytes_dropped > 0 || !w.problems.is_empty()) {
+            if !first {
+                writeln!(f)?;
+            }
+            first = false;
+            write!(
+                f,
+                "WAL recovery ({}): {}: {} records applied, {} readable records and {} bytes dropped",
+                self.mode, w.file, w.records_applied, w.records_dropped, w.bytes_dropped
+            )?;
+            for p in &w.problems {
+                write!(f, "; at offset {}: {} ({} bytes)", p.offset, p.reason, p.bytes)?;
+            }
+        }
+        Ok(())
+    }
+}
