@@ -21,9 +21,9 @@ pub struct BenchArgs {
     #[arg(long, default_value = "fillseq,fillrandom,overwrite,readrandom,readseq")]
     pub benchmarks: String,
     /// Keys (and writes per fill benchmark).
-    #[arg(long, default_value_t = 1_000_000)]
+    #[arg(long, default_value_t = 1_000_000, value_parser = crate::input::positive_count, allow_hyphen_values = true)]
     pub num: u64,
-    /// Value size in bytes, or a range MIN-MAX.
+    /// Value size (bytes, or with a unit: 4KiB), or a range MIN-MAX; at most the engine's 64 MiB.
     #[arg(long, default_value = "100")]
     pub value_size: String,
     /// Key distribution of fillrandom: uniform or zipfian (YCSB's, theta 0.99).
@@ -46,11 +46,10 @@ fn parse_benchmarks(s: &str, key_dist: &str) -> Result<Vec<DbBenchKind>, String>
         "zipfian" => true,
         other => return Err(format!("--key-dist: unknown '{other}'; accepted: uniform, zipfian")),
     };
-    let kinds: Vec<DbBenchKind> = s
-        .split(',')
-        .filter(|b| !b.trim().is_empty())
+    let kinds: Vec<DbBenchKind> = crate::input::list("--benchmarks", s)?
+        .into_iter()
         .map(|b| {
-            let k: DbBenchKind = b.trim().parse().map_err(|e| format!("--benchmarks: {e}"))?;
+            let k: DbBenchKind = b.parse().map_err(|e| format!("--benchmarks: {e}"))?;
             Ok(if zipf && k == DbBenchKind::FillRandom { DbBenchKind::FillZipfian } else { k })
         })
         .collect::<Result<_, String>>()?;
@@ -63,10 +62,7 @@ fn parse_benchmarks(s: &str, key_dist: &str) -> Result<Vec<DbBenchKind>, String>
 pub fn run(a: &BenchArgs, progress: bool) -> Result<(RunResult, Timing), String> {
     let wall = std::time::Instant::now();
     let kinds = parse_benchmarks(&a.benchmarks, &a.key_dist)?;
-    if a.num == 0 {
-        return Err("--num: must be at least 1".into());
-    }
-    let value_size: ValueSize = a.value_size.parse().map_err(|e| format!("--value-size: {e}"))?;
+    let value_size: ValueSize = crate::input::value_size("--value-size", &a.value_size)?;
     let stack = Stack::build(&a.device)?;
     let mut engine = LsmEngine::open(
         Arc::clone(&stack.fs),

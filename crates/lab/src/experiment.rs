@@ -169,7 +169,7 @@ impl WorkloadConfig {
             (Some(r), None) if *r > 0 => Ok(*r),
             (None, Some(d)) => {
                 let bytes = d.bytes("workload.data")?;
-                let vs: ValueSize = self.value_size.text().parse().map_err(|e| format!("workload.value_size: {e}"))?;
+                let vs: ValueSize = crate::input::value_size("workload.value_size", &self.value_size.text())?;
                 Ok((bytes / (16 + vs.mean() as u64).max(1)).max(1))
             }
             (Some(_), None) => Err("workload.records: must be at least 1".into()),
@@ -590,7 +590,7 @@ fn run_spec(p: &Point) -> Result<RunSpec, String> {
         workload: w.name.parse().map_err(|e| format!("workload.name: {e}"))?,
         records: w.record_count()?,
         operations: w.operations,
-        value_size: w.value_size.text().parse().map_err(|e| format!("workload.value_size: {e}"))?,
+        value_size: crate::input::value_size("workload.value_size", &w.value_size.text())?,
         seed: w.seed,
         digest: false,
     };

@@ -31,7 +31,7 @@ pub struct FtlArgs {
     #[arg(long)]
     pub capacity: Option<String>,
     /// Spare factor S_f = 1 - user capacity / raw capacity.
-    #[arg(long, default_value_t = 0.07)]
+    #[arg(long, default_value_t = 0.07, value_parser = crate::input::fraction, allow_hyphen_values = true)]
     pub spare_factor: f64,
     #[arg(long)]
     pub pages_per_block: Option<u32>,

@@ -10,6 +10,7 @@ mod engine;
 mod experiment;
 mod ftl;
 mod harness;
+mod input;
 mod progress;
 mod publish;
 mod report;

@@ -34,7 +34,7 @@ pub struct DeviceArgs {
     #[arg(long)]
     pub capacity: Option<String>,
     /// Spare factor of the simulated device.
-    #[arg(long, default_value_t = 0.07)]
+    #[arg(long, default_value_t = 0.07, value_parser = crate::input::fraction, allow_hyphen_values = true)]
     pub spare_factor: f64,
     /// Where the simulated device keeps page contents: auto (memory up to 4 GiB of live pages, a
     /// temporary file beyond), memory, file (a temporary sparse file), file:DIR.

@@ -44,12 +44,12 @@ pub struct YcsbArgs {
     #[arg(long, default_value = "a")]
     pub workload: String,
     /// Records loaded (YCSB recordcount).
-    #[arg(long, default_value_t = 100_000)]
+    #[arg(long, default_value_t = 100_000, value_parser = crate::input::positive_count, allow_hyphen_values = true)]
     pub records: u64,
     /// Operations of the run phase (YCSB operationcount).
-    #[arg(long, default_value_t = 100_000)]
+    #[arg(long, default_value_t = 100_000, value_parser = crate::input::positive_count, allow_hyphen_values = true)]
     pub ops: u64,
-    /// Record size in bytes (one field), or MIN-MAX.
+    /// Record size (bytes, or with a unit: 4KiB; one field), or MIN-MAX; at most the engine's 64 MiB.
     #[arg(long, default_value = "1024")]
     pub value_size: String,
     #[arg(long, default_value_t = 42)]
@@ -68,10 +68,10 @@ pub struct MixgraphArgs {
     #[arg(long, default_value = "all_random")]
     pub workload: String,
     /// Key space (db_bench --num); the fill writes this many keys.
-    #[arg(long, default_value_t = 200_000)]
+    #[arg(long, default_value_t = 200_000, value_parser = crate::input::positive_count, allow_hyphen_values = true)]
     pub records: u64,
     /// Operations of the run phase.
-    #[arg(long, default_value_t = 200_000)]
+    #[arg(long, default_value_t = 200_000, value_parser = crate::input::positive_count, allow_hyphen_values = true)]
     pub ops: u64,
     #[arg(long, default_value_t = 1000)]
     pub seed: u64,
@@ -83,18 +83,7 @@ pub struct MixgraphArgs {
     pub output: OutputArgs,
 }
 
-fn check_counts(records: u64, ops: u64) -> Result<(), String> {
-    if records == 0 {
-        return Err("--records: must be at least 1".into());
-    }
-    if ops == 0 {
-        return Err("--ops: must be at least 1".into());
-    }
-    Ok(())
-}
-
 pub fn run_ycsb(a: &YcsbArgs, progress: bool) -> Result<(RunResult, Timing), String> {
-    check_counts(a.records, a.ops)?;
     let which: YcsbWorkload = a.workload.parse().map_err(|e| format!("--workload: {e}"))?;
     let spec = RunSpec {
         device: a.device.clone(),
@@ -103,7 +92,7 @@ pub fn run_ycsb(a: &YcsbArgs, progress: bool) -> Result<(RunResult, Timing), Str
         workload: Workload::Ycsb(which),
         records: a.records,
         operations: a.ops,
-        value_size: a.value_size.parse().map_err(|e| format!("--value-size: {e}"))?,
+        value_size: crate::input::value_size("--value-size", &a.value_size)?,
         seed: a.seed,
         digest: false,
     };
@@ -111,7 +100,6 @@ pub fn run_ycsb(a: &YcsbArgs, progress: bool) -> Result<(RunResult, Timing), Str
 }
 
 pub fn run_mixgraph(a: &MixgraphArgs, progress: bool) -> Result<(RunResult, Timing), String> {
-    check_counts(a.records, a.ops)?;
     let kind: MixgraphKind = a.workload.parse().map_err(|e| format!("--workload: {e}"))?;
     let spec = RunSpec {
         device: a.device.clone(),

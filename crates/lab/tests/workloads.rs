@@ -140,6 +140,38 @@ fn bad_input_names_the_field_and_the_accepted_values() {
     assert!(err.contains("results.json"), "{err}");
 }
 
+/// Sizes, counts, fractions and lists are checked where they enter, in every command and in
+/// experiment files: exit status 2 and a first line naming the flag and the accepted range.
+#[test]
+fn bad_sizes_counts_and_lists_are_refused_at_the_door() {
+    let cases: [(&[&str], &str); 12] = [
+        (&["bench", "--value-size", "0"], "--value-size: size must be positive"),
+        (&["bench", "--value-size", "1GiB"], "--value-size: 1 GiB exceeds the engine's largest value (64 MiB)"),
+        (&["bench", "--value-size", "10GiB"], "--value-size: 10 GiB exceeds the engine's largest value"),
+        (&["bench", "--value-size", "2KiB-1KiB"], "--value-size"),
+        (&["ycsb", "--value-size", "0"], "--value-size: size must be positive"),
+        (&["bench", "--num", "-5"], "'--num <NUM>': -5 is negative; accepted: a whole number from 1"),
+        (&["ycsb", "--records", "-3"], "'--records <RECORDS>': -3 is negative"),
+        (&["mixgraph", "--ops", "0"], "'--ops <OPS>': 0 is below 1"),
+        (&["bench", "--spare-factor", "-0.1"], "'--spare-factor <SPARE_FACTOR>': '-0.1' is outside [0, 1)"),
+        (&["ftl", "--spare-factor", "-0.1"], "'--spare-factor <SPARE_FACTOR>': '-0.1' is outside [0, 1)"),
+        (&["bench", "--benchmarks", "fillseq,,readrandom"], "--benchmarks: empty item in 'fillseq,,readrandom'"),
+        (&["bench", "--benchmarks", "fillseq,"], "--benchmarks: empty item"),
+    ];
+    for (args, needle) in cases {
+        let (code, _, err) = flashkv(args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        let first = err.lines().next().unwrap_or("");
+        assert!(first.contains(needle), "{args:?}: {err}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("zero.toml");
+    std::fs::write(&bad, "title = \"x\"\n[workload]\nname = \"fillrandom\"\nrecords = 10\nvalue_size = 0\n").unwrap();
+    let (code, _, err) = flashkv(&["run", bad.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("workload.value_size: size must be positive"), "{err}");
+}
+
 /// The engine on the simulated ZNS SSD: zone accounting in the result, every byte the device
 /// programmed written by the host (no device GC), and lifetime-leveling's own causes.
 #[test]
