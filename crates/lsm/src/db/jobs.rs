@@ -455,14 +455,24 @@ pub(super) fn background_thread(inner: &Arc<DbInner>) {
     loop {
         {
             let mut st = inner.lock();
-            while !st.work_requested && !st.shutting_down {
-                st.bg_waiting = true;
-                st = inner.work_cv.wait(st).unwrap_or_else(|e| e.into_inner());
-                st.bg_waiting = false;
-            }
-            if st.shutting_down {
-                inner.done_cv.notify_all();
-                return;
+            loop {
+                if st.shutting_down {
+                    inner.done_cv.notify_all();
+                    return;
+                }
+                // Another caller holds the slot, or a manual one waits for it (a flush still goes
+                // first): wait for the slot's release rather than spin.
+                let yield_slot = st.job_running || (st.manual_waiting > 0 && st.imm.is_none());
+                if st.work_requested && !yield_slot {
+                    break;
+                }
+                if yield_slot {
+                    st = inner.done_cv.wait(st).unwrap_or_else(|e| e.into_inner());
+                } else {
+                    st.bg_waiting = true;
+                    st = inner.work_cv.wait(st).unwrap_or_else(|e| e.into_inner());
+                    st.bg_waiting = false;
+                }
             }
             st.work_requested = false;
         }
@@ -478,9 +488,11 @@ pub(super) fn background_thread(inner: &Arc<DbInner>) {
 /// Waits until no job runs (threads) and takes the job slot for the caller.
 fn acquire_job_slot(inner: &DbInner) -> Result<MutexGuard<'_, DbState>> {
     let mut st = inner.lock();
+    st.manual_waiting += 1;
     while st.job_running {
         st = inner.done_cv.wait(st).unwrap_or_else(|e| e.into_inner());
     }
+    st.manual_waiting -= 1;
     if st.closed {
         return Err(Error::Closed);
     }
@@ -533,11 +545,16 @@ fn flush_pending(inner: &Arc<DbInner>) -> Result<()> {
     r
 }
 
-/// `Db::compact_range`: flush, then every level's overlapping files down, level by level.
+/// `Db::compact_range`: flush, then every level's overlapping files down, level by level, in one
+/// pass over the range per level (LevelDB's manual compaction): level 0's overlapping files in
+/// one compaction, deeper levels in compactions whose start moves past the last one's inputs. So
+/// it ends even while writers keep adding files; what they add meanwhile is left to the
+/// automatic compactions.
 pub(super) fn compact_range(inner: &Arc<DbInner>, begin: Option<&[u8]>, end: Option<&[u8]>) -> Result<()> {
     flush_now(inner)?;
     let levels = inner.options.num_levels;
     for level in 0..levels - 1 {
+        let mut from: Option<Vec<u8>> = begin.map(<[u8]>::to_vec);
         loop {
             let st = acquire_job_slot(inner)?;
             let c = {
@@ -546,7 +563,7 @@ pub(super) fn compact_range(inner: &Arc<DbInner>, begin: Option<&[u8]>, end: Opt
                     compact_pointers: &st.versions.compact_pointers,
                     options: &inner.options,
                 };
-                inner.strategy.choose_range(&ctx, level, begin, end)
+                inner.strategy.choose_range(&ctx, level, from.as_deref(), end)
             };
             drop(st);
             let Some(c) = c else {
@@ -557,9 +574,16 @@ pub(super) fn compact_range(inner: &Arc<DbInner>, begin: Option<&[u8]>, end: Opt
                 let _lane = inner.background_lane_now();
                 inner.compact(&c)
             };
+            let last = c.inputs[0].iter().map(|f| f.largest_user().to_vec()).max();
             drop(c);
             release_job_slot(inner, &r);
             r?;
+            match last {
+                // The pass goes on past these inputs (a file holding `last` itself may still be
+                // there, written meanwhile: the pass stops unless it moves forward).
+                Some(k) if level > 0 && from.as_ref().is_none_or(|f| k > *f) => from = Some(k),
+                _ => break,
+            }
         }
     }
     inner.run_inline_jobs();

@@ -87,6 +87,10 @@ pub(crate) struct DbState {
     pub work_requested: bool,
     /// The background thread is waiting on `work_cv` (only then does a request need a wake-up).
     pub bg_waiting: bool,
+    /// Callers of `flush` / `compact_range` waiting for the job slot: the background thread lets
+    /// them go first (but for flushes, which writers may be waiting on), as LevelDB runs a
+    /// manual compaction before its own picks.
+    pub manual_waiting: usize,
     pub shutting_down: bool,
     pub closed: bool,
     /// Files being written by a running job, not yet in any version.
@@ -324,6 +328,7 @@ impl DbState {
             job_running: false,
             work_requested: false,
             bg_waiting: false,
+            manual_waiting: 0,
             shutting_down: false,
             closed: false,
             pending_outputs: BTreeSet::new(),
