@@ -501,4 +501,37 @@ mod tests {
         assert!(read_header(&page).is_none());
         assert!(read_header(&[0u8; 512]).is_none());
     }
+
+    fn valid_stream() -> Vec<u8> {
+        let mut bytes = Vec::new();
+        for r in [
+            Record::Inode { ino: 3, len: 12345, runs: vec![(100, 4), (900, 1)] },
+            Record::Link { dir: "db".into(), name: "000001.log".into(), ino: 3 },
+            Record::Unlink { dir: "db".into(), name: "x".into() },
+            Record::Mkdir { dir: "db".into() },
+            Record::Rmdir { dir: "old".into() },
+            Record::InodeFree { ino: 9 },
+            Record::NextIno { next: 10 },
+        ] {
+            encode(&r, &mut bytes);
+        }
+        bytes
+    }
+
+    proptest::proptest! {
+        #![proptest_config(crate::meta_codec::fuzz::config())]
+
+        /// The journal's record decoder on damaged streams: records or `None`, never a panic;
+        /// whatever decodes applies to the durable state and snapshots again.
+        #[test]
+        fn damaged_record_streams_decode_or_are_refused(bytes in crate::meta_codec::fuzz::damaged(valid_stream())) {
+            if let Some(records) = decode_all(&bytes) {
+                let mut meta = DurableMeta::empty();
+                records.iter().for_each(|r| meta.apply(r));
+                let mut again = DurableMeta::empty();
+                meta.snapshot().iter().for_each(|r| again.apply(r));
+                proptest::prop_assert_eq!(again, meta);
+            }
+        }
+    }
 }

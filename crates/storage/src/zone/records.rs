@@ -295,4 +295,40 @@ mod tests {
         meta.snapshot().iter().for_each(|r| again.apply(r));
         assert_eq!(again, meta);
     }
+
+    fn valid_stream() -> Vec<u8> {
+        let mut bytes = Vec::new();
+        for r in [
+            Record::Inode {
+                ino: 3,
+                len: 12345,
+                hint: WriteHint::Compaction { output_level: 4 },
+                extents: vec![Extent { zone: 7, start: 12, bytes: 8192 }, Extent { zone: 9, start: 0, bytes: 4153 }],
+            },
+            Record::Link { dir: "db".into(), name: "000001.log".into(), ino: 3 },
+            Record::InodeFree { ino: 9 },
+            Record::NextIno { next: 10 },
+            Record::InodeTail { ino: 3, len: 20000, keep: 1, tail: vec![Extent { zone: 11, start: 3, bytes: 7000 }] },
+        ] {
+            encode(&r, &mut bytes);
+        }
+        bytes
+    }
+
+    proptest::proptest! {
+        #![proptest_config(crate::meta_codec::fuzz::config())]
+
+        /// The journal's record decoder on damaged streams: records or `None`, never a panic;
+        /// whatever decodes applies to the durable state and snapshots again.
+        #[test]
+        fn damaged_record_streams_decode_or_are_refused(bytes in crate::meta_codec::fuzz::damaged(valid_stream())) {
+            if let Some(records) = decode_all(&bytes) {
+                let mut meta = DurableMeta::empty();
+                records.iter().for_each(|r| meta.apply(r));
+                let mut again = DurableMeta::empty();
+                meta.snapshot().iter().for_each(|r| again.apply(r));
+                proptest::prop_assert_eq!(again, meta);
+            }
+        }
+    }
 }
