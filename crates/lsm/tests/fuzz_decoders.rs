@@ -128,11 +128,13 @@ fn valid_log() -> Vec<u8> {
 }
 
 fn valid_edit() -> Vec<u8> {
-    let mut e = VersionEdit::default();
-    e.log_number = Some(12);
-    e.next_file_number = Some(40);
-    e.last_sequence = Some(9_999);
-    e.comparator = Some("leveldb.BytewiseComparator".into());
+    let mut e = VersionEdit {
+        log_number: Some(12),
+        next_file_number: Some(40),
+        last_sequence: Some(9_999),
+        comparator: Some("leveldb.BytewiseComparator".into()),
+        ..VersionEdit::default()
+    };
     e.add_file(1, 20, 4096, ikey("a", 1), ikey("m", 2));
     e.add_file(3, 21, 8192, ikey("n", 3), ikey("z", 4));
     e.delete_file(0, 7);
