@@ -33,19 +33,19 @@ pub struct FtlArgs {
     /// Spare factor S_f = 1 - user capacity / raw capacity.
     #[arg(long, default_value_t = 0.07, value_parser = crate::input::fraction, allow_hyphen_values = true)]
     pub spare_factor: f64,
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub pages_per_block: Option<u32>,
     /// Override the preset's channel count.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub channels: Option<u32>,
     /// Override the preset's chips per channel.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub chips: Option<u32>,
     /// Override the preset's dies per chip.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub dies: Option<u32>,
     /// Override the preset's planes per die.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub planes: Option<u32>,
     /// GC victim policy: greedy, cost-benefit, fifo.
     #[arg(long, default_value = "greedy")]
@@ -54,13 +54,13 @@ pub struct FtlArgs {
     #[arg(long, default_value = "uniform")]
     pub pattern: String,
     /// Device capacities written after the sequential fill.
-    #[arg(long, default_value_t = 12.0)]
+    #[arg(long, default_value_t = 12.0, allow_hyphen_values = true)]
     pub writes: f64,
     /// Fraction of the overwrites before measurement starts.
-    #[arg(long, default_value_t = 0.5)]
+    #[arg(long, default_value_t = 0.5, allow_hyphen_values = true)]
     pub warmup: f64,
     /// Outstanding writes.
-    #[arg(long, default_value_t = 64)]
+    #[arg(long, default_value_t = 64, allow_hyphen_values = true)]
     pub queue_depth: u32,
     /// Relocate GC pages by read + program instead of copyback.
     #[arg(long)]

@@ -144,7 +144,7 @@ fn bad_input_names_the_field_and_the_accepted_values() {
 /// experiment files: exit status 2 and a first line naming the flag and the accepted range.
 #[test]
 fn bad_sizes_counts_and_lists_are_refused_at_the_door() {
-    let cases: [(&[&str], &str); 12] = [
+    let cases: [(&[&str], &str); 14] = [
         (&["bench", "--value-size", "0"], "--value-size: size must be positive"),
         (&["bench", "--value-size", "1GiB"], "--value-size: 1 GiB exceeds the engine's largest value (64 MiB)"),
         (&["bench", "--value-size", "10GiB"], "--value-size: 10 GiB exceeds the engine's largest value"),
@@ -157,6 +157,8 @@ fn bad_sizes_counts_and_lists_are_refused_at_the_door() {
         (&["ftl", "--spare-factor", "-0.1"], "'--spare-factor <SPARE_FACTOR>': '-0.1' is outside [0, 1)"),
         (&["bench", "--benchmarks", "fillseq,,readrandom"], "--benchmarks: empty item in 'fillseq,,readrandom'"),
         (&["bench", "--benchmarks", "fillseq,"], "--benchmarks: empty item"),
+        (&["ftl", "--writes", "-1"], "--writes: -1 must be a positive number"),
+        (&["ftl", "--queue-depth", "-3"], "'--queue-depth <QUEUE_DEPTH>': -3 is not in"),
     ];
     for (args, needle) in cases {
         let (code, _, err) = flashkv(args);
