@@ -470,9 +470,9 @@ fn corrupt(what: &str) -> FsError {
 mod tests {
     use super::*;
 
-    #[test]
-    fn records_round_trip_and_garbage_is_rejected() {
-        let rs = vec![
+    /// One record of every kind.
+    fn sample() -> Vec<Record> {
+        vec![
             Record::Inode { ino: 3, len: 12345, runs: vec![(100, 4), (900, 1)] },
             Record::Link { dir: "db".into(), name: "000001.log".into(), ino: 3 },
             Record::Unlink { dir: "db".into(), name: "x".into() },
@@ -480,12 +480,19 @@ mod tests {
             Record::Rmdir { dir: "old".into() },
             Record::InodeFree { ino: 9 },
             Record::NextIno { next: 10 },
-        ];
+        ]
+    }
+
+    fn valid_stream() -> Vec<u8> {
         let mut bytes = Vec::new();
-        for r in &rs {
-            encode(r, &mut bytes);
-        }
-        assert_eq!(decode_all(&bytes).unwrap(), rs);
+        sample().iter().for_each(|r| encode(r, &mut bytes));
+        bytes
+    }
+
+    #[test]
+    fn records_round_trip_and_garbage_is_rejected() {
+        let bytes = valid_stream();
+        assert_eq!(decode_all(&bytes).unwrap(), sample());
         assert!(decode_all(&bytes[..bytes.len() - 1]).is_none());
         assert!(decode_all(&[99]).is_none());
     }
@@ -500,22 +507,6 @@ mod tests {
         page[HEADER + 1] ^= 1;
         assert!(read_header(&page).is_none());
         assert!(read_header(&[0u8; 512]).is_none());
-    }
-
-    fn valid_stream() -> Vec<u8> {
-        let mut bytes = Vec::new();
-        for r in [
-            Record::Inode { ino: 3, len: 12345, runs: vec![(100, 4), (900, 1)] },
-            Record::Link { dir: "db".into(), name: "000001.log".into(), ino: 3 },
-            Record::Unlink { dir: "db".into(), name: "x".into() },
-            Record::Mkdir { dir: "db".into() },
-            Record::Rmdir { dir: "old".into() },
-            Record::InodeFree { ino: 9 },
-            Record::NextIno { next: 10 },
-        ] {
-            encode(&r, &mut bytes);
-        }
-        bytes
     }
 
     proptest::proptest! {

@@ -264,9 +264,9 @@ pub(crate) fn decode_all(stream: &[u8]) -> Option<Vec<Record>> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn records_round_trip_and_garbage_is_rejected() {
-        let rs = vec![
+    /// One record of every kind.
+    fn sample() -> Vec<Record> {
+        vec![
             Record::Inode {
                 ino: 3,
                 len: 12345,
@@ -281,11 +281,18 @@ mod tests {
             Record::InodeFree { ino: 9 },
             Record::NextIno { next: 10 },
             Record::InodeTail { ino: 3, len: 20000, keep: 1, tail: vec![Extent { zone: 11, start: 3, bytes: 7000 }] },
-        ];
+        ]
+    }
+
+    fn valid_stream() -> Vec<u8> {
         let mut bytes = Vec::new();
-        for r in &rs {
-            encode(r, &mut bytes);
-        }
+        sample().iter().for_each(|r| encode(r, &mut bytes));
+        bytes
+    }
+
+    #[test]
+    fn records_round_trip_and_garbage_is_rejected() {
+        let (rs, bytes) = (sample(), valid_stream());
         assert_eq!(decode_all(&bytes).unwrap(), rs);
         assert!(decode_all(&bytes[..bytes.len() - 1]).is_none());
         assert!(decode_all(&[99]).is_none());
@@ -294,25 +301,6 @@ mod tests {
         let mut again = DurableMeta::empty();
         meta.snapshot().iter().for_each(|r| again.apply(r));
         assert_eq!(again, meta);
-    }
-
-    fn valid_stream() -> Vec<u8> {
-        let mut bytes = Vec::new();
-        for r in [
-            Record::Inode {
-                ino: 3,
-                len: 12345,
-                hint: WriteHint::Compaction { output_level: 4 },
-                extents: vec![Extent { zone: 7, start: 12, bytes: 8192 }, Extent { zone: 9, start: 0, bytes: 4153 }],
-            },
-            Record::Link { dir: "db".into(), name: "000001.log".into(), ino: 3 },
-            Record::InodeFree { ino: 9 },
-            Record::NextIno { next: 10 },
-            Record::InodeTail { ino: 3, len: 20000, keep: 1, tail: vec![Extent { zone: 11, start: 3, bytes: 7000 }] },
-        ] {
-            encode(&r, &mut bytes);
-        }
-        bytes
     }
 
     proptest::proptest! {
