@@ -144,8 +144,9 @@ pub(super) fn open(inner: &Arc<DbInner>) -> Result<()> {
         wal.problems = reader.problems().iter().chain(reader.tail()).cloned().collect();
         wal.problems.sort_by_key(|p| p.offset);
         wal.bytes_dropped += wal.problems.iter().map(|p| p.bytes).sum::<u64>();
-        // A point-in-time replay that stopped in this WAL applies nothing of later ones.
-        stopped |= mode == WalRecoveryMode::PointInTime && !reader.problems().is_empty();
+        // A point-in-time replay that stopped in this WAL applies nothing of later ones; nor
+        // does one that met a tail here, since a later WAL's writes come after the lost ones.
+        stopped |= mode == WalRecoveryMode::PointInTime && !wal.problems.is_empty();
         report.wals.push(wal);
     }
     if !mem.is_empty() {
