@@ -1,0 +1,43 @@
+//! Errors of the key-value devices: bad input, bad configuration, a full device, bytes on flash
+//! that do not decode, and failures of the media below. Each names what was wrong and the limit.
+
+use flashsim::FlashError;
+
+/// Result alias for the key-value devices.
+pub type Result<T> = std::result::Result<T, KvError>;
+
+/// What can go wrong when configuring or driving a key-value device.
+#[derive(Debug, thiserror::Error)]
+pub enum KvError {
+    /// A key of zero bytes: a key-value SSD names every pair by a non-empty key.
+    #[error("empty key: keys must be 1 to {max} bytes")]
+    EmptyKey { max: usize },
+
+    /// A key longer than the device accepts.
+    #[error("key too large: {len} bytes exceeds the maximum key size of {max} bytes")]
+    KeyTooLarge { len: usize, max: usize },
+
+    /// A value longer than the device accepts.
+    #[error("value too large: {len} bytes exceeds the maximum value size of {max} bytes")]
+    ValueTooLarge { len: usize, max: usize },
+
+    /// A configuration parameter out of range; `field` names it.
+    #[error("invalid configuration: {field}: {reason}")]
+    InvalidConfig { field: &'static str, reason: String },
+
+    /// No free page can be made: every reclaimable page holds live data.
+    #[error("device full: no free page on plane {plane} for {op}, and no block there holds an invalid page")]
+    DeviceFull { op: &'static str, plane: u32 },
+
+    /// A record read from flash does not match what the device's index says is there.
+    #[error("corrupt record in UST {utid} at byte {offset}: {reason}")]
+    Corrupt { utid: u32, offset: u32, reason: String },
+
+    /// The device's own structures disagree (a bug in the device, reported rather than hidden).
+    #[error("inconsistent device state: {reason}")]
+    Inconsistent { reason: String },
+
+    /// The media refused a command or failed (an FTL bug or a backing-file error).
+    #[error("flash: {0}")]
+    Flash(#[from] FlashError),
+}

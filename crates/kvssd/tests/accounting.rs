@@ -1,0 +1,73 @@
+//! Accounting identities: every flash program, read and erase is counted under exactly one of the
+//! causes PLSC uses (host I/O, device compaction by level, GC), GC's page moves are copybacks, and
+//! erases are GC's alone.
+
+mod common;
+
+use common::{key, small_config, value, Lcg};
+use flashsim::{Cause, FlashCounters, Nanos};
+use kvssd::{KvDevice, Plsc, PlscConfig};
+
+/// Puts, overwrites, deletes and gets over hot and cold keys until compaction and GC have run.
+fn churn(cfg: PlscConfig) -> Plsc {
+    let mut dev = Plsc::new(cfg).unwrap();
+    let mut r = Lcg(42);
+    let mut t: Nanos = 0;
+    for seq in 0..5000u64 {
+        let k = key(if r.below(5) < 4 { r.below(8) } else { 8 + r.below(40) } as usize);
+        t += 1_000;
+        t = match r.below(10) {
+            0..=5 => dev.store(t, &k, &value(seq, r.below(1500) as usize)).unwrap().done,
+            6..=8 => dev.retrieve(t, &k).unwrap().done,
+            _ => dev.delete(t, &k).unwrap().done,
+        };
+    }
+    dev.check().unwrap();
+    dev
+}
+
+fn causes(c: &FlashCounters) -> [flashsim::CauseCounts; 4] {
+    [
+        c.cause(Cause::HOST),
+        c.cause(Cause::DeviceCompaction { level: 0 }),
+        c.cause(Cause::DeviceCompaction { level: 1 }),
+        c.cause(Cause::Gc),
+    ]
+}
+
+#[test]
+fn programs_reads_and_erases_add_up_by_cause_and_gc_moves_are_copybacks() {
+    let dev = churn(small_config());
+    let c = dev.counters();
+    let [host, l0, l1, gc] = causes(c);
+    assert!(l0.programs > 0 && l1.programs > 0 && gc.erases > 0 && gc.programs > 0, "{:?}", dev.stats());
+    assert_eq!(c.programs, host.programs + l0.programs + l1.programs + gc.programs);
+    assert_eq!(c.reads, host.reads + l0.reads + l1.reads + gc.reads);
+    assert_eq!(c.erases, gc.erases, "only GC erases");
+    assert_eq!(host.erases + l0.erases + l1.erases, 0);
+    assert_eq!(c.sum(|_| true).programs, c.programs, "no other cause did anything");
+    // Every GC move is a copyback inside its plane: one read and one program each.
+    assert_eq!(c.copybacks, gc.programs);
+    assert_eq!(gc.reads, gc.programs);
+    assert_eq!(c.copybacks, dev.stats().gc_moved_pages);
+    assert_eq!(gc.erases, dev.stats().gc_runs);
+    // Busy time too: the causes' shares are the whole.
+    assert_eq!(c.busy_ns, host.busy_ns + l0.busy_ns + l1.busy_ns + gc.busy_ns);
+    assert_eq!(c.busy_ns, dev.media().total_die_busy());
+    // Host programs are the flushes' L0 USTs: at most one page per plane per flush.
+    let planes = dev.media().geometry().total_planes() as u64;
+    assert!(host.programs <= dev.stats().flushes * planes && host.programs >= dev.stats().flushes);
+}
+
+#[test]
+fn without_copyback_gc_moves_are_plain_reads_and_programs() {
+    let mut cfg = small_config();
+    cfg.copyback = false;
+    let dev = churn(cfg);
+    let c = dev.counters();
+    let [host, l0, l1, gc] = causes(c);
+    assert_eq!(c.copybacks, 0);
+    assert!(gc.programs > 0);
+    assert_eq!(gc.programs, dev.stats().gc_moved_pages);
+    assert_eq!(c.programs, host.programs + l0.programs + l1.programs + gc.programs);
+}

@@ -1,0 +1,58 @@
+//! What the crate-level tests share: a small PLSC device on which compaction and GC run within a
+//! few hundred operations, keys, values, and a deterministic workload.
+#![allow(dead_code)]
+
+use flashsim::{Geometry, MediaConfig, Preset};
+use kvssd::PlscConfig;
+
+/// The `plsc` preset scaled down: 2 channels x 1 chip x 1 die x 2 planes (4 planes, 2 dies),
+/// 8 blocks of 16 pages of 1 KiB per plane = 512 pages. Pages and blocks are smaller than the
+/// preset's so that records straddle pages often and GC runs within a few hundred operations.
+/// Thresholds: L0 3 USTs (12 pages), L1 48 pages, GC below 240 free pages.
+pub fn small_config() -> PlscConfig {
+    let geometry = Geometry {
+        channels: 2,
+        chips_per_channel: 1,
+        dies_per_chip: 1,
+        planes_per_die: 2,
+        blocks_per_plane: 8,
+        pages_per_block: 16,
+        page_size: 1024,
+        oob_size: 64,
+    };
+    let mut cfg = PlscConfig::new(MediaConfig::new(geometry, Preset::Plsc.timing()));
+    cfg.max_key_size = 32;
+    cfg.l0_threshold_pages = 12;
+    cfg.l1_threshold_pages = 48;
+    cfg.gc_threshold_pages = 240;
+    cfg
+}
+
+/// Key `i`: its decimal digits, padded with dots to a length between 1 and 20 (distinct for
+/// distinct `i`: the digits end at the first dot).
+pub fn key(i: usize) -> Vec<u8> {
+    let mut k = i.to_string().into_bytes();
+    let len = k.len().max(1 + (i * 7) % 20);
+    k.resize(len, b'.');
+    k
+}
+
+/// A value of `len` bytes that differs from write to write (`seq` numbers the writes).
+pub fn value(seq: u64, len: usize) -> Vec<u8> {
+    (0..len).map(|j| ((seq * 131 + j as u64 * 7) % 251) as u8).collect()
+}
+
+/// A fixed pseudo-random sequence (64-bit LCG, Knuth's MMIX constants): deterministic workloads
+/// without a dependency.
+pub struct Lcg(pub u64);
+
+impl Lcg {
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
