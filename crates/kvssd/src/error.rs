@@ -33,6 +33,10 @@ pub enum KvError {
     #[error("corrupt record in UST {utid} at byte {offset}: {reason}")]
     Corrupt { utid: u32, offset: u32, reason: String },
 
+    /// An SST's records, read from flash, do not decode.
+    #[error("corrupt SST {sst}: {reason}")]
+    CorruptSst { sst: u32, reason: String },
+
     /// The device's own structures disagree (a bug in the device, reported rather than hidden).
     #[error("inconsistent device state: {reason}")]
     Inconsistent { reason: String },

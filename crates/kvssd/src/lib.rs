@@ -5,14 +5,22 @@
 //!   arrives and returns the time at which it completes, so the caller measures response times.
 //! - [`Plsc`]: the PLSC-tree of seed 002 (parallel log level 0, single compaction into level 1,
 //!   a global hash index in device DRAM), an FTL of its own on [`flashsim::Media`].
+//! - [`LsmInDevice`]: seed 002's baseline, LevelDB integrated into the device (seven levels,
+//!   leveled compaction, whole-SST reads), an FTL of its own on the same media layer.
+//!
+//! Both share their physical layer (`flash`: per-plane space, GC with copyback, the on-flash
+//! record): one mechanism, many policies.
 //!
 //! Like flashsim, everything here is deterministic: no randomness, no wall clock, and no iteration
 //! over hash maps where the order could change a result.
 
 mod device;
 mod error;
+mod flash;
+pub mod lsm;
 pub mod plsc;
 
 pub use device::{Completed, KvDevice};
 pub use error::{KvError, Result};
+pub use lsm::{LsmConfig, LsmInDevice, LsmStats, SstInfo};
 pub use plsc::{Plsc, PlscConfig, PlscStats};

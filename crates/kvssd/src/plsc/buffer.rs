@@ -14,7 +14,7 @@
 use std::collections::BTreeMap;
 
 use super::knode::{KNode, IN_BUFFER};
-use super::record;
+use crate::flash::record;
 
 pub struct WriteBuffer {
     bytes: Vec<u8>,

@@ -17,9 +17,9 @@
 use flashsim::{Cause, Nanos};
 
 use super::knode::signature;
-use super::record;
 use super::Plsc;
 use crate::error::{KvError, Result};
+use crate::flash::record;
 
 impl Plsc {
     /// Runs compaction from `at` until both levels are within their thresholds (or level 1 has
@@ -47,11 +47,11 @@ impl Plsc {
         let (level, used, ppns) = (ust.level, ust.used as usize, ust.ppns.clone());
         let cause = Cause::DeviceCompaction { level };
         let reads: Vec<(u32, Nanos)> = ppns.iter().map(|&ppn| (ppn, at)).collect();
-        let read_done = self.media.read(&reads, cause)?;
+        let read_done = self.flash.media.read(&reads, cause)?;
         let ps = self.page_size();
         let mut bytes = vec![0u8; ppns.len() * ps];
         for (&ppn, page) in ppns.iter().zip(bytes.chunks_mut(ps)) {
-            if !self.media.contents(ppn, page)? {
+            if !self.flash.media.contents(ppn, page)? {
                 return Err(KvError::Corrupt { utid, offset: 0, reason: format!("PPN {ppn} keeps no contents") });
             }
         }
@@ -92,7 +92,7 @@ impl Plsc {
         // UST's PPN list is where they are.
         if let Some(victim) = self.usts.remove(utid) {
             for ppn in victim.ppns {
-                self.media.invalidate(ppn);
+                self.flash.media.invalidate(ppn);
             }
         }
         self.stats.compactions[level as usize] += 1;

@@ -18,8 +18,8 @@
 
 use flashsim::{DataMode, MediaConfig, Preset};
 
-use super::record;
 use crate::error::{KvError, Result};
+use crate::flash::record;
 
 /// Everything that defines a PLSC device.
 #[derive(Clone, Debug)]
@@ -104,7 +104,7 @@ impl PlscConfig {
         }
         let g = &self.media.geometry;
         let total = g.total_pages();
-        let reserve = g.total_planes() as u64 * g.pages_per_block as u64 * super::space::RESERVE_BLOCKS as u64;
+        let reserve = g.total_planes() as u64 * g.pages_per_block as u64 * crate::flash::space::RESERVE_BLOCKS as u64;
         let planned = self.l0_threshold_pages + self.l1_threshold_pages + self.gc_threshold_pages + reserve;
         if planned > total {
             return invalid(

@@ -45,22 +45,20 @@ mod config;
 mod gc;
 mod index;
 mod knode;
-mod record;
-mod space;
 mod stats;
 mod ust;
 
 pub use config::PlscConfig;
 pub use stats::PlscStats;
 
-use flashsim::{Cause, FlashCounters, HostOp, Media, Nanos, PageWrite};
+use flashsim::{Cause, FlashCounters, HostOp, Media, Nanos};
 
 use crate::device::{check_key, check_value, Completed, KvDevice};
 use crate::error::{KvError, Result};
+use crate::flash::{record, Flash, GcWork};
 use buffer::WriteBuffer;
 use index::GlobalIndex;
 use knode::{signature, KNode};
-use space::Space;
 use ust::Usts;
 
 /// A PLSC-tree key-value SSD. Keys are 1 to `max_key_size` bytes (255 by default); values are up to
@@ -68,8 +66,8 @@ use ust::Usts;
 /// less 261 bytes with the `plsc` preset): fine limits for PLSC, whose records must fit one L0 UST.
 pub struct Plsc {
     cfg: PlscConfig,
-    media: Media,
-    space: Space,
+    /// The media and its per-plane space, shared mechanism (`crate::flash`).
+    flash: Flash,
     usts: Usts,
     index: GlobalIndex,
     buffer: WriteBuffer,
@@ -77,8 +75,6 @@ pub struct Plsc {
     /// Planes in the order UST pages go to them (channel first), and where the next UST starts.
     stripe: Vec<u32>,
     cursor: usize,
-    /// A UST's bytes padded to whole pages (reused).
-    scratch: Vec<u8>,
 }
 
 impl Plsc {
@@ -88,15 +84,13 @@ impl Plsc {
         let media = Media::new(&cfg.media)?;
         let geo = media.geometry().clone();
         Ok(Plsc {
-            space: Space::new(&geo),
             usts: Usts::new(geo.total_pages()),
             index: GlobalIndex::new(cfg.max_key_size),
             buffer: WriteBuffer::new(cfg.buffer_bytes()),
             stats: PlscStats::default(),
             stripe: geo.stripe_order(),
             cursor: 0,
-            scratch: Vec::new(),
-            media,
+            flash: Flash::new(media, cfg.copyback),
             cfg,
         })
     }
@@ -107,7 +101,7 @@ impl Plsc {
 
     /// The NAND array under the device (counters, wear, latency histograms, page states).
     pub fn media(&self) -> &Media {
-        &self.media
+        &self.flash.media
     }
 
     pub fn stats(&self) -> &PlscStats {
@@ -135,7 +129,7 @@ impl Plsc {
     }
 
     fn page_size(&self) -> usize {
-        self.media.geometry().page_size as usize
+        self.flash.page_size()
     }
 
     /// Flushes the write buffer as an L0 UST (if it holds anything), then runs the compaction and
@@ -172,29 +166,12 @@ impl Plsc {
         let n = self.stripe.len();
         debug_assert!((1..=n).contains(&pages), "a UST has 1 to #planes pages, not {pages}");
         let planes: Vec<usize> = (0..pages).map(|i| self.stripe[(self.cursor + i) % n] as usize).collect();
-        for &plane in &planes {
-            self.make_room(plane, at, "a UST page")?;
-        }
-        self.cursor = (self.cursor + pages) % n;
-        let mut ppns = Vec::with_capacity(pages);
-        for &plane in &planes {
-            let ppn =
-                self.space.take(plane, false).ok_or(KvError::DeviceFull { op: "a UST page", plane: plane as u32 })?;
-            ppns.push(ppn);
-        }
         let utid = self.usts.next_utid();
-        let mut padded = std::mem::take(&mut self.scratch);
-        padded.clear();
-        padded.extend_from_slice(data);
-        padded.resize(pages * ps, 0);
-        let writes: Vec<PageWrite> = ppns
-            .iter()
-            .zip(padded.chunks(ps))
-            .map(|(&ppn, page)| PageWrite { ppn, ready: at, owner: utid, data: Some(page) })
-            .collect();
-        let done = self.media.program(&writes, cause);
-        self.scratch = padded;
-        let done = done?;
+        let mut gc = GcWork::default();
+        let written = self.flash.program_round(at, &planes, data, utid, &mut self.usts, cause, "a UST page", &mut gc);
+        self.add_gc(gc);
+        let (ppns, done) = written?;
+        self.cursor = (self.cursor + pages) % n;
         self.usts.add(level, ppns, data.len() as u32);
         Ok((utid, done))
     }
@@ -213,10 +190,10 @@ impl Plsc {
             .ok_or_else(|| corrupt(format!("bytes {start}..{end} run past its {} pages", ust.ppns.len())))?
             .to_vec();
         let reads: Vec<(u32, Nanos)> = ppns.iter().map(|&ppn| (ppn, at)).collect();
-        let done = self.media.read(&reads, cause)?;
+        let done = self.flash.media.read(&reads, cause)?;
         let mut bytes = vec![0u8; ppns.len() * ps];
         for (&ppn, page) in ppns.iter().zip(bytes.chunks_mut(ps)) {
-            if !self.media.contents(ppn, page)? {
+            if !self.flash.media.contents(ppn, page)? {
                 return Err(corrupt(format!("PPN {ppn} keeps no contents")));
             }
         }
@@ -237,14 +214,14 @@ impl Plsc {
         let mut live_records = 0u64;
         for ust in self.usts.iter() {
             for (i, &ppn) in ust.ppns.iter().enumerate() {
-                if !self.media.is_valid(ppn) {
+                if !self.flash.media.is_valid(ppn) {
                     return Err(format!("page {i} (PPN {ppn}) of UST {} is not valid", ust.utid));
                 }
-                if self.media.oob(ppn).0 != ust.utid || self.usts.utid_of(ppn) != Some(ust.utid) {
+                if self.flash.media.oob(ppn).0 != ust.utid || self.usts.utid_of(ppn) != Some(ust.utid) {
                     return Err(format!(
                         "PPN {ppn} of UST {}: OOB owner {}, PPNtoUTID {:?}",
                         ust.utid,
-                        self.media.oob(ppn).0,
+                        self.flash.media.oob(ppn).0,
                         self.usts.utid_of(ppn)
                     ));
                 }
@@ -252,7 +229,7 @@ impl Plsc {
             let ps = self.page_size();
             let mut bytes = vec![0u8; ust.ppns.len() * ps];
             for (&ppn, page) in ust.ppns.iter().zip(bytes.chunks_mut(ps)) {
-                self.media.contents(ppn, page).map_err(|e| e.to_string())?;
+                self.flash.media.contents(ppn, page).map_err(|e| e.to_string())?;
             }
             let mut at = 0;
             while at < ust.used as usize {
@@ -325,7 +302,7 @@ impl KvDevice for Plsc {
             }
         }
         self.buffer.append(key, sig, value);
-        self.media.record_latency(HostOp::Write, done - at);
+        self.flash.media.record_latency(HostOp::Write, done - at);
         Ok(Completed { done, value: () })
     }
 
@@ -334,14 +311,14 @@ impl KvDevice for Plsc {
         if let Some(v) = self.buffer.value(key) {
             let value = Some(v.to_vec());
             self.stats.buffered_gets += 1;
-            self.media.record_latency(HostOp::Read, 0);
+            self.flash.media.record_latency(HostOp::Read, 0);
             return Ok(Completed { done: at, value });
         }
         let Some(knode) = self.index.get(key, signature(key)).cloned() else {
             return Ok(Completed { done: at, value: None });
         };
         let (value, done) = self.read_record(at, &knode, Cause::HOST)?;
-        self.media.record_latency(HostOp::Read, done - at);
+        self.flash.media.record_latency(HostOp::Read, done - at);
         Ok(Completed { done, value: Some(value) })
     }
 
@@ -367,6 +344,6 @@ impl KvDevice for Plsc {
     }
 
     fn counters(&self) -> &FlashCounters {
-        self.media.counters()
+        self.flash.media.counters()
     }
 }

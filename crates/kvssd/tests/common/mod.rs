@@ -1,16 +1,42 @@
-//! What the crate-level tests share: a small PLSC device on which compaction and GC run within a
-//! few hundred operations, keys, values, and a deterministic workload.
+//! What the crate-level tests share: small PLSC and LSM-in-device configurations on which
+//! compaction and GC run within a few hundred operations, keys, values, and a deterministic workload.
 #![allow(dead_code)]
 
 use flashsim::{Geometry, MediaConfig, Preset};
-use kvssd::PlscConfig;
+use kvssd::{LsmConfig, PlscConfig};
 
 /// The `plsc` preset scaled down: 2 channels x 1 chip x 1 die x 2 planes (4 planes, 2 dies),
 /// 8 blocks of 16 pages of 1 KiB per plane = 512 pages. Pages and blocks are smaller than the
 /// preset's so that records straddle pages often and GC runs within a few hundred operations.
 /// Thresholds: L0 3 USTs (12 pages), L1 48 pages, GC below 240 free pages.
 pub fn small_config() -> PlscConfig {
-    let geometry = Geometry {
+    let mut cfg = PlscConfig::new(MediaConfig::new(small_geometry(), Preset::Plsc.timing()));
+    cfg.max_key_size = 32;
+    cfg.l0_threshold_pages = 12;
+    cfg.l1_threshold_pages = 48;
+    cfg.gc_threshold_pages = 240;
+    cfg
+}
+
+/// The LSM-in-device baseline on the geometry of [`small_config`], with LevelDB's sizes scaled
+/// down so that a few hundred operations fill several levels: SSTs and memtable of 4 KiB (4
+/// pages), L0 compacted at 3 SSTs (so that lookups meet two overlapping L0 SSTs), L1 4 KiB, x2 per level (L5 64 KiB), 7 levels; GC below 240
+/// free pages, as PLSC's; not striped (the default).
+pub fn small_lsm_config() -> LsmConfig {
+    let mut cfg = LsmConfig::new(MediaConfig::new(small_geometry(), Preset::Plsc.timing()));
+    cfg.max_key_size = 32;
+    cfg.sst_bytes = 4096;
+    cfg.write_buffer_bytes = 4096;
+    cfg.l0_compaction_trigger = 3;
+    cfg.l1_max_bytes = 4096;
+    cfg.level_size_multiplier = 2;
+    cfg.gc_threshold_pages = 240;
+    cfg
+}
+
+/// 2 channels x 1 chip x 1 die x 2 planes, 8 blocks of 16 pages of 1 KiB per plane.
+pub fn small_geometry() -> Geometry {
+    Geometry {
         channels: 2,
         chips_per_channel: 1,
         dies_per_chip: 1,
@@ -19,13 +45,7 @@ pub fn small_config() -> PlscConfig {
         pages_per_block: 16,
         page_size: 1024,
         oob_size: 64,
-    };
-    let mut cfg = PlscConfig::new(MediaConfig::new(geometry, Preset::Plsc.timing()));
-    cfg.max_key_size = 32;
-    cfg.l0_threshold_pages = 12;
-    cfg.l1_threshold_pages = 48;
-    cfg.gc_threshold_pages = 240;
-    cfg
+    }
 }
 
 /// Key `i`: its decimal digits, padded with dots to a length between 1 and 20 (distinct for

@@ -1,22 +1,31 @@
 //! The on-flash record of one KV pair, written by the "string-byte converter": `klen` (u16, little
-//! endian) | key | `vlen` (u32, little endian) | value.
+//! endian) | key | `vlen` (u32, little endian) | value. Every device of this crate writes it.
 //!
 //! The seed does not give a format; a record must hold its key because compaction rebuilds the KV
-//! pairs of a victim UST from its pages alone. Records are appended back to back inside a UST and may
-//! straddle its pages; a kNode's `Offset` and `Len` are the byte address and length of the whole
+//! pairs of a victim UST or SST from its pages alone. Records are appended back to back and may
+//! straddle pages; PLSC's kNode `Offset` and `Len` are the byte address and length of the whole
 //! record (header included), so the invalid bytes of a UST plus its live records' bytes are its
 //! used bytes.
+//!
+//! A deletion marker (tombstone, for the LSM in the device) is the same header with `vlen` =
+//! [`TOMBSTONE`] and no value bytes. No put can write that length (values are far below 4 GiB), so
+//! every put record means what it meant before tombstones existed: PLSC's records are unchanged,
+//! and PLSC never writes a tombstone.
 
 /// Bytes of a record that are not key or value: `klen` and `vlen`.
 pub const HEADER: usize = 2 + 4;
 
-/// Bytes of the record of a key of `klen` bytes and a value of `vlen` bytes.
+/// The `vlen` of a tombstone.
+pub const TOMBSTONE: u32 = u32::MAX;
+
+/// Bytes of the record of a key of `klen` bytes and a value of `vlen` bytes (a tombstone's is
+/// `encoded_len(klen, 0)`).
 pub fn encoded_len(klen: usize, vlen: usize) -> usize {
     HEADER + klen + vlen
 }
 
 /// Appends the record of `key` and `value` to `out`. The caller checked that the key fits a u16
-/// and the value a u32 (the device's size limits are below both).
+/// and the value is shorter than [`TOMBSTONE`] (the devices' size limits are far below both).
 pub fn encode(key: &[u8], value: &[u8], out: &mut Vec<u8>) {
     out.extend_from_slice(&(key.len() as u16).to_le_bytes());
     out.extend_from_slice(key);
@@ -24,11 +33,21 @@ pub fn encode(key: &[u8], value: &[u8], out: &mut Vec<u8>) {
     out.extend_from_slice(value);
 }
 
+/// Appends the tombstone of `key` to `out`.
+pub fn encode_tombstone(key: &[u8], out: &mut Vec<u8>) {
+    out.extend_from_slice(&(key.len() as u16).to_le_bytes());
+    out.extend_from_slice(key);
+    out.extend_from_slice(&TOMBSTONE.to_le_bytes());
+}
+
 /// One decoded record, borrowing the bytes it was decoded from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Record<'a> {
     pub key: &'a [u8],
+    /// The value (empty for a tombstone).
     pub value: &'a [u8],
+    /// A deletion marker rather than a put.
+    pub tombstone: bool,
 }
 
 impl Record<'_> {
@@ -50,14 +69,19 @@ pub fn decode(bytes: &[u8]) -> Result<Record<'_>, String> {
     }
     let vlen_at = 2 + klen;
     let vlen = match bytes.get(vlen_at..vlen_at + 4) {
-        Some(b) => u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize,
+        Some(b) => u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
         None => return Err(format!("key of {klen} bytes runs past the {} bytes left", bytes.len())),
     };
+    let key = &bytes[2..vlen_at];
     let value_at = vlen_at + 4;
+    if vlen == TOMBSTONE {
+        return Ok(Record { key, value: &bytes[value_at..value_at], tombstone: true });
+    }
+    let vlen = vlen as usize;
     let value = bytes
         .get(value_at..value_at + vlen)
         .ok_or_else(|| format!("value of {vlen} bytes runs past the {} bytes left", bytes.len()))?;
-    Ok(Record { key: &bytes[2..vlen_at], value })
+    Ok(Record { key, value, tombstone: false })
 }
 
 #[cfg(test)]
@@ -71,11 +95,23 @@ mod tests {
         encode(b"k2", b"", &mut out);
         assert_eq!(out.len(), encoded_len(3, 5) + encoded_len(2, 0));
         let first = decode(&out).unwrap();
-        assert_eq!((first.key, first.value), (&b"key"[..], &b"value"[..]));
+        assert_eq!((first.key, first.value, first.tombstone), (&b"key"[..], &b"value"[..], false));
         let second = decode(&out[first.len()..]).unwrap();
-        assert_eq!((second.key, second.value), (&b"k2"[..], &b""[..]));
+        assert_eq!((second.key, second.value, second.tombstone), (&b"k2"[..], &b""[..], false));
         assert!(decode(&out[..out.len() - 1]).is_ok(), "the first record is whole");
         assert!(decode(&out[first.len()..out.len() - 1]).unwrap_err().contains("past"));
         assert!(decode(&[0, 0, 0]).unwrap_err().contains("key length 0"));
+    }
+
+    #[test]
+    fn a_tombstone_is_a_header_and_a_key_and_differs_from_an_empty_value() {
+        let mut out = Vec::new();
+        encode_tombstone(b"gone", &mut out);
+        encode(b"gone", b"", &mut out);
+        assert_eq!(out.len(), 2 * encoded_len(4, 0));
+        let t = decode(&out).unwrap();
+        assert_eq!((t.key, t.value, t.tombstone, t.len()), (&b"gone"[..], &b""[..], true, encoded_len(4, 0)));
+        let put = decode(&out[t.len()..]).unwrap();
+        assert!(!put.tombstone && put.value.is_empty());
     }
 }

@@ -1,9 +1,10 @@
-//! Where PLSC's pages go: per plane, a list of erased blocks and one open block (the frontier)
-//! whose pages are handed out in order. USTs, compaction outputs and GC's copies all write into
-//! their plane's frontier; a block is closed (a GC candidate) once its last page is handed out,
-//! which is also when it is programmed (the device programs what it takes at once).
+//! Where a device's pages go: per plane, a list of erased blocks and one open block (the frontier)
+//! whose pages are handed out in order. The device's data (PLSC's USTs, the LSM's SSTs) and GC's
+//! copies all write into their plane's frontier; a block is closed (a GC candidate) once its last
+//! page is handed out, which is also when it is programmed (a device programs what it takes at
+//! once, before it takes more: GC may write into the same frontier in between).
 //!
-//! Each plane keeps one erased block back from UST writes: GC of the plane may open it. A victim
+//! Each plane keeps one erased block back from data writes: GC of the plane may open it. A victim
 //! has at most pages-per-block - 1 valid pages, so its copies always fit in the frontier's room
 //! plus that block, and its erase gives the plane its reserve back. GC copies stay in their plane
 //! (copyback needs that).
@@ -12,7 +13,7 @@ use std::collections::VecDeque;
 
 use flashsim::{Geometry, Media};
 
-/// Erased blocks per plane that UST writes leave to GC.
+/// Erased blocks per plane that data writes leave to GC.
 pub const RESERVE_BLOCKS: usize = 1;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,13 +61,13 @@ impl Space {
         self.planes[plane].frontier.map_or(0, |(_, next)| self.ppb - next)
     }
 
-    /// Whether a UST may take a page on `plane` without GC.
+    /// Whether data may take a page on `plane` without GC.
     pub fn has_room(&self, plane: usize) -> bool {
         self.room(plane) > 0 || self.planes[plane].free.len() > RESERVE_BLOCKS
     }
 
     /// The next page of `plane`: from its frontier, else from a newly opened erased block (GC may
-    /// open the reserve, UST writes may not). `None` when there is none.
+    /// open the reserve, data writes may not). `None` when there is none.
     pub fn take(&mut self, plane: usize, for_gc: bool) -> Option<u32> {
         if self.room(plane) == 0 {
             let keep = if for_gc { 0 } else { RESERVE_BLOCKS };
@@ -133,10 +134,10 @@ mod tests {
     }
 
     #[test]
-    fn ust_writes_leave_the_reserve_block_to_gc() {
+    fn data_writes_leave_the_reserve_block_to_gc() {
         let g = geo();
         let mut s = Space::new(&g);
-        // Plane 0: three of its four blocks for UST writes.
+        // Plane 0: three of its four blocks for data writes.
         let pages: Vec<u32> = (0..6).map(|_| s.take(0, false).unwrap()).collect();
         assert_eq!(pages, vec![0, 1, 2, 3, 4, 5]);
         assert!(!s.has_room(0) && s.take(0, false).is_none());
