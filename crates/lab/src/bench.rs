@@ -2,8 +2,6 @@
 //! a measured phase (micros/op, ops/s, MB/s; simulated time on `--fs sim`, wall-clock otherwise),
 //! then the per-level statistics and, in simulation, the device's accounting.
 
-use std::sync::Arc;
-
 use workload::db_bench::{DbBench, DbBenchConfig, DbBenchKind};
 use workload::value_size::ValueSize;
 
@@ -62,10 +60,17 @@ fn parse_benchmarks(s: &str, key_dist: &str) -> Result<Vec<DbBenchKind>, String>
 pub fn run(a: &BenchArgs, progress: bool) -> Result<(RunResult, Timing), String> {
     let wall = std::time::Instant::now();
     let kinds = parse_benchmarks(&a.benchmarks, &a.key_dist)?;
+    if let Some(d) = a.engine.kv()? {
+        return Err(format!(
+            "--engine {}: `flashkv bench` drives the LSM engine only so far; run a key-value SSD with `flashkv ycsb \
+             --engine {0}` or an experiment file with engine = \"{0}\"",
+            d.name()
+        ));
+    }
     let value_size: ValueSize = crate::input::value_size("--value-size", &a.value_size)?;
     let stack = Stack::build(&a.device)?;
     let mut engine = LsmEngine::open(
-        Arc::clone(&stack.fs),
+        stack.fs()?,
         lsm::Options { sim_clock: stack.clock.clone(), ..a.engine.options()? },
         a.engine.sync,
     )?;

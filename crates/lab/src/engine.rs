@@ -23,6 +23,8 @@ pub trait KvEngine {
     fn stats(&self) -> Option<lsm::DbStats>;
     /// Every record in key order, folded into a [`ContentDigest`].
     fn content_digest(&mut self) -> Result<ContentDigest, String>;
+    /// Closes the store (the LSM engine syncs and stops its background work).
+    fn close(&mut self) -> Result<(), String>;
 }
 
 /// A database's contents in two numbers: its records, and a 64-bit FNV-1a hash of every key and
@@ -94,13 +96,6 @@ impl LsmEngine {
     fn db(&self) -> Result<&Db, String> {
         self.db.as_ref().ok_or_else(|| "the database is closed".to_string())
     }
-
-    pub fn close(&mut self) -> Result<(), String> {
-        match self.db.take() {
-            Some(db) => db.close().map_err(|e| e.to_string()),
-            None => Ok(()),
-        }
-    }
 }
 
 impl KvEngine for LsmEngine {
@@ -154,6 +149,13 @@ impl KvEngine for LsmEngine {
         }
         it.status().map_err(|e| e.to_string())?;
         Ok(d)
+    }
+
+    fn close(&mut self) -> Result<(), String> {
+        match self.db.take() {
+            Some(db) => db.close().map_err(|e| e.to_string()),
+            None => Ok(()),
+        }
     }
 
     fn stats(&self) -> Option<lsm::DbStats> {

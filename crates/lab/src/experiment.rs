@@ -5,8 +5,8 @@
 //! ```toml
 //! title = "Write amplification vs value size"
 //! metrics = ["write_amplification", "ops_per_sec"]      # what the figures plot (optional)
-//! [engine]                                              # lsm options (sizes as "4MiB" or numbers)
-//! write_buffer_size = "4MiB"
+//! [engine]                                              # name = "lsm" (default) or "plsc";
+//! write_buffer_size = "4MiB"                            # lsm options (sizes as "4MiB" or numbers)
 //! [device]                                              # fs = "sim" | "zone" | "posix:DIR" | "mem"
 //! fs = "sim"
 //! preset = "femu"
@@ -66,6 +66,9 @@ impl Size {
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct EngineConfig {
+    /// The engine: "lsm" (the default: the LSM engine on the device's file system) or a key-value
+    /// SSD design ("plsc"), whose device is `[device]`'s preset and capacity.
+    name: Option<String>,
     write_buffer_size: Option<Size>,
     max_file_size: Option<Size>,
     block_size: Option<Size>,
@@ -202,13 +205,36 @@ struct ExperimentFile {
     #[serde(default)]
     metrics: Vec<String>,
     #[serde(default)]
-    engine: Table,
+    engine: EngineSection,
     #[serde(default)]
     device: Table,
     workload: Table,
     #[serde(default)]
     variant: Vec<Table>,
     sweep: Option<Sweep>,
+}
+
+/// `engine = "plsc"` (a name alone) or an `[engine]` table.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+enum EngineSection {
+    Name(String),
+    Table(Table),
+}
+
+impl Default for EngineSection {
+    fn default() -> Self {
+        EngineSection::Table(Table::new())
+    }
+}
+
+impl EngineSection {
+    fn table(&self) -> Table {
+        match self {
+            EngineSection::Name(n) => Table::from_iter([("name".to_string(), Value::String(n.clone()))]),
+            EngineSection::Table(t) => t.clone(),
+        }
+    }
 }
 
 /// The metrics a figure can plot.
@@ -279,7 +305,7 @@ impl Experiment {
         for (name, overrides) in &variants {
             for value in &sweep_values {
                 let mut sections = Table::new();
-                sections.insert("engine".into(), Value::Table(file.engine.clone()));
+                sections.insert("engine".into(), Value::Table(file.engine.table()));
                 sections.insert("device".into(), Value::Table(file.device.clone()));
                 sections.insert("workload".into(), Value::Table(file.workload.clone()));
                 for (section, v) in overrides {
@@ -593,6 +619,8 @@ fn run_spec(p: &Point) -> Result<RunSpec, String> {
         value_size: crate::input::value_size("workload.value_size", &w.value_size.text())?,
         seed: w.seed,
         digest: false,
+        kv: crate::kv_device::KvDesign::parse(p.engine.name.as_deref().unwrap_or("lsm"))
+            .map_err(|e| e.replace("--engine", "engine.name"))?,
     };
     spec.device.validate()?;
     Ok(spec)

@@ -11,6 +11,7 @@ mod experiment;
 mod ftl;
 mod harness;
 mod input;
+mod kv_device;
 mod progress;
 mod publish;
 mod report;

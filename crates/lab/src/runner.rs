@@ -11,9 +11,10 @@ use workload::{Op, ValueSize, Workload, WorkloadSpec, YcsbWorkload};
 
 use crate::engine::{KvEngine, LsmEngine};
 use crate::harness::{run_phase, PhaseResult};
+use crate::kv_device::{KvDesign, KvDeviceEngine};
 use crate::resources;
 use crate::result::{RunResult, Timing};
-use crate::stack::{DeviceArgs, Stack};
+use crate::stack::{Backend, DeviceArgs, Stack};
 
 /// What a run gives back.
 pub type Outcome = Result<(RunResult, Timing), String>;
@@ -24,6 +25,9 @@ pub struct RunSpec {
     pub device: DeviceArgs,
     /// Engine options; the simulation clock is filled in from the stack.
     pub engine: lsm::Options,
+    /// A key-value SSD design instead of the LSM engine on a file system (`--engine plsc`); the
+    /// device flags give its preset and capacity, and `engine` does not apply.
+    pub kv: Option<KvDesign>,
     pub sync: bool,
     pub workload: Workload,
     /// Records loaded (YCSB), key space and writes (db_bench fills), keys filled (Mixgraph).
@@ -45,35 +49,48 @@ pub fn run(spec: &RunSpec, progress: bool) -> Result<(RunResult, Timing), String
     if spec.records == 0 {
         return Err("records: must be at least 1".into());
     }
-    let stack = Stack::build(&spec.device)?;
-    let options = lsm::Options { sim_clock: stack.clock.clone(), create_if_missing: true, ..spec.engine.clone() };
-    let mut engine = LsmEngine::open(Arc::clone(&stack.fs), options, spec.sync)?;
+    let (stack, mut engine): (Stack, Box<dyn KvEngine>) = match spec.kv {
+        Some(design) => {
+            let stack = Stack::kv_device(&spec.device, design)?;
+            let Backend::Kv(dev) = &stack.backend else { unreachable!("a key-value SSD stack") };
+            let clock = stack.clock.clone().expect("a key-value SSD runs in simulated time");
+            let engine = KvDeviceEngine::new(Arc::clone(dev), clock);
+            (stack, Box::new(engine))
+        }
+        None => {
+            let stack = Stack::build(&spec.device)?;
+            let options =
+                lsm::Options { sim_clock: stack.clock.clone(), create_if_missing: true, ..spec.engine.clone() };
+            let engine = LsmEngine::open(stack.fs()?, options, spec.sync)?;
+            (stack, Box::new(engine))
+        }
+    };
     let ws = WorkloadSpec { records: spec.records, operations: spec.operations.max(1), value_size: spec.value_size };
     let settle = stack.simulated();
     let mut phases: Vec<PhaseResult> = Vec::new();
-    let mut phase = |name: &str, ops: Box<dyn Iterator<Item = Op> + Send>, n: u64, engine: &mut LsmEngine| {
+    let mut phase = |name: &str, ops: Box<dyn Iterator<Item = Op> + Send>, n: u64, engine: &mut dyn KvEngine| {
         run_phase(name, engine, &stack, ops, n, settle, progress).map(|p| phases.push(p))
     };
     let build = |w: Workload, seed: u64| w.build(&ws, seed).map_err(|e| e.to_string());
     match spec.workload {
         Workload::Ycsb(y) => {
-            phase("load", build(Workload::Ycsb(YcsbWorkload::Load), spec.seed)?, spec.records, &mut engine)?;
+            phase("load", build(Workload::Ycsb(YcsbWorkload::Load), spec.seed)?, spec.records, engine.as_mut())?;
             if y != YcsbWorkload::Load && spec.operations > 0 {
                 phase(
                     &format!("run {}", y.name()),
                     build(spec.workload, spec.seed + 1)?,
                     spec.operations,
-                    &mut engine,
+                    engine.as_mut(),
                 )?;
             }
         }
         Workload::Mixgraph(k) => {
             let cfg = MixgraphConfig::fast20(k, spec.records, spec.operations.max(1));
             let fill = MixgraphFill::new(&cfg, spec.seed).map_err(|e| e.to_string())?;
-            phase("fill", Box::new(fill), spec.records, &mut engine)?;
+            phase("fill", Box::new(fill), spec.records, engine.as_mut())?;
             if spec.operations > 0 {
                 let mix = Mixgraph::new(cfg, spec.seed + 1).map_err(|e| e.to_string())?;
-                phase(&format!("run {}", k.name()), Box::new(mix), spec.operations, &mut engine)?;
+                phase(&format!("run {}", k.name()), Box::new(mix), spec.operations, engine.as_mut())?;
             }
         }
         Workload::DbBench(k) => {
@@ -82,16 +99,23 @@ pub fn run(spec: &RunSpec, progress: bool) -> Result<(RunResult, Timing), String
                     "fillrandom",
                     build(Workload::DbBench(DbBenchKind::FillRandom), spec.seed)?,
                     spec.records,
-                    &mut engine,
+                    engine.as_mut(),
                 )?;
             }
             let n = if k.writes() { spec.records } else { spec.operations.max(1) };
-            phase(k.name(), build(spec.workload, spec.seed + 1)?, n, &mut engine)?;
+            phase(k.name(), build(spec.workload, spec.seed + 1)?, n, engine.as_mut())?;
         }
     }
-    let stats = engine.stats().ok_or("the engine closed early")?;
-    let mut result =
-        RunResult::collect(spec.workload.name(), engine.describe(), spec.device.describe(), &stack, phases, &stats);
+    // A key-value SSD has no engine statistics of the LSM's kind: its accounting is the device's.
+    let stats = match spec.kv {
+        Some(_) => lsm::DbStats::default(),
+        None => engine.stats().ok_or("the engine closed early")?,
+    };
+    let device = match spec.kv {
+        Some(d) => format!("simulated {} key-value SSD ({})", spec.device.preset, d.name()),
+        None => spec.device.describe(),
+    };
+    let mut result = RunResult::collect(spec.workload.name(), engine.describe(), device, &stack, phases, &stats);
     if spec.digest {
         result.content_digest = Some(engine.content_digest()?);
     }

@@ -12,12 +12,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use flashsim::{BlockSsd, DataMode, FlashReport, Preset, SsdConfig, ZonedConfig, ZonedSsd};
+use flashsim::{BlockSsd, DataMode, FlashReport, MediaConfig, Preset, SsdConfig, ZonedConfig, ZonedSsd};
 use flashsim::{Lane, SimClock};
 use serde::Serialize;
 use storage::{AllocPolicy, Fs, GcOptions, HostWriteStats, MemFs, PosixFs, SimFs, SimFsOptions};
 use storage::{ZoneFs, ZoneFsOptions, ZoneReport};
 
+use crate::kv_device::{KvDesign, SharedKvSsd};
 use crate::size::parse_size;
 
 /// Device flags shared by `bench`, `ycsb` and `mixgraph`.
@@ -148,6 +149,21 @@ impl DeviceArgs {
         Ok(cfg)
     }
 
+    /// The NAND array of a device that is an FTL of its own (a key-value SSD): the preset's
+    /// geometry at `--capacity`, its timings, pages kept where `--store` says.
+    pub fn media_config(&self) -> Result<MediaConfig, String> {
+        let preset = Preset::parse(&self.preset).map_err(|e| format!("--preset: {e}"))?;
+        let geometry = match &self.capacity {
+            Some(c) => {
+                preset.geometry_with_capacity(parse_size("--capacity", c)?).map_err(|e| format!("--capacity: {e}"))?
+            }
+            None => preset.geometry(),
+        };
+        let mut cfg = MediaConfig::new(geometry, preset.timing());
+        cfg.store = self.data_mode()?;
+        Ok(cfg)
+    }
+
     /// ZoneFs's options (`--zone-policy`, `--zone-gc`).
     pub fn zone_fs_options(&self) -> Result<ZoneFsOptions, String> {
         let z = &self.zone;
@@ -238,11 +254,13 @@ pub enum Backend {
     Zone(ZoneFs),
     Posix,
     Mem,
+    /// A key-value SSD: the engine is the device, with no file system.
+    Kv(SharedKvSsd),
 }
 
-/// A built stack: the file system, and for simulation its clock.
+/// A built stack: the file system (none under a key-value SSD), and for simulation its clock.
 pub struct Stack {
-    pub fs: Arc<dyn Fs>,
+    pub fs: Option<Arc<dyn Fs>>,
     pub backend: Backend,
     pub clock: Option<SimClock>,
     started: Instant,
@@ -255,26 +273,60 @@ impl Stack {
             let dev = BlockSsd::new(a.ssd_config()?).map_err(|e| e.to_string())?;
             let clock = SimClock::new();
             let fs = SimFs::format(dev, clock.clone(), SimFsOptions::default()).map_err(|e| e.to_string())?;
-            return Ok(Stack { fs: Arc::new(fs.clone()), backend: Backend::Sim(fs), clock: Some(clock), started });
+            return Ok(Stack {
+                fs: Some(Arc::new(fs.clone())),
+                backend: Backend::Sim(fs),
+                clock: Some(clock),
+                started,
+            });
         }
         if a.fs == "zone" {
             let dev = ZonedSsd::new(a.zoned_config()?).map_err(|e| format!("--fs zone: {e}"))?;
             let opts = a.zone_fs_options()?;
             let clock = SimClock::new();
             let fs = ZoneFs::format(dev, clock.clone(), opts).map_err(|e| format!("--fs zone: {e}"))?;
-            return Ok(Stack { fs: Arc::new(fs.clone()), backend: Backend::Zone(fs), clock: Some(clock), started });
+            return Ok(Stack {
+                fs: Some(Arc::new(fs.clone())),
+                backend: Backend::Zone(fs),
+                clock: Some(clock),
+                started,
+            });
         }
         if a.fs == "mem" {
-            return Ok(Stack { fs: Arc::new(MemFs::new()), backend: Backend::Mem, clock: None, started });
+            return Ok(Stack { fs: Some(Arc::new(MemFs::new())), backend: Backend::Mem, clock: None, started });
         }
         if let Some(dir) = a.fs.strip_prefix("posix:") {
             if dir.is_empty() {
                 return Err("--fs: posix: needs a directory, e.g. posix:/tmp/flashkv".into());
             }
             let fs = PosixFs::new(PathBuf::from(dir)).map_err(|e| format!("--fs: {e}"))?;
-            return Ok(Stack { fs: Arc::new(fs), backend: Backend::Posix, clock: None, started });
+            return Ok(Stack { fs: Some(Arc::new(fs)), backend: Backend::Posix, clock: None, started });
         }
         Err(format!("--fs: unknown file system '{}'; accepted: sim, zone, posix:DIR, mem", a.fs))
+    }
+
+    /// A key-value SSD of `design` on the device flags' preset and capacity, in simulated time.
+    pub fn kv_device(a: &DeviceArgs, design: KvDesign) -> Result<Stack, String> {
+        if a.fs != "sim" {
+            return Err(format!(
+                "--engine {}: a key-value SSD has no file system below it; --fs {} does not apply (leave --fs out)",
+                design.name(),
+                a.fs
+            ));
+        }
+        let dev = design.build(a)?;
+        let clock = SimClock::new();
+        Ok(Stack {
+            fs: None,
+            backend: Backend::Kv(Arc::new(std::sync::Mutex::new(dev))),
+            clock: Some(clock),
+            started: Instant::now(),
+        })
+    }
+
+    /// The file system, for an engine that needs one.
+    pub fn fs(&self) -> Result<Arc<dyn Fs>, String> {
+        self.fs.clone().ok_or_else(|| "this stack is a key-value SSD: it has no file system".to_string())
     }
 
     pub fn simulated(&self) -> bool {
@@ -295,6 +347,7 @@ impl Stack {
         match &self.backend {
             Backend::Sim(fs) => Some(fs.with_device(|d| d.media().counters().nand_ops())),
             Backend::Zone(fs) => Some(fs.with_device(|d| d.media().counters().nand_ops())),
+            Backend::Kv(d) => Some(d.lock().unwrap_or_else(|e| e.into_inner()).media().counters().nand_ops()),
             _ => None,
         }
     }
@@ -308,6 +361,7 @@ impl Stack {
                 let zone_size = fs.with_device(|d| d.config().zone_size);
                 (fs.stats(), fs.with_device(|d| d.report()), Some(ZoneSummary::new(&fs.zone_report(), zone_size, page)))
             }
+            Backend::Kv(d) => return Some(d.lock().unwrap_or_else(|e| e.into_inner()).device_report()),
             _ => return None,
         };
         Some(DeviceReport::new(&stats, flash, zones))
@@ -315,6 +369,37 @@ impl Stack {
 }
 
 impl DeviceReport {
+    /// A key-value SSD's report: the host's writes are the pages programmed for its data (its
+    /// flushes), and the device's compaction writes are reported per level, as the LSM's are.
+    pub fn of_kv_ssd(flash: FlashReport, compaction_by_level: Vec<u64>) -> DeviceReport {
+        let host = flash.host_write_bytes;
+        DeviceReport {
+            host_write_bytes: HostWrites {
+                total: host,
+                wal: 0,
+                flush: host,
+                compaction_by_level: compaction_by_level.clone(),
+                manifest: 0,
+                fs_metadata: 0,
+                other: 0,
+                moves: 0,
+                t_zone: 0,
+                zone_gc: 0,
+            },
+            levels: compaction_by_level
+                .iter()
+                .enumerate()
+                .map(|(level, &b)| LevelDevice {
+                    level,
+                    host_write_bytes: b + if level == 0 { host } else { 0 },
+                    cloned_bytes: 0,
+                })
+                .collect(),
+            flash,
+            zones: None,
+        }
+    }
+
     fn new(s: &HostWriteStats, flash: FlashReport, zones: Option<ZoneSummary>) -> DeviceReport {
         // GC copies cannot be attributed to a level; each level's flash programs are its own host
         // page writes, and the GC share is reported whole.

@@ -13,6 +13,11 @@ use crate::stack::DeviceArgs;
 /// Engine flags shared by the workload commands.
 #[derive(clap::Args, Debug, Clone)]
 pub struct EngineArgs {
+    /// The engine: lsm (the LSM engine on --fs) or a key-value SSD design: plsc (the PLSC-tree,
+    /// seed 002), lsm-in-device (seed 002's baseline: LevelDB inside the device); a device is
+    /// --preset at --capacity, with no file system.
+    #[arg(long, default_value = "lsm")]
+    pub engine: String,
     /// Sync every write.
     #[arg(long)]
     pub sync: bool,
@@ -29,6 +34,11 @@ pub struct EngineArgs {
 }
 
 impl EngineArgs {
+    /// The key-value SSD `--engine` names, if not the LSM engine.
+    pub fn kv(&self) -> Result<Option<crate::kv_device::KvDesign>, String> {
+        crate::kv_device::KvDesign::parse(&self.engine)
+    }
+
     /// Engine options from the flags (the runner adds the simulation clock).
     pub fn options(&self) -> Result<lsm::Options, String> {
         let remap: lsm::RemapMode = self.remap.parse().map_err(|e| format!("--remap: {e}"))?;
@@ -95,6 +105,7 @@ pub fn run_ycsb(a: &YcsbArgs, progress: bool) -> Result<(RunResult, Timing), Str
         value_size: crate::input::value_size("--value-size", &a.value_size)?,
         seed: a.seed,
         digest: false,
+        kv: a.engine.kv()?,
     };
     runner::run(&spec, progress)
 }
@@ -112,6 +123,7 @@ pub fn run_mixgraph(a: &MixgraphArgs, progress: bool) -> Result<(RunResult, Timi
         value_size: ValueSize::Fixed(100),
         seed: a.seed,
         digest: false,
+        kv: a.engine.kv()?,
     };
     runner::run(&spec, progress)
 }

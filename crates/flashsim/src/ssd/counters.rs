@@ -117,6 +117,35 @@ pub struct FlashReport {
 }
 
 impl FlashReport {
+    /// The report of a device that is an FTL of its own on `media` (a key-value SSD): `ftl`
+    /// holds its host page counts (the report's host bytes), GC's relocations are the pages
+    /// programmed for `Cause::Gc`, and `spare_factor` is the share of raw pages the design keeps
+    /// from the host.
+    pub fn of_media(media: &crate::Media, ftl: FtlCounters, spare_factor: f64) -> FlashReport {
+        let ps = media.geometry().page_size as u64;
+        let c = media.counters();
+        FlashReport {
+            host_write_bytes: ftl.host_write_pages * ps,
+            host_read_bytes: ftl.host_read_pages * ps,
+            host_trim_bytes: 0,
+            flash_program_bytes: c.programs * ps,
+            flash_read_bytes: c.reads * ps,
+            erases: c.erases,
+            gc_copied_pages: c.cause(crate::Cause::Gc).programs,
+            copybacks: c.copybacks,
+            remapped_pages: 0,
+            device_write_amplification: (ftl.host_write_pages > 0)
+                .then(|| c.programs as f64 / ftl.host_write_pages as f64),
+            flash_busy_s: c.busy_ns as f64 / 1e9,
+            flash_by_cause: c.by_cause_report(),
+            wear: media.wear(),
+            spare_factor,
+            effective_spare_factor: spare_factor,
+            nvram: NvramUsage::default(),
+            ftl,
+        }
+    }
+
     pub(crate) fn new(ssd: &BlockSsd) -> FlashReport {
         let ps = ssd.page_size() as u64;
         let c = ssd.counters();

@@ -147,6 +147,7 @@ impl Runner<'_> {
             value_size: j.value,
             seed: 42,
             digest: false,
+            kv: None,
         }
     }
 

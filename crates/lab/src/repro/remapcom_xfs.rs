@@ -104,6 +104,7 @@ fn measure(work: &std::path::Path, data: u64, divisor: u64, progress: bool) -> R
                 value_size: ValueSize::Fixed(value_for(*kv)),
                 seed: 42,
                 digest: false,
+                kv: None,
             };
             if progress {
                 eprintln!("xfs {kv} B: {}", mode.name());

@@ -174,6 +174,7 @@ pub fn spec(scale: &Scale, row: Row, store: &str, workload: Workload, records: u
         value_size: ValueSize::Fixed(VALUE),
         seed: 42,
         digest: true,
+        kv: None,
     }
 }
 

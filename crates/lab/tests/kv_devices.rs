@@ -1,0 +1,115 @@
+//! Key-value SSDs through the same commands, runner, results and reports as the LSM engine:
+//! `flashkv ycsb --engine plsc`, an experiment with `engine = "plsc"`, and what does not apply
+//! to a device with no file system or no scans.
+
+use std::process::Command;
+
+fn flashkv(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_flashkv")).args(args).output().expect("run flashkv");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn json(args: &[&str]) -> serde_json::Value {
+    let (code, out, err) = flashkv(args);
+    assert_eq!(code, 0, "{args:?}: {err}");
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{args:?}: not JSON ({e}): {out}"))
+}
+
+/// YCSB A on PLSC, on LevelDB inside the device and on the LSM engine: the same workload finds the
+/// same keys; PLSC's flash
+/// accounting follows DESIGN.md's names (its host writes are its write-buffer flushes) and its time
+/// is simulated.
+#[test]
+fn ycsb_runs_on_key_value_ssds_and_finds_what_the_lsm_engine_finds() {
+    let common = ["ycsb", "--workload", "a", "--records", "4000", "--ops", "4000", "--value-size", "2KiB", "--json"];
+    let mut plsc_args = common.to_vec();
+    plsc_args.extend(["--engine", "plsc", "--preset", "plsc", "--capacity", "2GiB"]);
+    let plsc = json(&plsc_args);
+    let mut lsm_args = common.to_vec();
+    lsm_args.extend(["--capacity", "1GiB"]);
+    let lsm = json(&lsm_args);
+    let mut in_device_args = common.to_vec();
+    in_device_args.extend(["--engine", "lsm-in-device", "--preset", "plsc", "--capacity", "2GiB"]);
+    let in_device = json(&in_device_args);
+    let found = |v: &serde_json::Value| v["phases"][1]["found"].as_u64().unwrap();
+    assert!(found(&plsc) > 0);
+    assert_eq!(found(&plsc), found(&lsm), "the same reads find the same keys");
+    assert_eq!(found(&in_device), found(&lsm), "the same reads find the same keys");
+    assert!(in_device["engine"].as_str().unwrap().starts_with("lsm-in-device"), "{}", in_device["engine"]);
+    assert_eq!(plsc["phases"][1]["user_bytes"], lsm["phases"][1]["user_bytes"]);
+    assert_eq!(plsc["time_base"], "simulated");
+    assert!(plsc["engine"].as_str().unwrap().starts_with("plsc"), "{}", plsc["engine"]);
+    let programs = plsc["flash_program_bytes"].as_u64().unwrap();
+    let host = plsc["host_write_bytes"].as_u64().unwrap();
+    // Records still in the write buffer at the end, or replaced there, never reach flash: the
+    // host's flushes are no more than the user's bytes plus page padding, and at most what the
+    // flash programmed.
+    assert!(host > 0 && host <= programs, "host {host} <= programs {programs}");
+    let user = plsc["user_bytes"].as_u64().unwrap() as f64;
+    let wa = plsc["write_amplification"].as_f64().unwrap();
+    assert!((wa - programs as f64 / user).abs() < 1e-9, "WA is flash programs / user bytes: {wa}");
+    assert!(plsc["flash_by_cause"].as_array().unwrap().iter().any(|c| c["cause"] == "host"));
+}
+
+#[test]
+fn an_experiment_runs_plsc_beside_the_lsm_engine() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("kv.toml");
+    std::fs::write(
+        &file,
+        "title = \"PLSC beside LSM\"\n[device]\npreset = \"plsc\"\ncapacity = \"2GiB\"\n\
+         [workload]\nname = \"ycsb-a\"\nrecords = 2000\noperations = 2000\nvalue_size = 1024\n\
+         [[variant]]\nname = \"lsm\"\n[[variant]]\nname = \"plsc\"\nengine = { name = \"plsc\" }\n",
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let (code, stdout, err) = flashkv(&["run", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(stdout.contains("plsc"), "{stdout}");
+    let set: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("results.json")).unwrap()).unwrap();
+    let runs = set["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    assert!(runs.iter().any(|r| r["engine"].as_str().unwrap().starts_with("plsc")));
+    assert!(out.join("index.html").exists());
+    // The short form: `engine = "plsc"` for the whole experiment.
+    std::fs::write(
+        &file,
+        "title = \"PLSC\"\nengine = \"plsc\"\n[device]\npreset = \"plsc\"\ncapacity = \"2GiB\"\n\
+         [workload]\nname = \"ycsb-c\"\nrecords = 1000\noperations = 1000\n",
+    )
+    .unwrap();
+    let (code, _, err) = flashkv(&["run", file.to_str().unwrap(), "--out", dir.path().join("o2").to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+}
+
+#[test]
+fn what_does_not_apply_to_a_key_value_ssd_is_named() {
+    let (code, _, err) = flashkv(&["ycsb", "--engine", "kvftl9", "--records", "10", "--ops", "10"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--engine: unknown engine 'kvftl9'; accepted: lsm, plsc, lsm-in-device"), "{err}");
+    let (code, _, err) = flashkv(&["ycsb", "--engine", "plsc", "--fs", "mem", "--records", "10", "--ops", "10"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no file system below it"), "{err}");
+    let (code, _, err) = flashkv(&[
+        "ycsb",
+        "--engine",
+        "plsc",
+        "--workload",
+        "e",
+        "--capacity",
+        "2GiB",
+        "--records",
+        "100",
+        "--ops",
+        "100",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no scans"), "{err}");
+    let (code, _, err) = flashkv(&["bench", "--engine", "plsc", "--num", "10"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("flashkv ycsb --engine plsc"), "{err}");
+}
