@@ -13,7 +13,7 @@
 //!   its cause (host data, the device's own compaction, GC).
 //! - What survives a power cut is each device's to state (see its module docs).
 
-use flashsim::{FlashCounters, Nanos};
+use flashsim::{FlashCounters, Media, Nanos};
 
 use crate::error::{KvError, Result};
 
@@ -48,8 +48,16 @@ pub trait KvDevice {
     /// Whether a value is stored under `key`.
     fn exist(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<bool>>;
 
+    /// The design and its main parameters, for reports.
+    fn describe(&self) -> String;
+
+    /// The NAND array under the device (counters per cause, wear, latency histograms).
+    fn media(&self) -> &Media;
+
     /// What the NAND did so far, in total and per cause.
-    fn counters(&self) -> &FlashCounters;
+    fn counters(&self) -> &FlashCounters {
+        self.media().counters()
+    }
 }
 
 /// Checks a key against a device's limit (shared by every device).

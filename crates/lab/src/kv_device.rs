@@ -48,69 +48,28 @@ impl KvDesign {
     /// A fresh device of this design on the device flags' preset and capacity.
     pub fn build(self, a: &DeviceArgs) -> Result<KvSsd, String> {
         let what = |e: kvssd::KvError| format!("--engine {}: {e}", self.name());
-        match self {
-            KvDesign::Plsc => {
-                let cfg = PlscConfig::new(a.media_config()?);
-                Ok(KvSsd::Plsc(Box::new(Plsc::new(cfg).map_err(what)?)))
-            }
-            KvDesign::LsmInDevice => {
-                let cfg = LsmConfig::new(a.media_config()?);
-                Ok(KvSsd::LsmInDevice(Box::new(LsmInDevice::new(cfg).map_err(what)?)))
-            }
-        }
+        let media = a.media_config()?;
+        Ok(KvSsd(match self {
+            KvDesign::Plsc => Box::new(Plsc::new(PlscConfig::new(media)).map_err(what)?),
+            KvDesign::LsmInDevice => Box::new(LsmInDevice::new(LsmConfig::new(media)).map_err(what)?),
+        }))
     }
 }
 
 /// A built key-value SSD.
-pub enum KvSsd {
-    Plsc(Box<Plsc>),
-    LsmInDevice(Box<LsmInDevice>),
-}
+pub struct KvSsd(Box<dyn KvDevice + Send>);
 
 impl KvSsd {
     pub fn device(&mut self) -> &mut dyn KvDevice {
-        match self {
-            KvSsd::Plsc(d) => d.as_mut(),
-            KvSsd::LsmInDevice(d) => d.as_mut(),
-        }
+        self.0.as_mut()
     }
 
     pub fn media(&self) -> &Media {
-        match self {
-            KvSsd::Plsc(d) => d.media(),
-            KvSsd::LsmInDevice(d) => d.media(),
-        }
+        self.0.media()
     }
 
     pub fn describe(&self) -> String {
-        match self {
-            KvSsd::Plsc(d) => {
-                let c = d.config();
-                let mib = |pages: u64| (pages * c.media.geometry.page_size as u64) >> 20;
-                format!(
-                    "plsc (write buffer {} KiB, L0 {} MiB, L1 {} MiB, GC below {} MiB free{})",
-                    c.buffer_bytes() >> 10,
-                    mib(c.l0_threshold_pages),
-                    mib(c.l1_threshold_pages),
-                    mib(c.gc_threshold_pages),
-                    if c.copyback { ", copyback" } else { "" }
-                )
-            }
-            KvSsd::LsmInDevice(d) => {
-                let c = d.config();
-                format!(
-                    "lsm-in-device ({} levels, SST {} KiB, write buffer {} KiB, L0 at {} SSTs, L1 {} MiB x{}, {}; \
-                     each SST consulted is read whole)",
-                    c.levels,
-                    c.sst_bytes >> 10,
-                    c.write_buffer_bytes >> 10,
-                    c.l0_compaction_trigger,
-                    c.l1_max_bytes >> 20,
-                    c.level_size_multiplier,
-                    if c.stripe { "SSTs striped over the planes" } else { "an SST's pages in one plane" }
-                )
-            }
-        }
+        self.0.describe()
     }
 
     /// What the device did, in the block SSD's terms: host pages are those programmed and read

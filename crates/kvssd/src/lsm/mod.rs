@@ -55,7 +55,7 @@ mod version;
 pub use config::LsmConfig;
 pub use stats::LsmStats;
 
-use flashsim::{Cause, FlashCounters, HostLabel, HostOp, Media, Nanos};
+use flashsim::{Cause, HostLabel, HostOp, Media, Nanos};
 
 use crate::device::{check_key, check_value, Completed, KvDevice};
 use crate::error::{KvError, Result};
@@ -397,7 +397,22 @@ impl KvDevice for LsmInDevice {
         Ok(Completed { done, value: value.is_some() })
     }
 
-    fn counters(&self) -> &FlashCounters {
-        self.flash.media.counters()
+    fn describe(&self) -> String {
+        let c = &self.cfg;
+        format!(
+            "lsm-in-device ({} levels, SST {} KiB, write buffer {} KiB, L0 at {} SSTs, L1 {} MiB x{}, {}; each SST \
+             consulted is read whole)",
+            c.levels,
+            c.sst_bytes >> 10,
+            c.write_buffer_bytes >> 10,
+            c.l0_compaction_trigger,
+            c.l1_max_bytes >> 20,
+            c.level_size_multiplier,
+            if c.stripe { "SSTs striped over the planes" } else { "an SST's pages in one plane" }
+        )
+    }
+
+    fn media(&self) -> &Media {
+        &self.flash.media
     }
 }

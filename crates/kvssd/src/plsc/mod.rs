@@ -51,7 +51,7 @@ mod ust;
 pub use config::PlscConfig;
 pub use stats::PlscStats;
 
-use flashsim::{Cause, FlashCounters, HostOp, Media, Nanos};
+use flashsim::{Cause, HostOp, Media, Nanos};
 
 use crate::device::{check_key, check_value, Completed, KvDevice};
 use crate::error::{KvError, Result};
@@ -343,7 +343,20 @@ impl KvDevice for Plsc {
         Ok(Completed { done: at, value: found })
     }
 
-    fn counters(&self) -> &FlashCounters {
-        self.flash.media.counters()
+    fn describe(&self) -> String {
+        let c = &self.cfg;
+        let mib = |pages: u64| (pages * c.media.geometry.page_size as u64) >> 20;
+        format!(
+            "plsc (write buffer {} KiB, L0 {} MiB, L1 {} MiB, GC below {} MiB free{})",
+            c.buffer_bytes() >> 10,
+            mib(c.l0_threshold_pages),
+            mib(c.l1_threshold_pages),
+            mib(c.gc_threshold_pages),
+            if c.copyback { ", copyback" } else { "" }
+        )
+    }
+
+    fn media(&self) -> &Media {
+        &self.flash.media
     }
 }
