@@ -67,7 +67,7 @@ pub fn run(a: &BenchArgs, progress: bool) -> Result<(RunResult, Timing), String>
             d.name()
         ));
     }
-    let value_size: ValueSize = crate::input::value_size("--value-size", &a.value_size)?;
+    let value_size: ValueSize = crate::input::value_size("--value-size", &a.value_size, a.device.page_size()?)?;
     let stack = Stack::build(&a.device)?;
     let mut engine = LsmEngine::open(
         stack.fs()?,

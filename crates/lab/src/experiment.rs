@@ -29,6 +29,7 @@
 
 use std::path::Path;
 
+use flashsim::Preset;
 use serde::Deserialize;
 use toml::{Table, Value};
 use workload::ValueSize;
@@ -166,13 +167,15 @@ struct WorkloadConfig {
 }
 
 impl WorkloadConfig {
-    /// The record count, from `records` or from `data` (16-byte keys plus the mean value size).
-    fn record_count(&self) -> Result<u64, String> {
+    /// The record count, from `records` or from `data` (16-byte keys plus the mean value size;
+    /// `page_size` for page-relative value sizes).
+    fn record_count(&self, page_size: u32) -> Result<u64, String> {
         match (&self.records, &self.data) {
             (Some(r), None) if *r > 0 => Ok(*r),
             (None, Some(d)) => {
                 let bytes = d.bytes("workload.data")?;
-                let vs: ValueSize = crate::input::value_size("workload.value_size", &self.value_size.text())?;
+                let vs: ValueSize =
+                    crate::input::value_size("workload.value_size", &self.value_size.text(), page_size)?;
                 Ok((bytes / (16 + vs.mean() as u64).max(1)).max(1))
             }
             (Some(_), None) => Err("workload.records: must be at least 1".into()),
@@ -595,6 +598,7 @@ fn in_group(cause: &str, names: &[&str]) -> bool {
 /// The run a point describes.
 fn run_spec(p: &Point) -> Result<RunSpec, String> {
     let w = &p.workload;
+    let page_size = Preset::parse(&p.device.preset).map_err(|e| format!("device.preset: {e}"))?.geometry().page_size;
     let spec = RunSpec {
         device: DeviceArgs {
             fs: p.device.fs.clone(),
@@ -614,9 +618,9 @@ fn run_spec(p: &Point) -> Result<RunSpec, String> {
         engine: engine_options(&p.engine)?,
         sync: p.engine.sync,
         workload: w.name.parse().map_err(|e| format!("workload.name: {e}"))?,
-        records: w.record_count()?,
+        records: w.record_count(page_size)?,
         operations: w.operations,
-        value_size: crate::input::value_size("workload.value_size", &w.value_size.text())?,
+        value_size: crate::input::value_size("workload.value_size", &w.value_size.text(), page_size)?,
         seed: w.seed,
         digest: false,
         kv: crate::kv_device::KvDesign::parse(p.engine.name.as_deref().unwrap_or("lsm"))

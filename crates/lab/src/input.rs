@@ -2,7 +2,7 @@
 //! fractions, value sizes and comma-separated lists. Each error is one line that names the flag
 //! (or field) and what is accepted.
 
-use workload::ValueSize;
+use workload::{SizeClass, SizeProfile, ValueSize};
 
 use crate::size::parse_size;
 
@@ -38,9 +38,19 @@ pub fn fraction(text: &str) -> Result<f64, String> {
     }
 }
 
-/// A value size: bytes with an optional unit (`1024`, `4KiB`), or an inclusive range `MIN-MAX`,
-/// each from 1 byte to the engine's largest value.
-pub fn value_size(field: &str, text: &str) -> Result<ValueSize, String> {
+/// A value size: bytes with an optional unit (`1024`, `4KiB`), an inclusive range `MIN-MAX`, each
+/// from 1 byte to the engine's largest value, or a class relative to the device's flash page `P`
+/// (seeds 002 and 004; our definition, see `workload::value_size`): `small` ([1, P]), `uniform`
+/// ([1, 2P], seed 002's reading), `uniform-kvftl` ([1, 1 MiB], seed 004's), `large` ([P + 1, 3P]).
+pub fn value_size(field: &str, text: &str, page_size: u32) -> Result<ValueSize, String> {
+    let class = |c: SizeClass, p: SizeProfile| ValueSize::class(c, page_size, p).map_err(|e| format!("{field}: {e}"));
+    match text.trim() {
+        "small" => return class(SizeClass::Small, SizeProfile::Plsc),
+        "uniform" => return class(SizeClass::Uniform, SizeProfile::Plsc),
+        "uniform-kvftl" => return class(SizeClass::Uniform, SizeProfile::Kvftl),
+        "large" => return class(SizeClass::Large, SizeProfile::Plsc),
+        _ => {}
+    }
     let max = max_value_size();
     let one = |t: &str| -> Result<u32, String> {
         let v = parse_size(field, t)?;
@@ -85,14 +95,19 @@ mod tests {
 
     #[test]
     fn value_sizes_take_units_and_stay_within_the_engine() {
-        assert_eq!(value_size("v", "4KiB").unwrap(), ValueSize::Fixed(4096));
-        assert_eq!(value_size("v", "100-1KiB").unwrap(), ValueSize::uniform(100, 1024).unwrap());
-        assert!(value_size("v", "0").unwrap_err().contains("positive"));
-        assert!(value_size("v", "1GiB").unwrap_err().contains("exceeds the engine's largest value (64 MiB)"));
-        assert!(value_size("v", "10GiB").unwrap_err().contains("exceeds"));
-        assert!(value_size("v", "-5").unwrap_err().contains("negative"));
-        assert!(value_size("v", "2KiB-1KiB").is_err());
-        assert_eq!(value_size("v", "64MiB").unwrap(), ValueSize::Fixed(64 << 20));
+        assert_eq!(value_size("v", "4KiB", 4096).unwrap(), ValueSize::Fixed(4096));
+        assert_eq!(value_size("v", "100-1KiB", 4096).unwrap(), ValueSize::uniform(100, 1024).unwrap());
+        assert!(value_size("v", "0", 4096).unwrap_err().contains("positive"));
+        assert!(value_size("v", "1GiB", 4096).unwrap_err().contains("exceeds the engine's largest value (64 MiB)"));
+        assert!(value_size("v", "10GiB", 4096).unwrap_err().contains("exceeds"));
+        assert!(value_size("v", "-5", 4096).unwrap_err().contains("negative"));
+        assert!(value_size("v", "2KiB-1KiB", 4096).is_err());
+        assert_eq!(value_size("v", "64MiB", 4096).unwrap(), ValueSize::Fixed(64 << 20));
+        let p = 16 << 10;
+        assert_eq!(value_size("v", "small", p).unwrap(), ValueSize::uniform(1, p).unwrap());
+        assert_eq!(value_size("v", "uniform", p).unwrap(), ValueSize::uniform(1, 2 * p).unwrap());
+        assert_eq!(value_size("v", "uniform-kvftl", p).unwrap(), ValueSize::uniform(1, 1 << 20).unwrap());
+        assert_eq!(value_size("v", "large", p).unwrap(), ValueSize::uniform(p + 1, 3 * p).unwrap());
     }
 
     #[test]

@@ -164,6 +164,12 @@ impl DeviceArgs {
         Ok(cfg)
     }
 
+    /// The flash page of the preset (what page-relative value sizes are relative to).
+    pub fn page_size(&self) -> Result<u32, String> {
+        let preset = Preset::parse(&self.preset).map_err(|e| format!("--preset: {e}"))?;
+        Ok(preset.geometry().page_size)
+    }
+
     /// ZoneFs's options (`--zone-policy`, `--zone-gc`).
     pub fn zone_fs_options(&self) -> Result<ZoneFsOptions, String> {
         let z = &self.zone;

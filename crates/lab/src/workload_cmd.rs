@@ -102,7 +102,7 @@ pub fn run_ycsb(a: &YcsbArgs, progress: bool) -> Result<(RunResult, Timing), Str
         workload: Workload::Ycsb(which),
         records: a.records,
         operations: a.ops,
-        value_size: crate::input::value_size("--value-size", &a.value_size)?,
+        value_size: crate::input::value_size("--value-size", &a.value_size, a.device.page_size()?)?,
         seed: a.seed,
         digest: false,
         kv: a.engine.kv()?,

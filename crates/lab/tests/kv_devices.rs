@@ -113,3 +113,36 @@ fn what_does_not_apply_to_a_key_value_ssd_is_named() {
     assert_eq!(code, 2);
     assert!(err.contains("flashkv ycsb --engine plsc"), "{err}");
 }
+
+/// `--value-size small|uniform|large` are relative to the preset's flash page (our definition of
+/// seeds 002 and 004's classes): on the plsc preset (16 KiB pages) a large value is 16 KiB + 1 to
+/// 48 KiB.
+#[test]
+fn value_size_classes_follow_the_devices_page() {
+    let mean = |class: &str| {
+        let v = json(&[
+            "ycsb",
+            "--engine",
+            "plsc",
+            "--preset",
+            "plsc",
+            "--capacity",
+            "4GiB",
+            "--workload",
+            "load",
+            "--records",
+            "2000",
+            "--ops",
+            "1",
+            "--value-size",
+            class,
+            "--json",
+        ]);
+        v["phases"][0]["user_bytes"].as_f64().unwrap() / 2000.0
+    };
+    let page = 16384.0;
+    let (small, uniform, large) = (mean("small"), mean("uniform"), mean("large"));
+    assert!(small > 0.4 * page && small < 0.6 * page + 64.0, "small: mean {small}");
+    assert!(uniform > 0.9 * page && uniform < 1.1 * page + 64.0, "uniform: mean {uniform}");
+    assert!(large > 1.9 * page && large < 2.1 * page + 64.0, "large: mean {large}");
+}
