@@ -14,6 +14,7 @@
 //! - What survives a power cut is each device's to state (see its module docs).
 
 use flashsim::{FlashCounters, Media, Nanos};
+use serde::Serialize;
 
 use crate::error::{KvError, Result};
 
@@ -23,6 +24,25 @@ pub struct Completed<T> {
     /// Simulated time at which the request completed.
     pub done: Nanos,
     pub value: T,
+}
+
+/// A device's own work, in the terms every design shares (results and reports show it beside the
+/// flash counters): the write-buffer flushes, the compactions, GC, and the simulated time the puts
+/// that set them off waited for them (seed 002's Fig. 6: put time with and without compaction).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct DeviceWork {
+    pub flushes: u64,
+    /// Compactions, by the level the design counts them at (PLSC: the victim's; LSM: the output).
+    pub compactions_by_level: Vec<u64>,
+    /// Simulated time puts waited for compaction, summed.
+    pub compaction_ns: u64,
+    /// Victim blocks GC erased, and the valid pages it moved.
+    pub gc_runs: u64,
+    pub gc_moved_pages: u64,
+    /// Simulated time puts waited for GC, summed.
+    pub gc_ns: u64,
+    /// Reads answered from the device's DRAM (write buffer or memtable) with no flash read.
+    pub dram_hits: u64,
 }
 
 /// A key-value SSD.
@@ -53,6 +73,9 @@ pub trait KvDevice {
 
     /// The NAND array under the device (counters per cause, wear, latency histograms).
     fn media(&self) -> &Media;
+
+    /// The device's own work so far.
+    fn work(&self) -> DeviceWork;
 
     /// What the NAND did so far, in total and per cause.
     fn counters(&self) -> &FlashCounters {

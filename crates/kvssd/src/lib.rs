@@ -20,7 +20,7 @@ mod flash;
 pub mod lsm;
 pub mod plsc;
 
-pub use device::{Completed, KvDevice};
+pub use device::{Completed, DeviceWork, KvDevice};
 pub use error::{KvError, Result};
 pub use lsm::{LsmConfig, LsmInDevice, LsmStats, SstInfo};
 pub use plsc::{Plsc, PlscConfig, PlscStats};

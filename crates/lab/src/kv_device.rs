@@ -72,6 +72,10 @@ impl KvSsd {
         self.0.describe()
     }
 
+    pub fn work(&self) -> kvssd::DeviceWork {
+        self.0.work()
+    }
+
     /// What the device did, in the block SSD's terms: host pages are those programmed and read
     /// for the host's data (the flushes of its write buffer, its gets); compaction's programs are
     /// reported per level; the rest is GC.

@@ -82,6 +82,8 @@ pub struct RunResult {
     pub levels: Vec<LevelResult>,
     /// Zones (ZNS device with ZoneFs only): utilisation, resets, host GC, space amplification.
     pub zones: Option<ZoneSummary>,
+    /// A key-value SSD's own work (flushes, compactions, GC, the put time they held up).
+    pub device_work: Option<kvssd::DeviceWork>,
     /// The database's contents at the end, when the run asked for it (`RunSpec::digest`).
     pub content_digest: Option<ContentDigest>,
 }
@@ -169,6 +171,7 @@ impl RunResult {
             udb_ratio_outputs: stats.udb_ratios().1,
             levels,
             zones: dev.as_ref().and_then(|d| d.zones.clone()),
+            device_work: stack.device_work(),
             content_digest: None,
             phases,
         }
@@ -284,6 +287,19 @@ pub fn render(r: &RunResult) -> String {
             z.resets,
             z.gc_runs,
             mb(z.gc_copied_bytes)
+        ));
+    }
+    if let Some(w) = &r.device_work {
+        out.push_str(&format!(
+            "device work: {} flushes, compactions by level {:?} (puts waited {:.3} s for them), GC {} runs moving {} \
+             pages (puts waited {:.3} s), {} reads answered from device DRAM\n",
+            w.flushes,
+            w.compactions_by_level,
+            w.compaction_ns as f64 / 1e9,
+            w.gc_runs,
+            w.gc_moved_pages,
+            w.gc_ns as f64 / 1e9,
+            w.dram_hits
         ));
     }
     out.push_str(&format!("stalls: {} ({:.3} s)\n", r.stall_count, r.stall_s));

@@ -358,6 +358,14 @@ impl Stack {
         }
     }
 
+    /// A key-value SSD's own work.
+    pub fn device_work(&self) -> Option<kvssd::DeviceWork> {
+        match &self.backend {
+            Backend::Kv(d) => Some(d.lock().unwrap_or_else(|e| e.into_inner()).work()),
+            _ => None,
+        }
+    }
+
     /// Device-level accounting, when there is a simulated device.
     pub fn device_report(&self) -> Option<DeviceReport> {
         let (stats, flash, zones) = match &self.backend {

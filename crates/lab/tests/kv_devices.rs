@@ -53,6 +53,12 @@ fn ycsb_runs_on_key_value_ssds_and_finds_what_the_lsm_engine_finds() {
     let wa = plsc["write_amplification"].as_f64().unwrap();
     assert!((wa - programs as f64 / user).abs() < 1e-9, "WA is flash programs / user bytes: {wa}");
     assert!(plsc["flash_by_cause"].as_array().unwrap().iter().any(|c| c["cause"] == "host"));
+    let work = &plsc["device_work"];
+    assert!(work["flushes"].as_u64().unwrap() > 0, "{work}");
+    let load_s = plsc["phases"][0]["elapsed_s"].as_f64().unwrap() + plsc["phases"][1]["elapsed_s"].as_f64().unwrap();
+    let waited = (work["compaction_ns"].as_u64().unwrap() + work["gc_ns"].as_u64().unwrap()) as f64 / 1e9;
+    assert!(waited <= load_s, "puts waited {waited} s within the run's {load_s} s");
+    assert!(lsm["device_work"].is_null(), "the LSM engine has no device work");
 }
 
 #[test]

@@ -57,7 +57,7 @@ pub use stats::LsmStats;
 
 use flashsim::{Cause, HostLabel, HostOp, Media, Nanos};
 
-use crate::device::{check_key, check_value, Completed, KvDevice};
+use crate::device::{check_key, check_value, Completed, DeviceWork, KvDevice};
 use crate::error::{KvError, Result};
 use crate::flash::{record, Flash, GcWork};
 use memtable::Memtable;
@@ -414,5 +414,18 @@ impl KvDevice for LsmInDevice {
 
     fn media(&self) -> &Media {
         &self.flash.media
+    }
+
+    fn work(&self) -> DeviceWork {
+        let s = &self.stats;
+        DeviceWork {
+            flushes: s.flushes,
+            compactions_by_level: s.compactions.clone(),
+            compaction_ns: s.compaction_ns,
+            gc_runs: s.gc_runs,
+            gc_moved_pages: s.gc_moved_pages,
+            gc_ns: s.gc_ns,
+            dram_hits: s.memtable_hits,
+        }
     }
 }

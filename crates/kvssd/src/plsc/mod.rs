@@ -53,7 +53,7 @@ pub use stats::PlscStats;
 
 use flashsim::{Cause, HostOp, Media, Nanos};
 
-use crate::device::{check_key, check_value, Completed, KvDevice};
+use crate::device::{check_key, check_value, Completed, DeviceWork, KvDevice};
 use crate::error::{KvError, Result};
 use crate::flash::{record, Flash, GcWork};
 use buffer::WriteBuffer;
@@ -358,5 +358,18 @@ impl KvDevice for Plsc {
 
     fn media(&self) -> &Media {
         &self.flash.media
+    }
+
+    fn work(&self) -> DeviceWork {
+        let s = &self.stats;
+        DeviceWork {
+            flushes: s.flushes,
+            compactions_by_level: s.compactions.to_vec(),
+            compaction_ns: s.compaction_ns,
+            gc_runs: s.gc_runs,
+            gc_moved_pages: s.gc_moved_pages,
+            gc_ns: s.gc_ns,
+            dram_hits: s.buffered_gets,
+        }
     }
 }
