@@ -5,11 +5,11 @@
 use workload::db_bench::{DbBench, DbBenchConfig, DbBenchKind};
 use workload::value_size::ValueSize;
 
-use crate::engine::{KvEngine, LsmEngine};
 use crate::harness::run_phase;
 use crate::publish::OutputArgs;
 use crate::result::{RunResult, Timing};
-use crate::stack::{DeviceArgs, Stack};
+use crate::runner;
+use crate::stack::DeviceArgs;
 use crate::workload_cmd::EngineArgs;
 
 #[derive(clap::Args, Debug, Clone)]
@@ -60,20 +60,9 @@ fn parse_benchmarks(s: &str, key_dist: &str) -> Result<Vec<DbBenchKind>, String>
 pub fn run(a: &BenchArgs, progress: bool) -> Result<(RunResult, Timing), String> {
     let wall = std::time::Instant::now();
     let kinds = parse_benchmarks(&a.benchmarks, &a.key_dist)?;
-    if let Some(d) = a.engine.kv()? {
-        return Err(format!(
-            "--engine {}: `flashkv bench` drives the LSM engine only so far; run a key-value SSD with `flashkv ycsb \
-             --engine {0}` or an experiment file with engine = \"{0}\"",
-            d.name()
-        ));
-    }
     let value_size: ValueSize = crate::input::value_size("--value-size", &a.value_size, a.device.page_size()?)?;
-    let stack = Stack::build(&a.device)?;
-    let mut engine = LsmEngine::open(
-        stack.fs()?,
-        lsm::Options { sim_clock: stack.clock.clone(), ..a.engine.options()? },
-        a.engine.sync,
-    )?;
+    let kv = a.engine.kv()?;
+    let (stack, mut engine) = runner::open(&a.device, &a.engine.options()?, a.engine.sync, kv)?;
     let mut phases = Vec::new();
     for (i, kind) in kinds.iter().enumerate() {
         if kind.fresh_db() && i > 0 {
@@ -86,7 +75,7 @@ pub fn run(a: &BenchArgs, progress: bool) -> Result<(RunResult, Timing), String>
         // are charged to simulated time). On real files, as in db_bench, the next benchmark starts
         // while background compaction goes on.
         let settle = kind.writes() && stack.simulated();
-        let mut p = run_phase(kind.name(), &mut engine, &stack, ops, a.num, settle, progress)?;
+        let mut p = run_phase(kind.name(), engine.as_mut(), &stack, ops, a.num, settle, progress)?;
         if *kind == DbBenchKind::ReadSeq {
             // db_bench counts every record read by readseq as one operation.
             p.ops = p.scanned_records;
@@ -95,12 +84,7 @@ pub fn run(a: &BenchArgs, progress: bool) -> Result<(RunResult, Timing), String>
         }
         phases.push(p);
     }
-    let stats = engine.stats().ok_or("the engine closed early")?;
-    let result = RunResult::collect("db_bench", engine.describe(), a.device.describe(), &stack, phases, &stats);
-    engine.close()?;
-    let wall_time_s = wall.elapsed().as_secs_f64();
-    let nand = stack.nand_ops().map(|n| n as f64 / wall_time_s.max(1e-9));
-    Ok((result, Timing { wall_time_s, nand_ops_per_wall_sec: nand }))
+    runner::finish("db_bench", &a.device, kv, &stack, engine.as_mut(), phases, false, wall)
 }
 
 /// db_bench's lines, then the common tables.

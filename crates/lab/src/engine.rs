@@ -25,6 +25,9 @@ pub trait KvEngine {
     fn content_digest(&mut self) -> Result<ContentDigest, String>;
     /// Closes the store (the LSM engine syncs and stops its background work).
     fn close(&mut self) -> Result<(), String>;
+    /// An empty store, as db_bench starts each fill on a destroyed database; the statistics keep
+    /// the earlier store's activity.
+    fn recreate(&mut self) -> Result<(), String>;
 }
 
 /// A database's contents in two numbers: its records, and a 64-bit FNV-1a hash of every key and
@@ -79,18 +82,6 @@ impl LsmEngine {
     pub fn open(fs: Arc<dyn Fs>, options: lsm::Options, sync: bool) -> Result<LsmEngine, String> {
         let db = Db::open(Arc::clone(&fs), DIR, options.clone()).map_err(|e| e.to_string())?;
         Ok(LsmEngine { fs, db: Some(db), options, write: WriteOptions { sync }, history: Default::default() })
-    }
-
-    /// Destroys the database and opens a fresh one, as db_bench does before each fill; the
-    /// statistics keep the destroyed database's activity.
-    pub fn recreate(&mut self) -> Result<(), String> {
-        if let Some(db) = self.db.take() {
-            self.history.add_history(&db.stats());
-            db.close().map_err(|e| e.to_string())?;
-        }
-        lsm::destroy(&*self.fs, DIR).map_err(|e| format!("destroying the database: {e}"))?;
-        self.db = Some(Db::open(Arc::clone(&self.fs), DIR, self.options.clone()).map_err(|e| e.to_string())?);
-        Ok(())
     }
 
     fn db(&self) -> Result<&Db, String> {
@@ -149,6 +140,18 @@ impl KvEngine for LsmEngine {
         }
         it.status().map_err(|e| e.to_string())?;
         Ok(d)
+    }
+
+    /// Destroys the database and opens a fresh one, as db_bench does before each fill; the
+    /// statistics keep the destroyed database's activity.
+    fn recreate(&mut self) -> Result<(), String> {
+        if let Some(db) = self.db.take() {
+            self.history.add_history(&db.stats());
+            db.close().map_err(|e| e.to_string())?;
+        }
+        lsm::destroy(&*self.fs, DIR).map_err(|e| format!("destroying the database: {e}"))?;
+        self.db = Some(Db::open(Arc::clone(&self.fs), DIR, self.options.clone()).map_err(|e| e.to_string())?);
+        Ok(())
     }
 
     fn close(&mut self) -> Result<(), String> {

@@ -159,6 +159,16 @@ impl KvEngine for KvDeviceEngine {
         Ok(())
     }
 
+    fn recreate(&mut self) -> Result<(), String> {
+        // A key-value SSD has no database to destroy short of formatting the device, which would
+        // lose the run's accounting: one fill per run, then reads.
+        Err(format!(
+            "{}: db_bench starts each fill on a fresh database, which a key-value SSD cannot give without a \
+             format; run one fill per bench (e.g. --benchmarks fillrandom,readrandom)",
+            self.lock().device().name()
+        ))
+    }
+
     fn content_digest(&mut self) -> Result<ContentDigest, String> {
         Err(format!(
             "{}: a key-value SSD cannot list its keys, so it has no content digest",

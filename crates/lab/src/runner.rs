@@ -49,22 +49,7 @@ pub fn run(spec: &RunSpec, progress: bool) -> Result<(RunResult, Timing), String
     if spec.records == 0 {
         return Err("records: must be at least 1".into());
     }
-    let (stack, mut engine): (Stack, Box<dyn KvEngine>) = match spec.kv {
-        Some(design) => {
-            let stack = Stack::kv_device(&spec.device, design)?;
-            let Backend::Kv(dev) = &stack.backend else { unreachable!("a key-value SSD stack") };
-            let clock = stack.clock.clone().expect("a key-value SSD runs in simulated time");
-            let engine = KvDeviceEngine::new(Arc::clone(dev), clock);
-            (stack, Box::new(engine))
-        }
-        None => {
-            let stack = Stack::build(&spec.device)?;
-            let options =
-                lsm::Options { sim_clock: stack.clock.clone(), create_if_missing: true, ..spec.engine.clone() };
-            let engine = LsmEngine::open(stack.fs()?, options, spec.sync)?;
-            (stack, Box::new(engine))
-        }
-    };
+    let (stack, mut engine) = open(&spec.device, &spec.engine, spec.sync, spec.kv)?;
     let ws = WorkloadSpec { records: spec.records, operations: spec.operations.max(1), value_size: spec.value_size };
     let settle = stack.simulated();
     let mut phases: Vec<PhaseResult> = Vec::new();
@@ -106,17 +91,58 @@ pub fn run(spec: &RunSpec, progress: bool) -> Result<(RunResult, Timing), String
             phase(k.name(), build(spec.workload, spec.seed + 1)?, n, engine.as_mut())?;
         }
     }
+    finish(spec.workload.name(), &spec.device, spec.kv, &stack, engine.as_mut(), phases, spec.digest, wall)
+}
+
+/// The store a run drives: the LSM engine on the device flags' file system, or the key-value SSD
+/// `kv` names (its device is the flags' preset and capacity). Shared by every command.
+pub fn open(
+    device: &DeviceArgs,
+    engine: &lsm::Options,
+    sync: bool,
+    kv: Option<KvDesign>,
+) -> Result<(Stack, Box<dyn KvEngine>), String> {
+    Ok(match kv {
+        Some(design) => {
+            let stack = Stack::kv_device(device, design)?;
+            let Backend::Kv(dev) = &stack.backend else { unreachable!("a key-value SSD stack") };
+            let clock = stack.clock.clone().expect("a key-value SSD runs in simulated time");
+            let engine = KvDeviceEngine::new(Arc::clone(dev), clock);
+            (stack, Box::new(engine))
+        }
+        None => {
+            let stack = Stack::build(device)?;
+            let options = lsm::Options { sim_clock: stack.clock.clone(), create_if_missing: true, ..engine.clone() };
+            let engine = LsmEngine::open(stack.fs()?, options, sync)?;
+            (stack, Box::new(engine))
+        }
+    })
+}
+
+/// The result of `phases` run on `engine` (and its content digest when asked), the engine closed,
+/// and the wall-clock figures since `wall`. Shared by every command.
+#[allow(clippy::too_many_arguments)]
+pub fn finish(
+    workload: &str,
+    device: &DeviceArgs,
+    kv: Option<KvDesign>,
+    stack: &Stack,
+    engine: &mut dyn KvEngine,
+    phases: Vec<PhaseResult>,
+    digest: bool,
+    wall: std::time::Instant,
+) -> Result<(RunResult, Timing), String> {
     // A key-value SSD has no engine statistics of the LSM's kind: its accounting is the device's.
-    let stats = match spec.kv {
+    let stats = match kv {
         Some(_) => lsm::DbStats::default(),
         None => engine.stats().ok_or("the engine closed early")?,
     };
-    let device = match spec.kv {
-        Some(d) => format!("simulated {} key-value SSD ({})", spec.device.preset, d.name()),
-        None => spec.device.describe(),
+    let description = match kv {
+        Some(d) => format!("simulated {} key-value SSD ({})", device.preset, d.name()),
+        None => device.describe(),
     };
-    let mut result = RunResult::collect(spec.workload.name(), engine.describe(), device, &stack, phases, &stats);
-    if spec.digest {
+    let mut result = RunResult::collect(workload, engine.describe(), description, stack, phases, &stats);
+    if digest {
         result.content_digest = Some(engine.content_digest()?);
     }
     engine.close()?;

@@ -61,6 +61,34 @@ fn ycsb_runs_on_key_value_ssds_and_finds_what_the_lsm_engine_finds() {
     assert!(lsm["device_work"].is_null(), "the LSM engine has no device work");
 }
 
+/// db_bench through the same runner: one fill, then reads, on each key-value SSD.
+#[test]
+fn bench_runs_a_fill_and_reads_on_key_value_ssds() {
+    for engine in ["plsc", "lsm-in-device"] {
+        let v = json(&[
+            "bench",
+            "--engine",
+            engine,
+            "--preset",
+            "plsc",
+            "--capacity",
+            "2GiB",
+            "--num",
+            "3000",
+            "--value-size",
+            "1024",
+            "--benchmarks",
+            "fillrandom,readrandom",
+            "--json",
+        ]);
+        let phases = v["phases"].as_array().unwrap();
+        assert_eq!(phases.len(), 2, "{engine}");
+        assert_eq!(phases[0]["name"], "fillrandom");
+        assert!(phases[1]["found"].as_u64().unwrap() > 1000, "{engine}: {}", phases[1]);
+        assert!(v["engine"].as_str().unwrap().starts_with(engine), "{engine}");
+    }
+}
+
 #[test]
 fn an_experiment_runs_plsc_beside_the_lsm_engine() {
     let dir = tempfile::tempdir().unwrap();
@@ -115,9 +143,9 @@ fn what_does_not_apply_to_a_key_value_ssd_is_named() {
     ]);
     assert_eq!(code, 2);
     assert!(err.contains("no scans"), "{err}");
-    let (code, _, err) = flashkv(&["bench", "--engine", "plsc", "--num", "10"]);
+    let (code, _, err) = flashkv(&["bench", "--engine", "plsc", "--num", "10", "--capacity", "2GiB"]);
     assert_eq!(code, 2);
-    assert!(err.contains("flashkv ycsb --engine plsc"), "{err}");
+    assert!(err.contains("one fill per bench"), "{err}");
 }
 
 /// `--value-size small|uniform|large` are relative to the preset's flash page (our definition of
