@@ -8,6 +8,9 @@ mod zns_ll;
 use std::path::PathBuf;
 
 use crate::publish;
+use crate::report::model::{Cell, ResultSet, ResultTable};
+use crate::result::{RunResult, Timing};
+use crate::runner::{Outcome, RunSpec};
 
 #[derive(clap::Args, Debug, Clone)]
 pub struct ReproArgs {
@@ -55,7 +58,75 @@ impl Scale {
     }
 }
 
-pub const NAMES: &str = "remapcom, remapcom-xfs, zns-ll";
+pub const NAMES: &str = "remapcom, remapcom-xfs, zns-ll, plsc";
+
+/// What a repro's parallel runs gave: each run's result (`None` when it failed), the wall-clock
+/// figures of those that finished, their results as JSON (labelled), and a row per failure.
+pub struct Outcomes {
+    pub results: Vec<Option<RunResult>>,
+    pub timings: Vec<Timing>,
+    pub runs: Vec<serde_json::Value>,
+    pub failed: Vec<Vec<Cell>>,
+}
+
+/// Sorts `outcomes` of `specs`: a run that fails (a device that runs out of space, say) is a
+/// result too, reported beside the others instead of ending the repro.
+pub fn collect(specs: &[(String, RunSpec)], outcomes: Vec<Outcome>) -> Result<Outcomes, String> {
+    let mut o = Outcomes { results: Vec::new(), timings: Vec::new(), runs: Vec::new(), failed: Vec::new() };
+    for ((label, _), outcome) in specs.iter().zip(outcomes) {
+        match outcome {
+            Ok((r, t)) => {
+                let mut v = serde_json::to_value(&r).map_err(|e| e.to_string())?;
+                if let Some(m) = v.as_object_mut() {
+                    m.insert("experiment".into(), serde_json::json!(label));
+                }
+                o.runs.push(v);
+                o.results.push(Some(r));
+                o.timings.push(t);
+            }
+            Err(e) => {
+                o.failed.push(vec![Cell::Text(label.clone()), Cell::Text(e)]);
+                o.results.push(None);
+            }
+        }
+    }
+    Ok(o)
+}
+
+/// A note and a table of the failed runs, if any.
+pub fn report_failures(set: &mut ResultSet, failed: Vec<Vec<Cell>>) {
+    if failed.is_empty() {
+        return;
+    }
+    set.notes
+        .push(format!("{} run(s) failed: their cells read \"failed\" (see the table of failed runs).", failed.len()));
+    set.tables.push(ResultTable {
+        name: "failed runs".into(),
+        columns: ["run", "error"].map(String::from).to_vec(),
+        rows: failed,
+    });
+}
+
+/// A failed run's cell.
+pub fn failed() -> Cell {
+    Cell::Text("failed".into())
+}
+
+/// `x` rounded to `places` decimals.
+pub fn round(x: f64, places: i32) -> Cell {
+    let f = 10f64.powi(places);
+    Cell::Number((x * f).round() / f)
+}
+
+/// Bytes as MiB with one decimal.
+pub fn mb(b: u64) -> Cell {
+    Cell::Number((b as f64 / (1u64 << 20) as f64 * 10.0).round() / 10.0)
+}
+
+/// `a / b` when both runs finished.
+pub fn ratio(a: Option<f64>, b: Option<f64>) -> Cell {
+    a.zip(b).map_or_else(failed, |(a, b)| round(a / b.max(1e-9), 2))
+}
 
 pub fn run(a: &ReproArgs, progress: bool) -> Result<(), String> {
     let out = a.out.clone().unwrap_or_else(|| PathBuf::from(format!("results/repro-{}-{}", a.name, a.scale)));

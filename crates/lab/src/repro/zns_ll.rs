@@ -27,7 +27,7 @@ use crate::result::{RunResult, Timing};
 use crate::runner::{self, RunSpec};
 use crate::stack::{DeviceArgs, ZoneArgs};
 
-use super::Scale;
+use super::{collect, failed, mb, ratio, report_failures, round, Outcomes, Scale};
 
 const MIB: u64 = 1 << 20;
 const GIB: u64 = 1 << 30;
@@ -216,29 +216,7 @@ pub fn run(scale: &Scale, store: &str, progress: bool) -> Result<(ResultSet, Vec
         }
     }
     let outcomes = runner::run_many(&specs, 0, progress)?;
-    let mut results = Vec::new();
-    let mut timings = Vec::new();
-    let mut runs = Vec::new();
-    let mut failed = Vec::new();
-    for ((label, _), outcome) in specs.iter().zip(outcomes) {
-        // A run that fails (a strategy that runs out of zones, say) is a result too: it is
-        // reported, and the other rows still are.
-        let (r, t) = match outcome {
-            Ok(ok) => ok,
-            Err(e) => {
-                failed.push(vec![Cell::Text(label.clone()), Cell::Text(e)]);
-                results.push(None);
-                continue;
-            }
-        };
-        let mut v = serde_json::to_value(&r).map_err(|e| e.to_string())?;
-        if let Some(o) = v.as_object_mut() {
-            o.insert("experiment".into(), serde_json::json!(label));
-        }
-        runs.push(v);
-        results.push(Some(r));
-        timings.push(t);
-    }
+    let Outcomes { results, timings, runs, failed } = collect(&specs, outcomes)?;
     let (fills, ycsb_results) = results.split_at(ROWS.len());
     let mut set = ResultSet {
         title: "Lifetime-leveling compaction on a ZNS SSD (seed 003): BL, GC, LS, Gear, LL and ZenFS placement".into(),
@@ -249,17 +227,7 @@ pub fn run(scale: &Scale, store: &str, progress: bool) -> Result<(ResultSet, Vec
     };
     fillrandom(&mut set, fills);
     ycsb_table(&mut set, &ycsb, ycsb_results);
-    if !failed.is_empty() {
-        set.notes.push(format!(
-            "{} run(s) failed: their cells read \"failed\" (see the table of failed runs).",
-            failed.len()
-        ));
-        set.tables.push(ResultTable {
-            name: "failed runs".into(),
-            columns: ["run", "error"].map(String::from).to_vec(),
-            rows: failed,
-        });
-    }
+    report_failures(&mut set, failed);
     Ok((set, timings))
 }
 
@@ -292,15 +260,6 @@ fn notes() -> Vec<String> {
     .to_vec()
 }
 
-fn mb(b: u64) -> Cell {
-    Cell::Number((b as f64 / MIB as f64 * 10.0).round() / 10.0)
-}
-
-fn round(x: f64, places: i32) -> Cell {
-    let f = 10f64.powi(places);
-    Cell::Number((x * f).round() / f)
-}
-
 fn wa(r: &RunResult) -> f64 {
     r.write_amplification.unwrap_or(r.host_write_amplification)
 }
@@ -308,16 +267,6 @@ fn wa(r: &RunResult) -> f64 {
 /// The fillrandom phase's throughput.
 fn fill_ops(r: &RunResult) -> f64 {
     r.phases.last().map_or(0.0, |p| p.ops_per_sec)
-}
-
-/// A failed run's cell.
-fn failed() -> Cell {
-    Cell::Text("failed".into())
-}
-
-/// `a / b` when both runs finished.
-fn ratio(a: Option<f64>, b: Option<f64>) -> Cell {
-    a.zip(b).map_or_else(failed, |(a, b)| round(a / b.max(1e-9), 2))
 }
 
 fn fillrandom(set: &mut ResultSet, fills: &[Option<RunResult>]) {
