@@ -90,9 +90,9 @@ fn unknown_parts_and_scales_are_named() {
     let (code, _, err) = flashkv(&["repro", "remapcom", "--scale", "huge"]);
     assert_eq!(code, 2);
     assert!(err.contains("small, paper"), "{err}");
-    let (code, _, err) = flashkv(&["repro", "plsc"]);
+    let (code, _, err) = flashkv(&["repro", "kvftl"]);
     assert_eq!(code, 2);
-    assert!(err.contains("remapcom") && err.contains("zns-ll"), "{err}");
+    assert!(err.contains("remapcom") && err.contains("zns-ll") && err.contains("plsc"), "{err}");
     let (code, _, err) = flashkv(&["repro", "zns-ll", "--scale", "huge"]);
     assert_eq!(code, 2);
     assert!(err.contains("small, paper, tiny"), "{err}");
@@ -146,4 +146,32 @@ fn storage_unavailable() -> Option<String> {
         }
     }
     None
+}
+
+/// Seed 002's comparison at its tiny scale: every design runs every distribution; PLSC's gets are
+/// faster than LevelDB-in-the-SSD's whole-SST reads; the tables and charts are there.
+#[test]
+fn plsc_repro_runs_every_design_and_distribution() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("p");
+    let (code, stdout, err) = flashkv(&["repro", "plsc", "--scale", "tiny", "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(stdout.contains("beside the paper") && !stdout.contains("failed runs"), "{stdout}");
+    let set: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("results.json")).unwrap()).unwrap();
+    let runs = set["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 9, "three designs x three distributions");
+    let get_s = |label: &str| {
+        let r = runs.iter().find(|r| r["experiment"] == label).unwrap_or_else(|| panic!("{label}"));
+        r["phases"][1]["elapsed_s"].as_f64().unwrap()
+    };
+    for class in ["small", "uniform", "large"] {
+        let (plsc, leveldb) = (get_s(&format!("PLSC {class}")), get_s(&format!("LevelDB-in-SSD {class}")));
+        assert!(plsc * 5.0 < leveldb, "{class}: PLSC gets {plsc} s, LevelDB in the SSD {leveldb} s");
+    }
+    for id in ["fig5_get_time", "fig6b_put_time"] {
+        assert!(out.join(format!("{id}.svg")).exists(), "{id}.svg");
+    }
+    let (code, _, err) = flashkv(&["repro", "plsc", "--only", "fig5"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--only") && err.contains("plsc"), "{err}");
 }

@@ -1,6 +1,7 @@
 //! `flashkv repro NAME`: reproduce a seed paper's experiments and put our measurement beside the
 //! paper's number, at a reduced scale in minutes or at the paper's scale on request.
 
+mod plsc;
 mod remapcom;
 mod remapcom_xfs;
 mod zns_ll;
@@ -15,7 +16,7 @@ use crate::runner::{Outcome, RunSpec};
 #[derive(clap::Args, Debug, Clone)]
 pub struct ReproArgs {
     /// remapcom (simulated FEMU SSD), remapcom-xfs (real reflink XFS on a loop device), zns-ll
-    /// (compaction strategies on a simulated ZNS SSD).
+    /// (compaction strategies on a simulated ZNS SSD), plsc (key-value SSDs, seed 002).
     pub name: String,
     /// small (the paper's ratios at 1/16 of its size, minutes), paper (the paper's sizes: hours),
     /// or tiny (for tests).
@@ -140,6 +141,12 @@ pub fn run(a: &ReproArgs, progress: bool) -> Result<(), String> {
                 return Err("--only: zns-ll runs as one whole (fillrandom and YCSB share its rows)".into());
             }
             zns_ll::run(&Scale::parse(&a.scale, &zns_ll::SCALES)?, &a.store, true)?
+        }
+        "plsc" => {
+            if a.only.is_some() {
+                return Err("--only: plsc runs as one whole (every table needs every run)".into());
+            }
+            plsc::run(&Scale::parse(&a.scale, &plsc::SCALES)?, &a.store, true)?
         }
         other => return Err(format!("repro: unknown experiment '{other}'; accepted: {NAMES}")),
     };
