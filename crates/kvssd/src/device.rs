@@ -34,13 +34,16 @@ pub struct DeviceWork {
     pub flushes: u64,
     /// Compactions, by the level the design counts them at (PLSC: the victim's; LSM: the output).
     pub compactions_by_level: Vec<u64>,
-    /// Simulated time puts waited for compaction, summed.
+    /// Simulated time from the end of each flush to the end of the compactions it set off, summed.
     pub compaction_ns: u64,
     /// Victim blocks GC erased, and the valid pages it moved.
     pub gc_runs: u64,
     pub gc_moved_pages: u64,
-    /// Simulated time puts waited for GC, summed.
+    /// Simulated time of GC's runs, summed (runs overlap across dies; not a waiting time).
     pub gc_ns: u64,
+    /// Simulated time puts waited, beyond their flush, for the compactions and GC it set off (the
+    /// difference between seed 002's Fig. 6b and 6a).
+    pub held_ns: u64,
     /// Reads answered from the device's DRAM (write buffer or memtable) with no flash read.
     pub dram_hits: u64,
 }

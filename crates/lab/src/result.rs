@@ -291,14 +291,14 @@ pub fn render(r: &RunResult) -> String {
     }
     if let Some(w) = &r.device_work {
         out.push_str(&format!(
-            "device work: {} flushes, compactions by level {:?} (puts waited {:.3} s for them), GC {} runs moving {} \
-             pages (puts waited {:.3} s), {} reads answered from device DRAM\n",
+            "device work: {} flushes, compactions by level {:?}, GC {} runs moving {} pages; puts waited {:.3} s \
+             beyond their flushes for them ({:.3} s of it compaction); {} reads answered from device DRAM\n",
             w.flushes,
             w.compactions_by_level,
-            w.compaction_ns as f64 / 1e9,
             w.gc_runs,
             w.gc_moved_pages,
-            w.gc_ns as f64 / 1e9,
+            w.held_ns as f64 / 1e9,
+            w.compaction_ns as f64 / 1e9,
             w.dram_hits
         ));
     }

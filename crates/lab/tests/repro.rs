@@ -164,6 +164,12 @@ fn plsc_repro_runs_every_design_and_distribution() {
         let r = runs.iter().find(|r| r["experiment"] == label).unwrap_or_else(|| panic!("{label}"));
         r["phases"][1]["elapsed_s"].as_f64().unwrap()
     };
+    for r in runs.iter().filter(|r| !r["device_work"].is_null()) {
+        // What puts waited beyond their flushes lies within the put phase (Fig. 6a = 6b less it).
+        let held = r["device_work"]["held_ns"].as_f64().unwrap() / 1e9;
+        let puts = r["phases"][0]["elapsed_s"].as_f64().unwrap();
+        assert!(held <= puts, "{}: held {held} s of {puts} s", r["experiment"]);
+    }
     for class in ["small", "uniform", "large"] {
         let (plsc, leveldb) = (get_s(&format!("PLSC {class}")), get_s(&format!("LevelDB-in-SSD {class}")));
         assert!(plsc * 5.0 < leveldb, "{class}: PLSC gets {plsc} s, LevelDB in the SSD {leveldb} s");

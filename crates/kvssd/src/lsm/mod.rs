@@ -157,6 +157,7 @@ impl LsmInDevice {
         self.stats.compaction_ns += compacted - flushed;
         let work = self.flash.collect_while_low(self.cfg.gc_threshold_pages, &mut self.version, compacted)?;
         self.add_gc(work);
+        self.stats.held_ns += work.done - flushed;
         Ok(work.done)
     }
 
@@ -425,6 +426,7 @@ impl KvDevice for LsmInDevice {
             gc_runs: s.gc_runs,
             gc_moved_pages: s.gc_moved_pages,
             gc_ns: s.gc_ns,
+            held_ns: s.held_ns,
             dram_hits: s.memtable_hits,
         }
     }

@@ -153,7 +153,9 @@ impl Plsc {
         self.stats.flushes += 1;
         let compacted = self.compact(flushed)?;
         self.stats.compaction_ns += compacted - flushed;
-        self.collect_while_low(compacted)
+        let done = self.collect_while_low(compacted)?;
+        self.stats.held_ns += done - flushed;
+        Ok(done)
     }
 
     /// Programs `data` as a new UST of `level`: ceil(len / page size) pages (at most #planes), one
@@ -369,6 +371,7 @@ impl KvDevice for Plsc {
             gc_runs: s.gc_runs,
             gc_moved_pages: s.gc_moved_pages,
             gc_ns: s.gc_ns,
+            held_ns: s.held_ns,
             dram_hits: s.buffered_gets,
         }
     }

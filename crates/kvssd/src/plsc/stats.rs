@@ -19,8 +19,12 @@ pub struct PlscStats {
     pub gc_runs: u64,
     /// Valid pages GC moved out of its victims.
     pub gc_moved_pages: u64,
-    /// Simulated time the puts waited for GC, summed.
+    /// Simulated time of GC's runs, summed (runs on different dies overlap, and a run that makes
+    /// room for a compaction's write is inside `compaction_ns`: not a waiting time).
     pub gc_ns: u64,
+    /// Simulated time from the end of each flush to the end of the compaction and GC it set off,
+    /// summed: what the put that filled the buffer waited beyond its flush.
+    pub held_ns: u64,
     /// Gets answered from the write buffer (no flash read).
     pub buffered_gets: u64,
 }

@@ -158,7 +158,7 @@ fn phase_s(r: &RunResult, i: usize) -> f64 {
 /// device's compaction and GC); get time (the run phase).
 fn times(r: &RunResult) -> (f64, Option<f64>, f64) {
     let put = phase_s(r, 0);
-    let waited = r.device_work.as_ref().map(|w| (w.compaction_ns + w.gc_ns) as f64 / 1e9);
+    let waited = r.device_work.as_ref().map(|w| w.held_ns as f64 / 1e9);
     (put, waited.map(|w| put - w), phase_s(r, 1))
 }
 
@@ -326,8 +326,8 @@ fn compaction_and_gc(set: &mut ResultSet, results: &[Option<RunResult>], scale: 
 fn notes() -> Vec<String> {
     [
         "Response times are sums of per-request latencies in simulated time (requests run one after another); host CPU \
-         time is not modelled. Puts without compaction: the put phase less the time puts waited for the device's \
-         compaction and GC (the device's own record); the host LSM engine has no such split (its compaction runs \
+         time is not modelled. Puts without compaction: the put phase less the time puts waited, beyond their flush, \
+         for the device's compaction and GC (the device's own record); the host LSM engine has no such split (its compaction runs \
          behind the writes) and shows '-'.",
         "Our choices where the seed is silent: SSDSim's timings for the plsc preset; PLSC's thresholds (L0 1/8 and L1 \
          3/8 of the pages, GC below 30 % free pages, copyback); LevelDB in the SSD writes an SST's pages in one plane \
