@@ -20,17 +20,19 @@ use crate::stack::{DeviceArgs, DeviceReport};
 pub enum KvDesign {
     /// The PLSC-tree (seed 002).
     Plsc,
-    /// Seed 002's baseline: LevelDB inside the device, each SST consulted read whole.
-    LsmInDevice,
+    /// Seed 002's baseline: LevelDB inside the device, each SST consulted read whole; an SST's
+    /// pages in one plane, or (`stripe`) spread over every plane as PLSC's USTs are.
+    LsmInDevice { stripe: bool },
 }
 
 impl KvDesign {
-    pub const NAMES: [&'static str; 2] = ["plsc", "lsm-in-device"];
+    pub const NAMES: [&'static str; 3] = ["plsc", "lsm-in-device", "lsm-in-device-striped"];
 
     pub fn name(self) -> &'static str {
         match self {
             KvDesign::Plsc => "plsc",
-            KvDesign::LsmInDevice => "lsm-in-device",
+            KvDesign::LsmInDevice { stripe: false } => "lsm-in-device",
+            KvDesign::LsmInDevice { stripe: true } => "lsm-in-device-striped",
         }
     }
 
@@ -40,7 +42,8 @@ impl KvDesign {
         match name {
             "lsm" => Ok(None),
             "plsc" => Ok(Some(KvDesign::Plsc)),
-            "lsm-in-device" => Ok(Some(KvDesign::LsmInDevice)),
+            "lsm-in-device" => Ok(Some(KvDesign::LsmInDevice { stripe: false })),
+            "lsm-in-device-striped" => Ok(Some(KvDesign::LsmInDevice { stripe: true })),
             other => Err(format!("--engine: unknown engine '{other}'; accepted: lsm, {}", Self::NAMES.join(", "))),
         }
     }
@@ -51,7 +54,9 @@ impl KvDesign {
         let media = a.media_config()?;
         Ok(KvSsd(match self {
             KvDesign::Plsc => Box::new(Plsc::new(PlscConfig::new(media)).map_err(what)?),
-            KvDesign::LsmInDevice => Box::new(LsmInDevice::new(LsmConfig::new(media)).map_err(what)?),
+            KvDesign::LsmInDevice { stripe } => {
+                Box::new(LsmInDevice::new(LsmConfig { stripe, ..LsmConfig::new(media) }).map_err(what)?)
+            }
         }))
     }
 }

@@ -14,8 +14,8 @@ use crate::stack::DeviceArgs;
 #[derive(clap::Args, Debug, Clone)]
 pub struct EngineArgs {
     /// The engine: lsm (the LSM engine on --fs) or a key-value SSD design: plsc (the PLSC-tree,
-    /// seed 002), lsm-in-device (seed 002's baseline: LevelDB inside the device); a device is
-    /// --preset at --capacity, with no file system.
+    /// seed 002), lsm-in-device (seed 002's baseline: LevelDB inside the device; -striped spreads
+    /// an SST's pages over every plane); a device is --preset at --capacity, with no file system.
     #[arg(long, default_value = "lsm")]
     pub engine: String,
     /// Sync every write.

@@ -125,7 +125,10 @@ fn an_experiment_runs_plsc_beside_the_lsm_engine() {
 fn what_does_not_apply_to_a_key_value_ssd_is_named() {
     let (code, _, err) = flashkv(&["ycsb", "--engine", "kvftl9", "--records", "10", "--ops", "10"]);
     assert_eq!(code, 2);
-    assert!(err.contains("--engine: unknown engine 'kvftl9'; accepted: lsm, plsc, lsm-in-device"), "{err}");
+    assert!(
+        err.contains("--engine: unknown engine 'kvftl9'; accepted: lsm, plsc, lsm-in-device, lsm-in-device-striped"),
+        "{err}"
+    );
     let (code, _, err) = flashkv(&["ycsb", "--engine", "plsc", "--fs", "mem", "--records", "10", "--ops", "10"]);
     assert_eq!(code, 2);
     assert!(err.contains("no file system below it"), "{err}");

@@ -159,7 +159,7 @@ fn plsc_repro_runs_every_design_and_distribution() {
     assert!(stdout.contains("beside the paper") && !stdout.contains("failed runs"), "{stdout}");
     let set: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("results.json")).unwrap()).unwrap();
     let runs = set["runs"].as_array().unwrap();
-    assert_eq!(runs.len(), 9, "three designs x three distributions");
+    assert_eq!(runs.len(), 12, "four designs x three distributions");
     let get_s = |label: &str| {
         let r = runs.iter().find(|r| r["experiment"] == label).unwrap_or_else(|| panic!("{label}"));
         r["phases"][1]["elapsed_s"].as_f64().unwrap()

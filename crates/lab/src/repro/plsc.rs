@@ -42,17 +42,22 @@ struct Design {
     about: &'static str,
 }
 
-const DESIGNS: [Design; 3] = [
+const DESIGNS: [Design; 4] = [
     Design { name: "PLSC", kv: Some(KvDesign::Plsc), about: "PLSC-tree inside the KV-SSD (seed 002)" },
     Design {
         name: "LevelDB-in-SSD",
-        kv: Some(KvDesign::LsmInDevice),
-        about: "the paper's baseline: LevelDB inside the KV-SSD, each SST consulted read whole",
+        kv: Some(KvDesign::LsmInDevice { stripe: false }),
+        about: "the paper's baseline: LevelDB inside the KV-SSD, each SST consulted read whole, its pages in one plane",
     },
     Design {
         name: "LSM on SimFs",
         kv: None,
         about: "beyond the paper: flashkv's LSM engine on SimFs over the same device (block index, bloom filters)",
+    },
+    Design {
+        name: "LevelDB-in-SSD striped",
+        kv: Some(KvDesign::LsmInDevice { stripe: true }),
+        about: "the baseline with each SST's pages spread over every plane (SSDSim's dynamic allocation would)",
     },
 ];
 
@@ -201,7 +206,7 @@ fn response_times(set: &mut ResultSet, results: &[Option<RunResult>]) {
     ];
     for (ci, class) in CLASSES.iter().enumerate() {
         let t = |d: usize| at(ci, d).map(times);
-        let (plsc, leveldb, host) = (t(0), t(1), t(2));
+        let (plsc, leveldb, host, striped) = (t(0), t(1), t(2), t(3));
         let pick = [
             |x: (f64, Option<f64>, f64)| Some(x.2),
             |x: (f64, Option<f64>, f64)| x.1,
@@ -213,6 +218,7 @@ fn response_times(set: &mut ResultSet, results: &[Option<RunResult>]) {
                 Cell::Text((*what).into()),
                 Cell::Text(paper_values[ci].into()),
                 ratio(leveldb.and_then(pick[k]), plsc.and_then(pick[k])),
+                ratio(striped.and_then(pick[k]), plsc.and_then(pick[k])),
                 if k == 1 { Cell::Text("-".into()) } else { ratio(host.and_then(pick[k]), plsc.and_then(pick[k])) },
             ]);
         }
@@ -224,6 +230,7 @@ fn response_times(set: &mut ResultSet, results: &[Option<RunResult>]) {
             "what",
             "paper, vs LevelDB in the SSD",
             "ours, vs LevelDB in the SSD",
+            "ours, vs LevelDB in the SSD striped",
             "ours, vs LSM on SimFs",
         ]
         .map(String::from)
@@ -268,8 +275,8 @@ fn compaction_and_gc(set: &mut ResultSet, results: &[Option<RunResult>], scale: 
     let at = |c: usize, d: usize| at(results, c, d);
     let mut rows = Vec::new();
     for (ci, class) in CLASSES.iter().enumerate() {
-        // The paper's rows are LevelDB (design 1) and PLSC (design 0).
-        for (pi, di) in [(0usize, 1usize), (1, 0)] {
+        // The paper's rows are LevelDB (designs 1 and 3, one plane or striped) and PLSC (design 0).
+        for (pi, di) in [(0usize, 1usize), (0, 3), (1, 0)] {
             let d = DESIGNS[di];
             let paper = |t: &[[f64; 3]; 2]| Cell::Number(t[pi][ci]);
             let Some(r) = at(ci, di) else {
