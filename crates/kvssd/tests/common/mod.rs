@@ -2,6 +2,8 @@
 //! compaction and GC run within a few hundred operations, keys, values, and a deterministic workload.
 #![allow(dead_code)]
 
+pub mod model;
+
 use flashsim::{Geometry, MediaConfig, Preset};
 use kvssd::{LsmConfig, PlscConfig};
 

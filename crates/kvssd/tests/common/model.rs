@@ -1,0 +1,152 @@
+//! The HashMap model every key-value SSD is checked against: random puts, overwrites, deletes,
+//! gets, exist calls and flushes; every answer must be the model's, every completion no earlier
+//! than its request, and the device's own consistency check must pass before and after a final
+//! flush. Keys `0..HOT` are written often, the others rarely, so that rare keys stay valid (or
+//! sink deep) for long and GC and compaction meet them.
+
+use std::collections::HashMap;
+
+use flashsim::Nanos;
+use kvssd::{KvDevice, LsmInDevice, Plsc};
+use proptest::prelude::*;
+
+use super::{key, value, Lcg};
+
+#[derive(Clone, Debug)]
+pub enum Op {
+    Put { key: usize, len: usize },
+    Get(usize),
+    Delete(usize),
+    Exist(usize),
+    Flush,
+}
+
+pub const KEYS: usize = 48;
+pub const HOT: usize = 8;
+
+/// What the model runner needs beyond `KvDevice`: a flush of the device's write buffer or
+/// memtable, and its consistency check.
+pub trait Checked: KvDevice {
+    fn flush_at(&mut self, at: Nanos) -> Nanos;
+    fn check_all(&self) -> Result<(), String>;
+}
+
+impl Checked for Plsc {
+    fn flush_at(&mut self, at: Nanos) -> Nanos {
+        self.flush(at).unwrap()
+    }
+    fn check_all(&self) -> Result<(), String> {
+        self.check()
+    }
+}
+
+impl Checked for LsmInDevice {
+    fn flush_at(&mut self, at: Nanos) -> Nanos {
+        self.flush(at).unwrap()
+    }
+    fn check_all(&self) -> Result<(), String> {
+        self.check()
+    }
+}
+
+fn key_index() -> impl Strategy<Value = usize> {
+    prop_oneof![4 => 0..HOT, 1 => HOT..KEYS]
+}
+
+fn value_len() -> impl Strategy<Value = usize> {
+    // Mostly small records, some that straddle the 1 KiB pages, a few near the buffer's size.
+    prop_oneof![8 => 0usize..300, 3 => 300usize..2500, 1 => 2500usize..4000]
+}
+
+pub fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        10 => (key_index(), value_len()).prop_map(|(key, len)| Op::Put { key, len }),
+        5 => key_index().prop_map(Op::Get),
+        2 => key_index().prop_map(Op::Delete),
+        2 => key_index().prop_map(Op::Exist),
+        1 => Just(Op::Flush),
+    ]
+}
+
+/// Applies `ops` to `dev` and to the model, checking every answer; returns the device.
+pub fn run<D: Checked>(mut dev: D, ops: &[Op]) -> Result<D, TestCaseError> {
+    let mut model: HashMap<Vec<u8>, Vec<u8>> = HashMap::new();
+    let mut t: Nanos = 0;
+    for (seq, op) in ops.iter().enumerate() {
+        t += 1_000;
+        match op {
+            Op::Put { key: k, len } => {
+                let (k, v) = (key(*k), value(seq as u64, (*len).min(dev.max_value_size())));
+                let done = dev.store(t, &k, &v).unwrap().done;
+                prop_assert!(done >= t);
+                t = done;
+                model.insert(k, v);
+            }
+            Op::Get(k) => {
+                let k = key(*k);
+                let got = dev.retrieve(t, &k).unwrap();
+                prop_assert!(got.done >= t);
+                t = got.done;
+                prop_assert_eq!(got.value.as_ref(), model.get(&k), "get of {:?} after op {}", k, seq);
+            }
+            Op::Delete(k) => {
+                let k = key(*k);
+                let got = dev.delete(t, &k).unwrap();
+                prop_assert!(got.done >= t);
+                t = got.done;
+                prop_assert_eq!(got.value, model.remove(&k).is_some(), "delete of {:?}", k);
+            }
+            Op::Exist(k) => {
+                let k = key(*k);
+                let got = dev.exist(t, &k).unwrap();
+                prop_assert!(got.done >= t);
+                t = got.done;
+                prop_assert_eq!(got.value, model.contains_key(&k));
+            }
+            Op::Flush => t = dev.flush_at(t),
+        }
+    }
+    dev.check_all().map_err(TestCaseError::fail)?;
+    for round in ["final get", "get after a flush"] {
+        if round == "get after a flush" {
+            t = dev.flush_at(t);
+            dev.check_all().map_err(TestCaseError::fail)?;
+        }
+        for i in 0..KEYS {
+            let k = key(i);
+            let got = dev.retrieve(t, &k).unwrap();
+            t = got.done;
+            prop_assert_eq!(got.value.as_ref(), model.get(&k), "{} of {:?}", round, k);
+        }
+    }
+    Ok(dev)
+}
+
+/// A fixed workload of `n` operations with the strategy's mix, long enough that compaction and GC
+/// run many times (the deterministic tests assert it, where the workload is known).
+pub fn long_workload(n: usize) -> Vec<Op> {
+    let mut r = Lcg(7);
+    let k = |r: &mut Lcg| {
+        if r.below(5) < 4 {
+            r.below(HOT as u64) as usize
+        } else {
+            HOT + r.below((KEYS - HOT) as u64) as usize
+        }
+    };
+    (0..n)
+        .map(|_| match r.below(20) {
+            0..=9 => {
+                let len = match r.below(12) {
+                    0..=7 => r.below(300),
+                    8..=10 => 300 + r.below(2200),
+                    _ => 2500 + r.below(1500),
+                };
+                Op::Put { key: k(&mut r), len: len as usize }
+            }
+            10..=14 => Op::Get(k(&mut r)),
+            15..=16 => Op::Delete(k(&mut r)),
+            17..=18 => Op::Exist(k(&mut r)),
+            _ => Op::Flush,
+        })
+        .collect()
+}
