@@ -84,6 +84,27 @@ pub fn decode(bytes: &[u8]) -> Result<Record<'_>, String> {
     Ok(Record { key, value, tombstone: false })
 }
 
+/// What every design on this record format needs of its configuration: a valid media that keeps
+/// page contents (keys and values are decoded from flash pages), and keys whose length fits the
+/// record's 16-bit field. `design` names the device in the error.
+pub fn check_config(design: &str, media: &flashsim::MediaConfig, max_key_size: usize) -> crate::error::Result<()> {
+    media.validate()?;
+    let invalid = |field, reason: String| Err(crate::error::KvError::InvalidConfig { field, reason });
+    if media.store == flashsim::DataMode::MetadataOnly {
+        return invalid(
+            "media.store",
+            format!("{design} decodes keys and values from its flash pages; metadata-only mode keeps none"),
+        );
+    }
+    if max_key_size == 0 || max_key_size > u16::MAX as usize {
+        return invalid(
+            "max_key_size",
+            format!("{max_key_size} is outside 1..={} (a record stores the key length in 16 bits)", u16::MAX),
+        );
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -17,7 +17,7 @@
 //! largest key (an SST never splits a record).
 
 use flashsim::cause::MAX_LEVELS;
-use flashsim::{DataMode, MediaConfig, Preset};
+use flashsim::{MediaConfig, Preset};
 
 use crate::error::{KvError, Result};
 use crate::flash::{record, space::RESERVE_BLOCKS};
@@ -95,24 +95,8 @@ impl LsmConfig {
 
     /// Checks every parameter; the error names the field and the limit.
     pub fn validate(&self) -> Result<()> {
-        self.media.validate()?;
+        record::check_config("the LSM", &self.media, self.max_key_size)?;
         let invalid = |field, reason: String| Err(KvError::InvalidConfig { field, reason });
-        if self.media.store == DataMode::MetadataOnly {
-            return invalid(
-                "media.store",
-                "the LSM decodes keys and values from its flash pages; metadata-only mode keeps none".into(),
-            );
-        }
-        if self.max_key_size == 0 || self.max_key_size > u16::MAX as usize {
-            return invalid(
-                "max_key_size",
-                format!(
-                    "{} is outside 1..={} (a record stores the key length in 16 bits)",
-                    self.max_key_size,
-                    u16::MAX
-                ),
-            );
-        }
         if !(2..=MAX_LEVELS as u8).contains(&self.levels) {
             return invalid(
                 "levels",

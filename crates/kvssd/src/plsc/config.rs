@@ -16,7 +16,7 @@
 //! record header and the largest key: the seed leaves records larger than the buffer unsaid, and
 //! a record must not straddle two USTs. With the `plsc` preset that is 512 KiB - 261 bytes.
 
-use flashsim::{DataMode, MediaConfig, Preset};
+use flashsim::{MediaConfig, Preset};
 
 use crate::error::{KvError, Result};
 use crate::flash::record;
@@ -74,24 +74,8 @@ impl PlscConfig {
 
     /// Checks every parameter; the error names the field and the limit.
     pub fn validate(&self) -> Result<()> {
-        self.media.validate()?;
+        record::check_config("PLSC", &self.media, self.max_key_size)?;
         let invalid = |field, reason: String| Err(KvError::InvalidConfig { field, reason });
-        if self.media.store == DataMode::MetadataOnly {
-            return invalid(
-                "media.store",
-                "PLSC decodes keys and values from its flash pages; metadata-only mode keeps none".into(),
-            );
-        }
-        if self.max_key_size == 0 || self.max_key_size > u16::MAX as usize {
-            return invalid(
-                "max_key_size",
-                format!(
-                    "{} is outside 1..={} (a record stores the key length in 16 bits)",
-                    self.max_key_size,
-                    u16::MAX
-                ),
-            );
-        }
         if record::HEADER + self.max_key_size >= self.buffer_bytes() {
             return invalid(
                 "max_key_size",
@@ -123,6 +107,7 @@ impl PlscConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use flashsim::DataMode;
 
     #[test]
     fn the_preset_is_valid_and_bad_fields_are_named() {
