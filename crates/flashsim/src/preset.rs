@@ -5,8 +5,9 @@
 //!   transfer time (FEMU's default channel latency is zero), 16 GiB.
 //! - `plsc`: seed 002 Table I: 4 channels, 8 chips, 2 dies per chip, 2 planes per die, 1024 blocks
 //!   per plane, 256 pages of 16 KiB. "Chip number 8" is read as 8 chips in total (2 per channel):
-//!   that is the reading that gives the paper's 128 GB device. Seed 002 gives no latencies; we use
-//!   the 16 KiB-page chip of seed 004 Table I and say so in reports.
+//!   that is the reading that gives the paper's 128 GB device. Seed 002 gives no latencies but says
+//!   it kept SSDSim's defaults, so the preset has SSDSim's default chip ([`Timing::SSDSIM`]: 20 /
+//!   200 / 1500 us, 25 ns per byte); seed 004's chip is `--timing seed004`.
 //! - `kvftl`: seed 004 Table I: 16 KiB pages, 256 pages per block, read 115 us, program 1600 us,
 //!   erase 3 ms, 10 ns/byte serial access. The seed simulates one chip; we default to one channel
 //!   with one chip of 64 GiB.
@@ -92,12 +93,9 @@ impl Preset {
 
     pub fn timing(self) -> Timing {
         match self {
-            Preset::Femu => {
-                Timing { read_ns: 40_000, program_ns: 200_000, erase_ns: 2_000_000, transfer_ps_per_byte: 0 }
-            }
-            Preset::Plsc | Preset::Kvftl => {
-                Timing { read_ns: 115_000, program_ns: 1_600_000, erase_ns: 3_000_000, transfer_ps_per_byte: 10_000 }
-            }
+            Preset::Femu => Timing::FEMU,
+            Preset::Plsc => Timing::SSDSIM,
+            Preset::Kvftl => Timing::SEED004,
         }
     }
 

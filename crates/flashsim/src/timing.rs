@@ -32,6 +32,75 @@ pub struct Timing {
 }
 
 impl Timing {
+    /// FEMU's default black-box SSD (seeds 000/001): 40 / 200 / 2000 us, no channel time.
+    pub const FEMU: Timing =
+        Timing { read_ns: 40_000, program_ns: 200_000, erase_ns: 2_000_000, transfer_ps_per_byte: 0 };
+    /// SSDSim's default parameter file, which seed 002 says it kept: tR 20 us, tPROG 200 us,
+    /// tBERS 1.5 ms, tRC = tWC = 25 ns per byte.
+    pub const SSDSIM: Timing =
+        Timing { read_ns: 20_000, program_ns: 200_000, erase_ns: 1_500_000, transfer_ps_per_byte: 25_000 };
+    /// Seed 004's Table I chip: read 115 us, write 1600 us, erase 3 ms, serial access 10 ns per byte.
+    pub const SEED004: Timing =
+        Timing { read_ns: 115_000, program_ns: 1_600_000, erase_ns: 3_000_000, transfer_ps_per_byte: 10_000 };
+
+    /// The named chips `--timing` accepts.
+    pub const NAMES: [(&'static str, Timing); 3] =
+        [("femu", Timing::FEMU), ("ssdsim", Timing::SSDSIM), ("seed004", Timing::SEED004)];
+
+    /// A named chip (`femu`, `ssdsim`, `seed004`) or four latencies `READ/PROGRAM/ERASE/TRANSFER`,
+    /// each a number with a unit (`ns`, `us`, `ms`; the transfer is per byte), e.g.
+    /// `20us/200us/1.5ms/25ns`.
+    pub fn parse(text: &str) -> Result<Timing> {
+        let t = text.trim();
+        if let Some((_, timing)) = Timing::NAMES.iter().find(|(n, _)| *n == t) {
+            return Ok(timing.clone());
+        }
+        let names: Vec<&str> = Timing::NAMES.iter().map(|(n, _)| *n).collect();
+        let bad = |why: String| FlashError::InvalidConfig {
+            field: "timing",
+            reason: format!(
+                "'{t}': {why}; accepted: {} or READ/PROGRAM/ERASE/TRANSFER-PER-BYTE such as 20us/200us/1.5ms/25ns",
+                names.join(", ")
+            ),
+        };
+        let parts: Vec<&str> = t.split('/').collect();
+        if parts.len() != 4 {
+            return Err(bad(format!("{} latencies where 4 are needed", parts.len())));
+        }
+        let mut ps = [0u64; 4];
+        for (slot, part) in ps.iter_mut().zip(&parts) {
+            *slot =
+                picoseconds(part).ok_or_else(|| bad(format!("'{part}' is not a time such as 25ns, 20us or 1.5ms")))?;
+        }
+        let timing = Timing {
+            read_ns: ps[0] / 1000,
+            program_ns: ps[1] / 1000,
+            erase_ns: ps[2] / 1000,
+            transfer_ps_per_byte: ps[3],
+        };
+        timing.validate().map_err(|e| bad(e.to_string()))?;
+        Ok(timing)
+    }
+
+    /// `20us/200us/1.5ms/25ns`: the form [`Timing::parse`] reads.
+    pub fn label(&self) -> String {
+        let t = |ps: u64| {
+            let (v, unit) = match ps {
+                p if p >= 1_000_000_000 && p % 1_000_000 == 0 => (p as f64 / 1e9, "ms"),
+                p if p >= 1_000_000 => (p as f64 / 1e6, "us"),
+                p => (p as f64 / 1e3, "ns"),
+            };
+            format!("{v}{unit}")
+        };
+        format!(
+            "{}/{}/{}/{}",
+            t(self.read_ns * 1000),
+            t(self.program_ns * 1000),
+            t(self.erase_ns * 1000),
+            t(self.transfer_ps_per_byte)
+        )
+    }
+
     pub fn validate(&self) -> Result<()> {
         if self.read_ns == 0 || self.program_ns == 0 || self.erase_ns == 0 {
             return Err(FlashError::InvalidConfig {
@@ -46,6 +115,21 @@ impl Timing {
     pub fn page_transfer_ns(&self, page_size: u32) -> Nanos {
         (page_size as u64 * self.transfer_ps_per_byte).div_ceil(1000)
     }
+}
+
+/// `25ns`, `20us`, `1.5ms` (a decimal number and a unit) in picoseconds.
+fn picoseconds(text: &str) -> Option<u64> {
+    let t = text.trim();
+    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.'))?;
+    let (number, unit) = t.split_at(split);
+    let scale = match unit.trim() {
+        "ns" => 1e3,
+        "us" => 1e6,
+        "ms" => 1e9,
+        _ => return None,
+    };
+    let v: f64 = number.parse().ok()?;
+    (v.is_finite() && v >= 0.0).then(|| (v * scale).round() as u64)
 }
 
 /// What one operation did to its die: when it completed, and how long it held the die (from the
@@ -145,6 +229,21 @@ mod tests {
 
     fn t() -> Timing {
         Timing { read_ns: 40_000, program_ns: 200_000, erase_ns: 2_000_000, transfer_ps_per_byte: 10_000 }
+    }
+
+    #[test]
+    fn named_chips_and_explicit_latencies_parse_and_label_round_trips() {
+        assert_eq!(Timing::parse("ssdsim").unwrap(), Timing::SSDSIM);
+        let t = Timing::parse("20us/200us/1.5ms/25ns").unwrap();
+        assert_eq!(t, Timing::SSDSIM);
+        for (_, chip) in Timing::NAMES {
+            assert_eq!(Timing::parse(&chip.label()).unwrap(), chip, "{}", chip.label());
+        }
+        assert_eq!(Timing::SEED004.label(), "115us/1.6ms/3ms/10ns");
+        for bad in ["", "fast", "20us/200us/1.5ms", "20us/200us/1.5ms/25", "0us/200us/1.5ms/25ns", "1s/1us/1us/1ns"] {
+            let e = Timing::parse(bad).unwrap_err().to_string();
+            assert!(e.contains("timing") && e.contains("ssdsim"), "{bad}: {e}");
+        }
     }
 
     #[test]

@@ -24,6 +24,9 @@ pub struct BenchArgs {
     /// Value size (bytes, or with a unit: 4KiB), or a range MIN-MAX; at most the engine's 64 MiB.
     #[arg(long, default_value = "100")]
     pub value_size: String,
+    /// Key size in bytes (each workload's own when absent: YCSB "user" + number, about 23 B; db_bench 16; Mixgraph 48).
+    #[arg(long)]
+    pub key_size: Option<usize>,
     /// Key distribution of fillrandom: uniform or zipfian (YCSB's, theta 0.99).
     #[arg(long, default_value = "uniform")]
     pub key_dist: String,
@@ -70,6 +73,9 @@ pub fn run(a: &BenchArgs, progress: bool) -> Result<(RunResult, Timing), String>
         }
         let mut cfg = DbBenchConfig::new(*kind, a.num);
         cfg.value_size = value_size;
+        if let Some(k) = a.key_size {
+            cfg.key_size = k;
+        }
         let ops = DbBench::new(cfg, a.seed + i as u64).map_err(|e| e.to_string())?;
         // In simulation a fill is over when its data is in the tree (its flushes and compactions
         // are charged to simulated time). On real files, as in db_bench, the next benchmark starts

@@ -29,7 +29,6 @@
 
 use std::path::Path;
 
-use flashsim::Preset;
 use serde::Deserialize;
 use toml::{Table, Value};
 use workload::ValueSize;
@@ -97,6 +96,10 @@ struct DeviceConfig {
     #[serde(default = "default_preset")]
     preset: String,
     capacity: Option<Size>,
+    /// NAND latencies instead of the preset's: "ssdsim", "seed004", "femu" or "20us/200us/1.5ms/25ns".
+    timing: Option<String>,
+    /// Flash page size instead of the preset's.
+    page_size: Option<Size>,
     #[serde(default = "default_spare")]
     spare_factor: f64,
     /// Where page contents live: "auto", "memory", "file" or "file:DIR" (see `stack`).
@@ -162,13 +165,15 @@ struct WorkloadConfig {
     operations: u64,
     #[serde(default = "default_value_size")]
     value_size: Size,
+    /// Key size in bytes; each workload's own when absent.
+    key_size: Option<usize>,
     #[serde(default = "default_seed")]
     seed: u64,
 }
 
 impl WorkloadConfig {
-    /// The record count, from `records` or from `data` (16-byte keys plus the mean value size;
-    /// `page_size` for page-relative value sizes).
+    /// The record count, from `records` or from `data` (keys of `key_size`, 16 bytes when absent, plus the mean
+    /// value size; `page_size` for page-relative value sizes).
     fn record_count(&self, page_size: u32) -> Result<u64, String> {
         match (&self.records, &self.data) {
             (Some(r), None) if *r > 0 => Ok(*r),
@@ -176,7 +181,8 @@ impl WorkloadConfig {
                 let bytes = d.bytes("workload.data")?;
                 let vs: ValueSize =
                     crate::input::value_size("workload.value_size", &self.value_size.text(), page_size)?;
-                Ok((bytes / (16 + vs.mean() as u64).max(1)).max(1))
+                let key = self.key_size.unwrap_or(16) as u64;
+                Ok((bytes / (key + vs.mean() as u64).max(1)).max(1))
             }
             (Some(_), None) => Err("workload.records: must be at least 1".into()),
             (Some(_), Some(_)) => Err("workload: give records or data, not both".into()),
@@ -598,29 +604,33 @@ fn in_group(cause: &str, names: &[&str]) -> bool {
 /// The run a point describes.
 fn run_spec(p: &Point) -> Result<RunSpec, String> {
     let w = &p.workload;
-    let page_size = Preset::parse(&p.device.preset).map_err(|e| format!("device.preset: {e}"))?.geometry().page_size;
-    let spec = RunSpec {
-        device: DeviceArgs {
-            fs: p.device.fs.clone(),
-            preset: p.device.preset.clone(),
-            capacity: p.device.capacity.as_ref().map(|c| c.text()),
-            spare_factor: p.device.spare_factor,
-            store: p.device.store.clone(),
-            zone: ZoneArgs {
-                zone_size: p.device.zone_size.as_ref().map(|s| s.text()),
-                block_size: p.device.block_size.as_ref().map(|s| s.text()),
-                zone_policy: p.device.zone_policy.clone(),
-                zone_gc: p.device.zone_gc.text(),
-                max_open_zones: p.device.max_open_zones,
-                max_active_zones: p.device.max_active_zones,
-            },
+    let device = DeviceArgs {
+        fs: p.device.fs.clone(),
+        preset: p.device.preset.clone(),
+        capacity: p.device.capacity.as_ref().map(|c| c.text()),
+        timing: p.device.timing.clone(),
+        page_size: p.device.page_size.as_ref().map(|s| s.text()),
+        spare_factor: p.device.spare_factor,
+        store: p.device.store.clone(),
+        zone: ZoneArgs {
+            zone_size: p.device.zone_size.as_ref().map(|s| s.text()),
+            block_size: p.device.block_size.as_ref().map(|s| s.text()),
+            zone_policy: p.device.zone_policy.clone(),
+            zone_gc: p.device.zone_gc.text(),
+            max_open_zones: p.device.max_open_zones,
+            max_active_zones: p.device.max_active_zones,
         },
+    };
+    let page_size = device.page_size().map_err(|e| format!("device: {e}"))?;
+    let spec = RunSpec {
+        device,
         engine: engine_options(&p.engine)?,
         sync: p.engine.sync,
         workload: w.name.parse().map_err(|e| format!("workload.name: {e}"))?,
         records: w.record_count(page_size)?,
         operations: w.operations,
         value_size: crate::input::value_size("workload.value_size", &w.value_size.text(), page_size)?,
+        key_size: w.key_size,
         seed: w.seed,
         digest: false,
         kv: crate::kv_device::KvDesign::parse(p.engine.name.as_deref().unwrap_or("lsm"))

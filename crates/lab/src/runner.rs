@@ -35,6 +35,8 @@ pub struct RunSpec {
     /// Operations of the run phase (0: load/fill only).
     pub operations: u64,
     pub value_size: ValueSize,
+    /// Key size; `None` keeps the workload's own.
+    pub key_size: Option<usize>,
     pub seed: u64,
     /// Ends the run with a full scan into `RunResult::content_digest` (after the accounting is
     /// taken, so the scan's reads are not in it).
@@ -50,7 +52,12 @@ pub fn run(spec: &RunSpec, progress: bool) -> Result<(RunResult, Timing), String
         return Err("records: must be at least 1".into());
     }
     let (stack, mut engine) = open(&spec.device, &spec.engine, spec.sync, spec.kv)?;
-    let ws = WorkloadSpec { records: spec.records, operations: spec.operations.max(1), value_size: spec.value_size };
+    let ws = WorkloadSpec {
+        records: spec.records,
+        operations: spec.operations.max(1),
+        value_size: spec.value_size,
+        key_size: spec.key_size,
+    };
     let settle = stack.simulated();
     let mut phases: Vec<PhaseResult> = Vec::new();
     let mut phase = |name: &str, ops: Box<dyn Iterator<Item = Op> + Send>, n: u64, engine: &mut dyn KvEngine| {
@@ -138,7 +145,7 @@ pub fn finish(
         None => engine.stats().ok_or("the engine closed early")?,
     };
     let description = match kv {
-        Some(d) => format!("simulated {} key-value SSD ({})", device.preset, d.name()),
+        Some(d) => format!("simulated {} key-value SSD ({}){}", device.preset, d.name(), device.shape()),
         None => device.describe(),
     };
     let mut result = RunResult::collect(workload, engine.describe(), description, stack, phases, &stats);

@@ -12,7 +12,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use flashsim::{BlockSsd, DataMode, FlashReport, MediaConfig, Preset, SsdConfig, ZonedConfig, ZonedSsd};
+use flashsim::{
+    BlockSsd, DataMode, FlashReport, Geometry, MediaConfig, Preset, SsdConfig, Timing, ZonedConfig, ZonedSsd,
+};
 use flashsim::{Lane, SimClock};
 use serde::Serialize;
 use storage::{AllocPolicy, Fs, GcOptions, HostWriteStats, MemFs, PosixFs, SimFs, SimFsOptions};
@@ -34,6 +36,14 @@ pub struct DeviceArgs {
     /// Raw capacity of the simulated device (e.g. 4GiB); the preset's own when absent.
     #[arg(long)]
     pub capacity: Option<String>,
+    /// NAND latencies instead of the preset's: a named chip (femu, ssdsim, seed004) or
+    /// READ/PROGRAM/ERASE/TRANSFER-PER-BYTE such as 20us/200us/1.5ms/25ns.
+    #[arg(long)]
+    pub timing: Option<String>,
+    /// Flash page size instead of the preset's (a power of two, e.g. 32KiB); blocks keep the
+    /// preset's number of pages.
+    #[arg(long)]
+    pub page_size: Option<String>,
     /// Spare factor of the simulated device.
     #[arg(long, default_value_t = 0.07, value_parser = crate::input::fraction, allow_hyphen_values = true)]
     pub spare_factor: f64,
@@ -91,6 +101,8 @@ impl Default for DeviceArgs {
             fs: "sim".into(),
             preset: "femu".into(),
             capacity: None,
+            timing: None,
+            page_size: None,
             spare_factor: 0.07,
             store: "auto".into(),
             zone: ZoneArgs::default(),
@@ -107,11 +119,37 @@ const TABLE_BYTES_PER_PAGE: u64 = 64;
 const ENGINE_BYTES: u64 = 256 << 20;
 
 impl DeviceArgs {
+    /// The preset's geometry with `--page-size` applied (before any resizing), and its timings or
+    /// `--timing`'s.
+    fn chip(&self) -> Result<(Geometry, Timing), String> {
+        let preset = Preset::parse(&self.preset).map_err(|e| format!("--preset: {e}"))?;
+        let mut g = preset.geometry();
+        if let Some(p) = &self.page_size {
+            let bytes = parse_size("--page-size", p)?;
+            g.page_size = u32::try_from(bytes)
+                .ok()
+                .filter(|b| b.is_power_of_two() && *b >= 512)
+                .ok_or_else(|| format!("--page-size: {p} is not a power of two from 512 B to 2 GiB"))?;
+        }
+        let timing = match &self.timing {
+            Some(t) => Timing::parse(t).map_err(|e| format!("--timing: {e}"))?,
+            None => preset.timing(),
+        };
+        Ok((g, timing))
+    }
+
+    /// The chip's geometry resized to `--capacity` (the preset's own capacity when absent).
+    fn sized(&self, g: Geometry) -> Result<Geometry, String> {
+        match &self.capacity {
+            Some(c) => flashsim::preset::scale(g, parse_size("--capacity", c)?).map_err(|e| format!("--capacity: {e}")),
+            None => Ok(g),
+        }
+    }
+
     /// The simulated device's configuration (`--fs sim`).
     pub fn ssd_config(&self) -> Result<SsdConfig, String> {
-        let preset = Preset::parse(&self.preset).map_err(|e| format!("--preset: {e}"))?;
-        let capacity = self.capacity.as_deref().map(|c| parse_size("--capacity", c)).transpose()?;
-        let mut cfg = SsdConfig::from_preset(preset, capacity).map_err(|e| format!("--capacity: {e}"))?;
+        let (g, timing) = self.chip()?;
+        let mut cfg = SsdConfig::new(self.sized(g)?, timing);
         if !(0.0..1.0).contains(&self.spare_factor) {
             return Err(format!("--spare-factor: {} is not in [0, 1)", self.spare_factor));
         }
@@ -124,8 +162,7 @@ impl DeviceArgs {
     /// naming it.
     pub fn zoned_config(&self) -> Result<ZonedConfig, String> {
         let z = &self.zone;
-        let preset = Preset::parse(&self.preset).map_err(|e| format!("--preset: {e}"))?;
-        let mut g = preset.geometry();
+        let (mut g, timing) = self.chip()?;
         if let Some(b) = &z.block_size {
             let bytes = parse_size("--block-size", b)?;
             if bytes % g.page_size as u64 != 0 {
@@ -134,14 +171,12 @@ impl DeviceArgs {
             g.pages_per_block =
                 u32::try_from(bytes / g.page_size as u64).map_err(|_| format!("--block-size: {b} is too large"))?;
         }
-        if let Some(c) = &self.capacity {
-            g = flashsim::preset::scale(g, parse_size("--capacity", c)?).map_err(|e| format!("--capacity: {e}"))?;
-        }
+        let g = self.sized(g)?;
         let zone = match &z.zone_size {
             Some(s) => parse_size("--zone-size", s)?,
             None => g.total_planes() as u64 * g.block_bytes(),
         };
-        let mut cfg = ZonedConfig::new(g, preset.timing(), zone);
+        let mut cfg = ZonedConfig::new(g, timing, zone);
         cfg.max_open_zones = z.max_open_zones;
         cfg.max_active_zones = z.max_active_zones;
         cfg.media.store = self.data_mode()?;
@@ -152,22 +187,15 @@ impl DeviceArgs {
     /// The NAND array of a device that is an FTL of its own (a key-value SSD): the preset's
     /// geometry at `--capacity`, its timings, pages kept where `--store` says.
     pub fn media_config(&self) -> Result<MediaConfig, String> {
-        let preset = Preset::parse(&self.preset).map_err(|e| format!("--preset: {e}"))?;
-        let geometry = match &self.capacity {
-            Some(c) => {
-                preset.geometry_with_capacity(parse_size("--capacity", c)?).map_err(|e| format!("--capacity: {e}"))?
-            }
-            None => preset.geometry(),
-        };
-        let mut cfg = MediaConfig::new(geometry, preset.timing());
+        let (g, timing) = self.chip()?;
+        let mut cfg = MediaConfig::new(self.sized(g)?, timing);
         cfg.store = self.data_mode()?;
         Ok(cfg)
     }
 
-    /// The flash page of the preset (what page-relative value sizes are relative to).
+    /// The flash page (what page-relative value sizes are relative to).
     pub fn page_size(&self) -> Result<u32, String> {
-        let preset = Preset::parse(&self.preset).map_err(|e| format!("--preset: {e}"))?;
-        Ok(preset.geometry().page_size)
+        Ok(self.chip()?.0.page_size)
     }
 
     /// ZoneFs's options (`--zone-policy`, `--zone-gc`).
@@ -237,8 +265,17 @@ impl DeviceArgs {
     }
 
     /// A short description for reports.
+    /// `, CAPACITY, P KiB pages, NAND READ/PROGRAM/ERASE/TRANSFER` of a simulated device.
+    pub fn shape(&self) -> String {
+        let mut shape = self.capacity.as_deref().map_or(String::new(), |c| format!(", {c}"));
+        if let Ok((g, timing)) = self.chip() {
+            shape += &format!(", {} KiB pages, NAND {}", g.page_size >> 10, timing.label());
+        }
+        shape
+    }
+
     pub fn describe(&self) -> String {
-        let capacity = self.capacity.as_deref().map_or(String::new(), |c| format!(", {c}"));
+        let capacity = self.shape();
         match self.fs.as_str() {
             "sim" => format!("simulated {} SSD{capacity} (spare factor {})", self.preset, self.spare_factor),
             "zone" => {

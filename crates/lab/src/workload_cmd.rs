@@ -62,6 +62,9 @@ pub struct YcsbArgs {
     /// Record size (bytes, or with a unit: 4KiB; one field), or MIN-MAX; at most the engine's 64 MiB.
     #[arg(long, default_value = "1024")]
     pub value_size: String,
+    /// Key size in bytes (each workload's own when absent: YCSB "user" + number, about 23 B; db_bench 16; Mixgraph 48).
+    #[arg(long)]
+    pub key_size: Option<usize>,
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
     #[command(flatten)]
@@ -83,6 +86,9 @@ pub struct MixgraphArgs {
     /// Operations of the run phase.
     #[arg(long, default_value_t = 200_000, value_parser = crate::input::positive_count, allow_hyphen_values = true)]
     pub ops: u64,
+    /// Key size in bytes (each workload's own when absent: YCSB "user" + number, about 23 B; db_bench 16; Mixgraph 48).
+    #[arg(long)]
+    pub key_size: Option<usize>,
     #[arg(long, default_value_t = 1000)]
     pub seed: u64,
     #[command(flatten)]
@@ -103,6 +109,7 @@ pub fn run_ycsb(a: &YcsbArgs, progress: bool) -> Result<(RunResult, Timing), Str
         records: a.records,
         operations: a.ops,
         value_size: crate::input::value_size("--value-size", &a.value_size, a.device.page_size()?)?,
+        key_size: a.key_size,
         seed: a.seed,
         digest: false,
         kv: a.engine.kv()?,
@@ -121,6 +128,7 @@ pub fn run_mixgraph(a: &MixgraphArgs, progress: bool) -> Result<(RunResult, Timi
         operations: a.ops,
         // Mixgraph draws its own (generalized Pareto) value sizes.
         value_size: ValueSize::Fixed(100),
+        key_size: a.key_size,
         seed: a.seed,
         digest: false,
         kv: a.engine.kv()?,

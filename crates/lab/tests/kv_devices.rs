@@ -184,3 +184,73 @@ fn value_size_classes_follow_the_devices_page() {
     assert!(uniform > 0.9 * page && uniform < 1.1 * page + 64.0, "uniform: mean {uniform}");
     assert!(large > 1.9 * page && large < 2.1 * page + 64.0, "large: mean {large}");
 }
+
+/// `--timing`, `--page-size` and `--key-size` reach the device and the workload: the same load
+/// with SSDSim's chip and with seed 004's takes different simulated time, keys of 200 B add 200 B
+/// per record to the user bytes, and `--page-size 32KiB` gives the device 32 KiB pages; bad values
+/// are errors that name the flag.
+#[test]
+fn timing_page_size_and_key_size_are_parameters() {
+    let load = |extra: &[&str]| {
+        let mut args = vec![
+            "ycsb",
+            "--workload",
+            "load",
+            "--records",
+            "2000",
+            "--value-size",
+            "4KiB",
+            "--engine",
+            "plsc",
+            "--preset",
+            "plsc",
+            "--capacity",
+            "2GiB",
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        json(&args)
+    };
+    let ssdsim = load(&[]);
+    let seed004 = load(&["--timing", "seed004"]);
+    assert!(ssdsim["device"].as_str().unwrap().contains("NAND 20us/200us/1.5ms/25ns"), "{}", ssdsim["device"]);
+    assert!(seed004["device"].as_str().unwrap().contains("NAND 115us/1.6ms/3ms/10ns"), "{}", seed004["device"]);
+    let time = |v: &serde_json::Value| v["sim_time_s"].as_f64().unwrap();
+    assert_ne!(time(&ssdsim), time(&seed004));
+    assert_eq!(ssdsim["flash_program_bytes"], seed004["flash_program_bytes"], "timings change time, not work");
+
+    let long_keys = load(&["--key-size", "200"]);
+    let user = |v: &serde_json::Value| v["user_bytes"].as_u64().unwrap();
+    let key_bytes = |v: &serde_json::Value| user(v) - 2000 * 4096;
+    assert_eq!(key_bytes(&long_keys), 2000 * 200, "every key is 200 B");
+    assert!(key_bytes(&ssdsim) < 2000 * 30, "YCSB's own keys are short");
+
+    let big_pages = load(&["--page-size", "32KiB"]);
+    assert!(big_pages["device"].as_str().unwrap().contains("32 KiB pages"), "{}", big_pages["device"]);
+
+    for (flag, bad, says) in [
+        ("--timing", "fast", "ssdsim"),
+        ("--timing", "1us/2us/3us", "READ/PROGRAM/ERASE"),
+        ("--page-size", "3000", "power of two"),
+        ("--key-size", "2000", "key_size"),
+        ("--key-size", "300", "maximum key size of 255"),
+    ] {
+        let (code, _, err) = flashkv(&[
+            "ycsb",
+            "--workload",
+            "load",
+            "--records",
+            "10",
+            "--engine",
+            "plsc",
+            "--preset",
+            "plsc",
+            "--capacity",
+            "2GiB",
+            flag,
+            bad,
+        ]);
+        assert_ne!(code, 0, "{flag} {bad}");
+        assert!(err.contains(says), "{flag} {bad}: {err}");
+    }
+}

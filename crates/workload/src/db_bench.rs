@@ -148,7 +148,13 @@ pub struct DbBenchConfig {
     pub zipf_theta: f64,
     /// Rank-to-key mapping for fillzipfian (default ranked).
     pub zipf_order: ZipfianKeyOrder,
+    /// `--key_size` (RocksDB's db_bench; LevelDB's is fixed at 16): keys are the key number in decimal, zero-padded
+    /// to this many digits.
+    pub key_size: usize,
 }
+
+/// Largest `key_size` accepted (db_bench, YCSB and Mixgraph alike).
+pub const MAX_KEY_SIZE: usize = 1024;
 
 impl DbBenchConfig {
     /// db_bench defaults for `kind` over `num` keys.
@@ -161,6 +167,7 @@ impl DbBenchConfig {
             compression_ratio: 0.5,
             zipf_theta: ZIPFIAN_CONSTANT,
             zipf_order: ZipfianKeyOrder::Ranked,
+            key_size: 16,
         }
     }
 
@@ -176,16 +183,21 @@ impl DbBenchConfig {
 
 /// Format a db_bench key: `%016d`.
 pub fn format_key(k: u64) -> Vec<u8> {
-    let mut key = vec![b'0'; 16];
+    format_key_of_size(k, 16)
+}
+
+/// Format a db_bench key of `key_size` digits: `%0*d`.
+pub fn format_key_of_size(k: u64, key_size: usize) -> Vec<u8> {
+    let mut key = vec![b'0'; key_size];
     let mut n = k;
-    let mut i = 16;
+    let mut i = key_size;
     while n > 0 && i > 0 {
         i -= 1;
         key[i] = b'0' + (n % 10) as u8;
         n /= 10;
     }
     if n > 0 {
-        // More than 16 digits: printf widens the field; so do we.
+        // More digits than the width: printf widens the field; so do we.
         let mut s = n.to_string().into_bytes();
         s.extend_from_slice(&key);
         return s;
@@ -217,6 +229,9 @@ impl DbBench {
                 config.num,
                 "a key count in 1..=2147483647 (db_bench's --num is an int)",
             ));
+        }
+        if config.key_size == 0 || config.key_size > MAX_KEY_SIZE {
+            return Err(WorkloadError::invalid("key_size", config.key_size, "1..=1024 bytes"));
         }
         let zipf = match config.kind {
             DbBenchKind::FillZipfian => Some(Zipfian::new(config.num, config.zipf_theta)?),
@@ -283,14 +298,16 @@ impl Iterator for DbBench {
             DbBenchKind::ReadSeq => {
                 Op::Scan { start_key: Vec::new(), len: self.config.reads.unwrap_or(self.config.num) }
             }
-            DbBenchKind::ReadRandom => Op::Read { key: format_key(self.next_keynum()) },
-            DbBenchKind::SeekRandom => Op::Scan { start_key: format_key(self.next_keynum()), len: 0 },
+            DbBenchKind::ReadRandom => Op::Read { key: format_key_of_size(self.next_keynum(), self.config.key_size) },
+            DbBenchKind::SeekRandom => {
+                Op::Scan { start_key: format_key_of_size(self.next_keynum(), self.config.key_size), len: 0 }
+            }
             DbBenchKind::Overwrite => {
-                let key = format_key(self.next_keynum());
+                let key = format_key_of_size(self.next_keynum(), self.config.key_size);
                 Op::Update { key, value: self.value() }
             }
             DbBenchKind::FillSeq | DbBenchKind::FillRandom | DbBenchKind::FillZipfian => {
-                let key = format_key(self.next_keynum());
+                let key = format_key_of_size(self.next_keynum(), self.config.key_size);
                 Op::Insert { key, value: self.value() }
             }
         };

@@ -5,7 +5,7 @@
 //! [`Workload::build`] maps the common parameters ([`WorkloadSpec`]) onto each family's own configuration, with that
 //! family's defaults for everything else; callers who need more control build the family's generator directly.
 
-use crate::db_bench::{DbBench, DbBenchConfig, DbBenchKind};
+use crate::db_bench::{DbBench, DbBenchConfig, DbBenchKind, MAX_KEY_SIZE};
 use crate::error::WorkloadError;
 use crate::mixgraph::{Mixgraph, MixgraphConfig, MixgraphKind};
 use crate::op::Op;
@@ -36,6 +36,11 @@ pub struct WorkloadSpec {
     /// Value size. YCSB: one field of this size (a range becomes a uniform field length); db_bench: the value size;
     /// Mixgraph: ignored (its value sizes are generalized Pareto).
     pub value_size: ValueSize,
+    /// Key size in bytes; `None` keeps each family's own (YCSB "user" + the key number, about 23 B; db_bench 16 B;
+    /// Mixgraph 48 B). YCSB reaches it with its `zeropadding` (key_size - 4 digits after "user": exact when the key
+    /// number has no more digits, which hashed keys never have from 24 B up); db_bench and Mixgraph with their
+    /// `--key_size`.
+    pub key_size: Option<usize>,
 }
 
 impl Workload {
@@ -71,16 +76,33 @@ impl Workload {
                     c.min_field_length = min;
                     c.field_length_distribution = FieldLengthDistribution::Uniform;
                 }
+                if let Some(k) = spec.key_size {
+                    if !(5..=MAX_KEY_SIZE).contains(&k) {
+                        return Err(WorkloadError::invalid(
+                            "key_size",
+                            k,
+                            "5..=1024 bytes for YCSB (\"user\" + a digit)",
+                        ));
+                    }
+                    c.zero_padding = (k - 4) as u32;
+                }
                 Box::new(Ycsb::new(c, seed)?)
             }
             Workload::DbBench(k) => {
                 let mut c = DbBenchConfig::new(k, spec.records);
                 c.reads = Some(spec.operations);
                 c.value_size = spec.value_size;
+                if let Some(k) = spec.key_size {
+                    c.key_size = k;
+                }
                 Box::new(DbBench::new(c, seed)?)
             }
             Workload::Mixgraph(k) => {
-                Box::new(Mixgraph::new(MixgraphConfig::fast20(k, spec.records, spec.operations), seed)?)
+                let mut c = MixgraphConfig::fast20(k, spec.records, spec.operations);
+                if let Some(k) = spec.key_size {
+                    c.key_size = k;
+                }
+                Box::new(Mixgraph::new(c, seed)?)
             }
         })
     }
@@ -138,7 +160,7 @@ mod tests {
 
     #[test]
     fn build_every_workload() {
-        let spec = WorkloadSpec { records: 1000, operations: 50, value_size: ValueSize::Fixed(256) };
+        let spec = WorkloadSpec { records: 1000, operations: 50, value_size: ValueSize::Fixed(256), key_size: None };
         for w in Workload::all() {
             let ops: Vec<Op> = w.build(&spec, 1).unwrap().collect();
             assert!(!ops.is_empty(), "{w}");
@@ -154,5 +176,23 @@ mod tests {
         let ops: Vec<Op> = "load".parse::<Workload>().unwrap().build(&spec, 2).unwrap().collect();
         assert_eq!(ops.len(), 1000);
         assert!(ops.iter().all(|o| (100..=1024).contains(&o.value().map_or(0, <[u8]>::len))));
+    }
+
+    #[test]
+    fn key_size_sets_every_familys_keys() {
+        let spec = WorkloadSpec { records: 500, operations: 50, value_size: ValueSize::Fixed(64), key_size: Some(397) };
+        for w in ["load", "a", "fillrandom", "readrandom", "all_random"] {
+            let ops: Vec<Op> = w.parse::<Workload>().unwrap().build(&spec, 3).unwrap().collect();
+            assert!(!ops.is_empty(), "{w}");
+            assert!(ops.iter().all(|o| o.key().len() == 397), "{w}: every key is 397 B");
+        }
+        let ycsb: Vec<Op> = "load".parse::<Workload>().unwrap().build(&spec, 3).unwrap().collect();
+        assert!(ycsb[0].key().starts_with(b"user000"), "YCSB pads with zeros after \"user\"");
+        for bad in [Some(0), Some(4), Some(1025)] {
+            let e = "load".parse::<Workload>().unwrap().build(&WorkloadSpec { key_size: bad, ..spec }, 3).err();
+            assert!(e.is_some_and(|e| e.to_string().contains("key_size")), "{bad:?}");
+        }
+        let e = "fillrandom".parse::<Workload>().unwrap().build(&WorkloadSpec { key_size: Some(0), ..spec }, 3).err();
+        assert!(e.is_some_and(|e| e.to_string().contains("key_size")));
     }
 }

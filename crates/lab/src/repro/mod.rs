@@ -29,6 +29,10 @@ pub struct ReproArgs {
     /// bench).
     #[arg(long, default_value = "auto")]
     pub store: String,
+    /// NAND latencies instead of the repro's preset's (plsc: SSDSim's defaults), as `--timing` of
+    /// bench: femu, ssdsim, seed004, or READ/PROGRAM/ERASE/TRANSFER-PER-BYTE.
+    #[arg(long)]
+    pub timing: Option<String>,
     /// The result folder (default: results/repro-NAME-SCALE).
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -132,6 +136,9 @@ pub fn ratio(a: Option<f64>, b: Option<f64>) -> Cell {
 pub fn run(a: &ReproArgs, progress: bool) -> Result<(), String> {
     let out = a.out.clone().unwrap_or_else(|| PathBuf::from(format!("results/repro-{}-{}", a.name, a.scale)));
     let only: Option<Vec<String>> = a.only.as_ref().map(|s| s.split(',').map(|p| p.trim().to_string()).collect());
+    if a.timing.is_some() && a.name != "plsc" {
+        return Err(format!("--timing: {} runs on its paper's device timings; only plsc takes --timing", a.name));
+    }
     let (set, timings) = match a.name.as_str() {
         // Long runs: progress lines always go to stderr.
         "remapcom" => remapcom::run(&Scale::parse(&a.scale, &remapcom::SCALES)?, &a.store, only.as_deref(), true)?,
@@ -146,7 +153,7 @@ pub fn run(a: &ReproArgs, progress: bool) -> Result<(), String> {
             if a.only.is_some() {
                 return Err("--only: plsc runs as one whole (every table needs every run)".into());
             }
-            plsc::run(&Scale::parse(&a.scale, &plsc::SCALES)?, &a.store, true)?
+            plsc::run(&Scale::parse(&a.scale, &plsc::SCALES)?, &a.store, a.timing.as_deref(), true)?
         }
         other => return Err(format!("repro: unknown experiment '{other}'; accepted: {NAMES}")),
     };

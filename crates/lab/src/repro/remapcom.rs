@@ -145,6 +145,7 @@ impl Runner<'_> {
             records: j.records,
             operations: j.ops,
             value_size: j.value,
+            key_size: None,
             seed: 42,
             digest: false,
             kv: None,

@@ -102,6 +102,7 @@ fn measure(work: &std::path::Path, data: u64, divisor: u64, progress: bool) -> R
                 records: data / kv,
                 operations: 0,
                 value_size: ValueSize::Fixed(value_for(*kv)),
+                key_size: None,
                 seed: 42,
                 digest: false,
                 kv: None,

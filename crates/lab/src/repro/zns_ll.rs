@@ -172,6 +172,7 @@ pub fn spec(scale: &Scale, row: Row, store: &str, workload: Workload, records: u
         records,
         operations: ops,
         value_size: ValueSize::Fixed(VALUE),
+        key_size: None,
         seed: 42,
         digest: true,
         kv: None,
