@@ -138,7 +138,7 @@ impl PageStore {
         if let Some(m) = self.memory.as_mut() {
             if m.has_room() {
                 m.put(ppn, d);
-                return Ok(());
+                return self.page_in_memory(ppn);
             }
         }
         if self.file.is_none() {
@@ -150,6 +150,16 @@ impl PageStore {
         match self.file.as_mut() {
             Some(f) => f.put(ppn, d),
             None => Ok(()),
+        }
+    }
+
+    /// A page went to memory. When it ends its block, the file's buffer of that block's earlier
+    /// pages is complete: write it out (otherwise a block whose pages were split between memory
+    /// and file would keep its buffer until it is erased, which may be never).
+    fn page_in_memory(&mut self, ppn: u32) -> Result<()> {
+        match self.file.as_mut() {
+            Some(f) if (ppn + 1) % f.pages_per_block == 0 => f.write_open_block(ppn / f.pages_per_block),
+            _ => Ok(()),
         }
     }
 
@@ -170,7 +180,7 @@ impl PageStore {
             if m.slot_of[from as usize] != NO_SLOT {
                 m.drop_page(to);
                 m.slot_of[to as usize] = std::mem::replace(&mut m.slot_of[from as usize], NO_SLOT);
-                return Ok(());
+                return self.page_in_memory(to);
             }
         }
         scratch.resize(self.page_size as usize, 0);
@@ -218,10 +228,16 @@ impl FilePages {
         buf[page * ps..(page + 1) * ps].copy_from_slice(data);
         self.present.set(ppn, true);
         if page + 1 == self.pages_per_block as usize {
-            if let Some(buf) = self.open.remove(&block) {
-                let at = block as u64 * self.pages_per_block as u64 * self.page_size;
-                self.file.write_all_at(&buf, at).map_err(|e| backing(&self.path, "write", e))?;
-            }
+            self.write_open_block(block)?;
+        }
+        Ok(())
+    }
+
+    /// Writes the buffered pages of `block` (programmed in order, so a prefix of it) to the file.
+    fn write_open_block(&mut self, block: u32) -> Result<()> {
+        if let Some(buf) = self.open.remove(&block) {
+            let at = block as u64 * self.pages_per_block as u64 * self.page_size;
+            self.file.write_all_at(&buf, at).map_err(|e| backing(&self.path, "write", e))?;
         }
         Ok(())
     }
@@ -372,6 +388,38 @@ mod tests {
         assert!(s.get(40, &mut buf).unwrap() && buf == page(20));
         assert!(!s.get(20, &mut buf).unwrap());
         assert_eq!(s.memory.as_ref().unwrap().slots, 8, "the budget holds");
+    }
+
+    /// Pages of one block split between memory (slots freed by dropped pages) and the file: once
+    /// the block's last page is written, wherever it went, the file holds no buffer for it, and
+    /// every page reads back.
+    #[test]
+    fn a_block_split_between_memory_and_file_leaves_no_buffer_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        let spill = DataMode::MemoryThenFile { memory_bytes: 4 * 512, dir: dir.path().to_path_buf() };
+        let mut s = PageStore::new(&spill, 64, 512, 8).unwrap();
+        for ppn in 0..4 {
+            s.put(ppn, Some(&page(ppn as u8))).unwrap(); // memory, now full
+        }
+        for ppn in 8..15 {
+            s.put(ppn, Some(&page(ppn as u8))).unwrap(); // the file, buffered: block 1 is open
+        }
+        s.drop_page(0); // a slot frees up, so block 1's last page goes to memory
+        s.put(15, Some(&page(15))).unwrap();
+        assert!(s.file.as_ref().unwrap().open.is_empty(), "block 1's buffer was written out");
+        s.drop_page(1);
+        for ppn in 16..23 {
+            s.put(ppn, Some(&page(ppn as u8))).unwrap();
+        }
+        let mut scratch = Vec::new();
+        s.put(2, None).unwrap();
+        s.move_page(3, 23, &mut scratch).unwrap(); // a relocation ends block 2 in memory
+        assert!(s.file.as_ref().unwrap().open.is_empty(), "block 2's buffer was written out");
+        let mut buf = page(0);
+        for ppn in (8..24).filter(|&p| p != 23) {
+            assert!(s.get(ppn, &mut buf).unwrap() && buf == page(ppn as u8), "PPN {ppn}");
+        }
+        assert!(s.get(23, &mut buf).unwrap() && buf == page(3));
     }
 
     #[test]
