@@ -33,6 +33,7 @@ pub use geometry::{Geometry, PageAddr};
 pub use latency::{HostOp, Latencies, LatencySummary};
 pub use media::{CauseCounts, CauseReport, DataMode, FlashCounters, Media, MediaConfig, PageWrite, Wear};
 pub use preset::Preset;
+pub use ssd::dftl::{Cmt as MappingCache, CmtKey as MappingKey, TranslationIo};
 pub use ssd::remap_log::NvramUsage;
 pub use ssd::{BlockSsd, Counters, FlashReport, FtlCounters, GcPolicy, MappingMode, SsdConfig};
 pub use timing::{Nanos, Timing};

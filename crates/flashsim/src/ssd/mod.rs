@@ -25,7 +25,7 @@
 mod buckets;
 pub(crate) mod config;
 mod counters;
-mod dftl;
+pub(crate) mod dftl;
 mod gc;
 mod map;
 mod recovery;
