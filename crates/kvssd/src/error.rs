@@ -29,6 +29,13 @@ pub enum KvError {
     #[error("device full: no free page on plane {plane} for {op}, and no block there holds an invalid page")]
     DeviceFull { op: &'static str, plane: u32 },
 
+    /// No free block can be made for a partitioned FTL (KVFTL): GC found no block whose
+    /// reclamation would gain space. `op` names what needed the blocks.
+    #[error(
+        "device full: {op} needs {needed} free blocks, {free} are free and no block holds an invalid partition or page"
+    )]
+    NoFreeBlock { op: &'static str, needed: usize, free: usize },
+
     /// A record read from flash does not match what the device's index says is there.
     #[error("corrupt record in UST {utid} at byte {offset}: {reason}")]
     Corrupt { utid: u32, offset: u32, reason: String },
@@ -44,4 +51,13 @@ pub enum KvError {
     /// The media refused a command or failed (an FTL bug or a backing-file error).
     #[error("flash: {0}")]
     Flash(#[from] FlashError),
+}
+
+/// Checks a media configuration; a bad field is a [`KvError::InvalidConfig`] naming it (as
+/// `media.<field>`'s own name, e.g. `page_size`).
+pub(crate) fn media_config(media: &flashsim::MediaConfig) -> Result<()> {
+    media.validate().map_err(|e| match e {
+        FlashError::InvalidConfig { field, reason } => KvError::InvalidConfig { field, reason },
+        e => KvError::Flash(e),
+    })
 }

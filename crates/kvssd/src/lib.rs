@@ -17,10 +17,16 @@
 mod device;
 mod error;
 mod flash;
+pub mod kvftl;
 pub mod lsm;
+mod mapping;
 pub mod plsc;
+mod space_use;
 
 pub use device::{Completed, DeviceWork, KvDevice};
 pub use error::{KvError, Result};
+pub use kvftl::{Kvftl, KvftlConfig, KvftlStats, Variant};
 pub use lsm::{LsmConfig, LsmInDevice, LsmStats, SstInfo};
+pub use mapping::MappingStats;
 pub use plsc::{Plsc, PlscConfig, PlscStats};
+pub use space_use::{SpaceUse, UnitsPerValue};

@@ -1,11 +1,12 @@
-//! What the crate-level tests share: small PLSC and LSM-in-device configurations on which
-//! compaction and GC run within a few hundred operations, keys, values, and a deterministic workload.
+//! What the crate-level tests share: small PLSC, LSM-in-device, KVFTL and DFTL-KV configurations
+//! on which compaction and GC run within a few hundred operations, keys, values, and a
+//! deterministic workload.
 #![allow(dead_code)]
 
 pub mod model;
 
 use flashsim::{Geometry, MediaConfig, Preset};
-use kvssd::{LsmConfig, PlscConfig};
+use kvssd::{KvftlConfig, LsmConfig, PlscConfig, Variant};
 
 /// The `plsc` preset scaled down: 2 channels x 1 chip x 1 die x 2 planes (4 planes, 2 dies),
 /// 8 blocks of 16 pages of 1 KiB per plane = 512 pages. Pages and blocks are smaller than the
@@ -33,6 +34,45 @@ pub fn small_lsm_config() -> LsmConfig {
     cfg.l1_max_bytes = 4096;
     cfg.level_size_multiplier = 2;
     cfg.gc_threshold_pages = 240;
+    cfg
+}
+
+/// One serial chip (as the `kvftl` preset) of 160 blocks of 4 pages of 512 bytes (320 KiB): blocks
+/// fill within a few dozen puts, so that GC runs often, and values of a few pages (up to 2 KiB, a
+/// whole block) cross pages and blocks.
+pub fn kv_geometry() -> Geometry {
+    Geometry {
+        channels: 1,
+        chips_per_channel: 1,
+        dies_per_chip: 1,
+        planes_per_die: 1,
+        blocks_per_plane: 160,
+        pages_per_block: 4,
+        page_size: 512,
+        oob_size: 64,
+    }
+}
+
+/// The paper's variants scaled to [`kv_geometry`]'s 512-byte pages as the paper's are to its 16 KiB
+/// pages: SP 2^7 (a quarter page, as 2^12), NP 3, WS 64 B (an eighth of a page, as 2^11).
+pub fn kv_variants() -> [Variant; 4] {
+    [
+        Variant::Pure,
+        Variant::SmallestPartition { min_p: 7 },
+        Variant::MaxPartitions { n: 3 },
+        Variant::MaxWaste { bytes: 64 },
+    ]
+}
+
+/// KVFTL on [`kv_geometry`]: partitions 2^0..2^11 (values up to 2 KiB), keys up to 32 bytes, our
+/// default GC threshold for that range (26 blocks), tables in RAM or cached in `ram_budget` bytes.
+pub fn small_kvftl(variant: Variant, ram_budget: Option<u64>) -> KvftlConfig {
+    let mut cfg = KvftlConfig::new(MediaConfig::new(kv_geometry(), Preset::Kvftl.timing()));
+    cfg.max_key_size = 32;
+    cfg.max_p = 11;
+    cfg.gc_threshold_blocks = kvssd::kvftl::default_gc_threshold(160, 0, 11);
+    cfg.variant = variant;
+    cfg.ram_budget = ram_budget;
     cfg
 }
 

@@ -1,0 +1,530 @@
+//! KVFTL (seed 004, Chen et al., IEEE TCAD 2018): a partition-based FTL for key-value SSDs, and
+//! its revised variants KVFTL-SP, -NP and -WS, on flashsim's media layer.
+//!
+//! - **Partitions** (`block`): a value is cut by the value partitioner (`partition`, Alg. 1) into
+//!   partitions of 2^p bytes, p in `[min_p, max_p]`, each stored in a *partitioned block* of that
+//!   size, used in order; each size has a running block for new data and one for GC's re-puts.
+//!   Partitions below a page go through page buffers (`buffer`); larger ones are programmed
+//!   directly, each over 2^p / page pages.
+//! - **Tables** (`table`): the KVHeadTable (key -> head partition) in RAM; per partitioned block a
+//!   PartitionPtrTable (pid -> pre, next), a chain per value in size order; pre = NULL marks an
+//!   invalid partition. Under a RAM budget the PartitionPtrTables are cached entry by entry and
+//!   live on flash otherwise (`Cause::Mapping` loads and stores).
+//! - **put**: a put of an existing key deletes the old value first (Alg. 1, line 2), then every
+//!   partition is linked and written. **get** (Alg. 2) follows head -> next, reading each
+//!   partition (a buffered one is a buffer read; an internal one costs one page read; an external
+//!   one the pages that hold value bytes). **delete** (Alg. 3) sets pre = NULL along the chain,
+//!   with no flash access (but table loads and stores under a RAM budget); deleting an absent key
+//!   returns `false` (the paper's "Fail").
+//! - **GC** (`gc`, Alg. 4): while fewer blocks than the threshold are free, the block with the
+//!   largest W = invalid partitions x partition size / live pages (infinite with no live page) is
+//!   collected: each live page is read once, each valid partition re-put into the GC running block
+//!   of its size, its neighbours' pointers fixed, the block erased. Mapping blocks are candidates
+//!   too (W over their superseded table pages).
+//!
+//! Time: a request's completion is computed by the media (serial on the `kvftl` preset). A put
+//! runs the GC it needs first (from its arrival), then its table I/O, then its programs; it
+//! completes when its data is programmed (or buffered) and all of that is done. A get completes
+//! when its last partition is read; delete and exist complete on arrival unless table I/O is due.
+//! Host CPU time is not modelled.
+//!
+//! Accounting: gets' reads and puts' programs are `Cause::HOST`; GC's reads, programs (re-puts
+//! and moved table pages) and erases are `Cause::Gc`; table-page loads and stores are
+//! `Cause::Mapping`. Every program is one of these, so flash programs = host + GC + mapping.
+//!
+//! Choices the paper leaves open (ours): the GC threshold (`config`); a put first makes room for
+//! all its partitions (so GC never runs in the middle of a put) and fails with
+//! [`KvError::NoFreeBlock`], changing nothing, when GC cannot make it (the room its old value will
+//! free is not counted); a value's length is kept with its head, and a get reads only the pages
+//! of its last partition that hold value bytes, while GC copies whole partitions; a value of 0
+//! bytes has no partition; keys are mapped to key ids by an in-RAM dictionary.
+//!
+//! Power cuts: the paper's page buffers are power-safe (supercapacitor); this model keeps every
+//! table authoritative in RAM and offers no power-cut operation. [`Kvftl::flush`] programs the
+//! buffers and writes dirty table entries back, as the supercapacitor would.
+
+mod block;
+mod buffer;
+mod check;
+mod config;
+mod gc;
+pub mod partition;
+mod stats;
+mod table;
+
+pub use config::{default_gc_threshold, KvftlConfig, GC_RESERVE_BLOCKS, HEAD_ENTRY_BYTES, PTR_ENTRY_BYTES};
+pub use partition::{Partitioner, Partitions, Variant};
+pub use stats::KvftlStats;
+
+use std::collections::BTreeMap;
+
+use flashsim::{Cause, HostOp, Media, Nanos, PageWrite};
+
+use crate::device::{check_key, check_value, Completed, DeviceWork, KvDevice};
+use crate::error::{KvError, Result};
+use crate::mapping::TableCache;
+use block::{Blocks, Entry, Loc, Pre, Stream};
+use buffer::Buffers;
+use table::{Head, KvHeadTable};
+
+/// Sizes of the device that every path needs.
+#[derive(Clone, Copy, Debug)]
+struct Geo {
+    ps: usize,
+    page_log2: u8,
+    ppb: u32,
+    total_blocks: u32,
+    /// PartitionPtrTable entries per table page.
+    entries_per_tp: u64,
+    /// Table pages reserved per block (enough for the smallest partitions).
+    tps_per_block: u64,
+}
+
+/// A KVFTL key-value SSD (pure or one of its variants, by its configuration).
+pub struct Kvftl {
+    cfg: KvftlConfig,
+    part: Partitioner,
+    geo: Geo,
+    media: Media,
+    blocks: Blocks,
+    buffers: Buffers,
+    heads: KvHeadTable,
+    tables: TableCache,
+    /// Where each stored table page is on flash.
+    directory: BTreeMap<u64, u32>,
+    counts: KvftlStats,
+    /// The victim GC is collecting (never erased by the pool's emergency refill).
+    collecting: Option<u32>,
+    /// Reused buffers: a page, GC's victim pages, a read list.
+    page: Vec<u8>,
+    zero: Vec<u8>,
+    gc_data: Vec<u8>,
+    reads: Vec<(u32, Nanos)>,
+}
+
+impl Kvftl {
+    /// An erased device.
+    pub fn new(cfg: KvftlConfig) -> Result<Kvftl> {
+        cfg.validate()?;
+        let media = Media::new(&cfg.media)?;
+        let g = media.geometry();
+        let ps = g.page_size as usize;
+        let page_log2 = g.page_size.trailing_zeros() as u8;
+        let entries_per_tp = (ps as u64 / PTR_ENTRY_BYTES).max(1);
+        let max_partitions = (g.pages_per_block as u64) << page_log2 >> cfg.min_p;
+        let geo = Geo {
+            ps,
+            page_log2,
+            ppb: g.pages_per_block,
+            total_blocks: g.total_blocks() as u32,
+            entries_per_tp,
+            tps_per_block: max_partitions.div_ceil(entries_per_tp),
+        };
+        Ok(Kvftl {
+            part: cfg.partitioner(),
+            blocks: Blocks::new(geo.total_blocks, cfg.min_p, cfg.max_p, page_log2, geo.ppb),
+            buffers: Buffers::new(cfg.min_p, page_log2),
+            heads: KvHeadTable::default(),
+            tables: TableCache::new(cfg.ram_budget, PTR_ENTRY_BYTES, entries_per_tp),
+            directory: BTreeMap::new(),
+            counts: KvftlStats::default(),
+            collecting: None,
+            page: vec![0; ps],
+            zero: vec![0; ps],
+            gc_data: Vec::new(),
+            reads: Vec::new(),
+            media,
+            geo,
+            cfg,
+        })
+    }
+
+    pub fn config(&self) -> &KvftlConfig {
+        &self.cfg
+    }
+
+    /// The NAND array under the device (counters, wear, latency histograms, page states).
+    pub fn media(&self) -> &Media {
+        &self.media
+    }
+
+    /// The value partitioner of this device.
+    pub fn partitioner(&self) -> &Partitioner {
+        &self.part
+    }
+
+    /// Erased blocks in the pool.
+    pub fn free_blocks(&self) -> usize {
+        self.blocks.free_count()
+    }
+
+    /// Programs every page buffer that holds a partition (the rest of its page is skipped) and
+    /// writes every dirty cached table entry back, from `at`. Returns when all of it is done.
+    pub fn flush(&mut self, at: Nanos) -> Result<Nanos> {
+        self.tables.begin_request();
+        let mut done = at;
+        for p in self.cfg.min_p..self.geo.page_log2.min(self.cfg.max_p + 1) {
+            for stream in [Stream::New, Stream::Gc] {
+                let Some(block) = self.blocks.running(p, stream) else { continue };
+                let used = self.blocks.data(block).used;
+                if used % self.blocks.per_page(p) == 0 {
+                    continue;
+                }
+                let cause = if stream == Stream::New { Cause::HOST } else { Cause::Gc };
+                let page = used / self.blocks.per_page(p);
+                done = done.max(self.program_buffer(at, block, p, stream, page, cause)?);
+                self.counts.skipped_partitions += self.blocks.skip_to_page_end(p, stream) as u64;
+                self.counts.buffer_flushes += 1;
+            }
+        }
+        let mut t = at;
+        for tp in self.tables.take_dirty() {
+            t = self.store_table_page(t, tp)?;
+        }
+        Ok(done.max(t))
+    }
+
+    /// Partition 2^p at `loc` holds `data` (at most 2^p bytes; the rest of the partition is
+    /// zero): copies it into its page buffer, programming the page when this is its last
+    /// partition, or programs its pages directly. Returns when the data is programmed (`ready`
+    /// when it is only buffered).
+    fn write_partition(
+        &mut self,
+        ready: Nanos,
+        loc: Loc,
+        p: u8,
+        stream: Stream,
+        data: &[u8],
+        cause: Cause,
+    ) -> Result<Nanos> {
+        let ps = self.geo.ps;
+        let ppb = self.geo.ppb;
+        if self.blocks.is_internal(p) {
+            let per_page = self.blocks.per_page(p);
+            let slot = (loc.pid % per_page) as usize;
+            let buf = self.buffers.page_mut(p, stream);
+            buf[slot << p..(slot << p) + data.len()].copy_from_slice(data);
+            if slot as u32 + 1 < per_page {
+                return Ok(ready);
+            }
+            return self.program_buffer(ready, loc.block, p, stream, loc.pid / per_page, cause);
+        }
+        let (first, pages) = self.blocks.pages_of(p, loc.pid);
+        let mut last = Vec::new();
+        let full = data.len() / ps;
+        if full < pages as usize && data.len() % ps != 0 {
+            last = data[full * ps..].to_vec();
+            last.resize(ps, 0);
+        }
+        let zero = &self.zero;
+        let writes: Vec<PageWrite> = (0..pages as usize)
+            .map(|i| {
+                let bytes: &[u8] = if i < full {
+                    &data[i * ps..(i + 1) * ps]
+                } else if i == full && !last.is_empty() {
+                    &last
+                } else {
+                    zero
+                };
+                PageWrite { ppn: loc.block * ppb + first + i as u32, ready, owner: p as u32, data: Some(bytes) }
+            })
+            .collect();
+        Ok(self.media.program(&writes, cause)?)
+    }
+
+    /// Programs page `page` of `block` from the buffer of (p, stream) and clears the buffer; the
+    /// page is invalidated at once when none of its partitions is valid any more.
+    fn program_buffer(
+        &mut self,
+        ready: Nanos,
+        block: u32,
+        p: u8,
+        stream: Stream,
+        page: u32,
+        cause: Cause,
+    ) -> Result<Nanos> {
+        let ppn = block * self.geo.ppb + page;
+        let buf = self.buffers.page_mut(p, stream);
+        let done = self.media.program(&[PageWrite { ppn, ready, owner: p as u32, data: Some(&*buf) }], cause)?;
+        buf.fill(0);
+        if self.blocks.data(block).page_valid[page as usize] == 0 {
+            self.media.invalidate(ppn);
+        }
+        Ok(done)
+    }
+
+    /// Partition `loc` (2^p bytes) becomes invalid; pages left with no valid partition are
+    /// invalidated in the media when programmed. Returns its entry.
+    fn invalidate_partition(&mut self, loc: Loc) -> Result<Entry> {
+        let (entry, page, pages) = self.blocks.remove_valid(loc).ok_or_else(|| KvError::Inconsistent {
+            reason: format!("partition {} of block {} is on a chain but not valid", loc.pid, loc.block),
+        })?;
+        let wp = self.media.write_pointer(loc.block);
+        for pg in page..page + pages {
+            if pg < wp {
+                self.media.invalidate(loc.block * self.geo.ppb + pg);
+            }
+        }
+        Ok(entry)
+    }
+
+    /// Invalidates the chain of partitions from `first` (Alg. 3), accessing each table entry from
+    /// `t`. Returns when the table I/O is done and the bytes of the partitions.
+    fn invalidate_chain(&mut self, t: Nanos, first: Option<Loc>) -> Result<(Nanos, u64)> {
+        let (mut t, mut cur, mut bytes) = (t, first, 0);
+        while let Some(loc) = cur {
+            t = self.touch(t, loc, true)?;
+            bytes += 1u64 << self.blocks.data(loc.block).p;
+            cur = self.invalidate_partition(loc)?.next;
+        }
+        Ok((t, bytes))
+    }
+
+    /// Reads the first `n` bytes of partition 2^p at `loc` into `out`, from `ready`. Returns when
+    /// they are read (`ready` for a buffer read).
+    fn read_partition(&mut self, ready: Nanos, loc: Loc, p: u8, n: usize, out: &mut Vec<u8>) -> Result<Nanos> {
+        let ps = self.geo.ps;
+        let base = loc.block * self.geo.ppb;
+        let (first, _) = self.blocks.pages_of(p, loc.pid);
+        if self.blocks.is_internal(p) {
+            let off = ((loc.pid % self.blocks.per_page(p)) as usize) << p;
+            if first >= self.media.write_pointer(loc.block) {
+                let stream = self.blocks.data(loc.block).stream;
+                let buf = self.buffers.page(p, stream).ok_or_else(|| KvError::Inconsistent {
+                    reason: format!("partition {} of block {} is neither programmed nor buffered", loc.pid, loc.block),
+                })?;
+                out.extend_from_slice(&buf[off..off + n]);
+                self.counts.buffer_reads += 1;
+                return Ok(ready);
+            }
+            let done = self.media.read(&[(base + first, ready)], Cause::HOST)?;
+            self.page_contents(base + first)?;
+            out.extend_from_slice(&self.page[off..off + n]);
+            return Ok(done);
+        }
+        let pages = n.div_ceil(ps) as u32;
+        self.reads.clear();
+        self.reads.extend((first..first + pages).map(|pg| (base + pg, ready)));
+        let done = self.media.read(&self.reads, Cause::HOST)?;
+        for i in 0..pages {
+            let ppn = base + first + i;
+            let take = (n - i as usize * ps).min(ps);
+            if take == ps {
+                let at = out.len();
+                out.resize(at + ps, 0);
+                self.contents_into(ppn, at, out)?;
+            } else {
+                self.page_contents(ppn)?;
+                out.extend_from_slice(&self.page[..take]);
+            }
+        }
+        Ok(done)
+    }
+
+    /// Copies page `ppn` into `self.page`.
+    fn page_contents(&mut self, ppn: u32) -> Result<()> {
+        if !self.media.contents(ppn, &mut self.page)? {
+            return Err(KvError::Inconsistent { reason: format!("PPN {ppn} keeps no contents") });
+        }
+        Ok(())
+    }
+
+    fn contents_into(&self, ppn: u32, at: usize, out: &mut [u8]) -> Result<()> {
+        if !self.media.contents(ppn, &mut out[at..at + self.geo.ps])? {
+            return Err(KvError::Inconsistent { reason: format!("PPN {ppn} keeps no contents") });
+        }
+        Ok(())
+    }
+
+    /// Erased blocks a put of `powers` needs beyond the running blocks' room, and table pages'
+    /// worth of mapping blocks for `accesses` table entries under a RAM budget.
+    fn blocks_needed(&self, powers: &[u8], accesses: usize) -> usize {
+        let mut need = 0;
+        let mut i = 0;
+        while i < powers.len() {
+            let p = powers[i];
+            let k = powers[i..].iter().take_while(|&&q| q == p).count();
+            let room = self.blocks.room(p, Stream::New) as usize;
+            if k > room {
+                need += (k - room).div_ceil(self.blocks.capacity(p) as usize);
+            }
+            i += k;
+        }
+        if self.tables.enabled() {
+            let room = self.blocks.mapping_running.map_or(0, |b| (self.geo.ppb - self.media.write_pointer(b)) as usize);
+            need += accesses.saturating_sub(room).div_ceil(self.geo.ppb as usize);
+        }
+        need
+    }
+
+    fn put(&mut self, at: Nanos, key: &[u8], value: &[u8]) -> Result<Nanos> {
+        let parts = self.part.split(value.len() as u64);
+        self.tables.begin_request();
+        let id = self.heads.id(key);
+        let old_len = id.and_then(|id| self.heads.head(id)).map_or(0, |h| self.chain_len(h.first));
+        // Room for every partition first (GC never runs in the middle of a put).
+        let need = self.blocks_needed(parts.powers(), old_len + 2 * parts.len());
+        let mut t = self.collect(at, need, "a put")?;
+        self.counts.held_ns += t - at;
+        // GC may have moved the old value's partitions: its head is read after.
+        if let Some(old) = id.and_then(|id| self.heads.head(id)) {
+            let (after, bytes) = self.invalidate_chain(t, old.first)?;
+            t = after;
+            self.counts.space.removed(old.len as u64, bytes);
+        }
+        let head = Head { len: value.len() as u32, first: None };
+        let id = match id {
+            Some(id) => id,
+            None => self.heads.insert(key, head),
+        };
+        let mut done = t;
+        let (mut prev, mut offset, mut first) = (None, 0usize, None);
+        for &p in parts.powers() {
+            let loc = self.blocks.alloc(p, Stream::New, 0, "a put")?;
+            t = self.touch(t, loc, true)?;
+            let pre = match prev {
+                None => {
+                    first = Some(loc);
+                    Pre::Head(id)
+                }
+                Some(pl) => {
+                    t = self.touch(t, pl, true)?;
+                    if let Some(e) = self.blocks.entry_mut(pl) {
+                        e.next = Some(loc);
+                    }
+                    Pre::Part(pl)
+                }
+            };
+            self.blocks.add_valid(loc, Entry { pre, next: None });
+            let end = (offset + (1usize << p)).min(value.len());
+            done = done.max(self.write_partition(t, loc, p, Stream::New, &value[offset..end], Cause::HOST)?);
+            offset = end;
+            prev = Some(loc);
+        }
+        self.heads.set(id, Head { len: value.len() as u32, first });
+        let c = &mut self.counts;
+        c.puts += 1;
+        c.partitions_per_value.add(parts.len());
+        c.partitions_put += parts.len() as u64;
+        c.space.put(value.len() as u64, parts.total());
+        Ok(done.max(t))
+    }
+
+    /// Partitions on the chain from `first`.
+    fn chain_len(&self, first: Option<Loc>) -> usize {
+        let (mut n, mut cur) = (0, first);
+        while let Some(loc) = cur {
+            n += 1;
+            cur = self.blocks.entry(loc).and_then(|e| e.next);
+        }
+        n
+    }
+
+    fn get(&mut self, at: Nanos, key: &[u8]) -> Result<(Nanos, Option<Vec<u8>>)> {
+        let Some(head) = self.heads.id(key).and_then(|id| self.heads.head(id)) else {
+            return Ok((at, None));
+        };
+        self.tables.begin_request();
+        let len = head.len as usize;
+        let mut out = Vec::with_capacity(len);
+        let (mut t, mut done, mut cur) = (at, at, head.first);
+        while let Some(loc) = cur {
+            t = self.touch(t, loc, false)?;
+            let p = self.blocks.data(loc.block).p;
+            let entry = *self.blocks.entry(loc).ok_or_else(|| KvError::Inconsistent {
+                reason: format!("partition {} of block {} is on a chain but not valid", loc.pid, loc.block),
+            })?;
+            let n = (len - out.len()).min(1 << p);
+            done = done.max(self.read_partition(t, loc, p, n, &mut out)?);
+            cur = entry.next;
+        }
+        if out.len() != len {
+            return Err(KvError::Inconsistent {
+                reason: format!("a {len}-byte value's partitions hold {} bytes", out.len()),
+            });
+        }
+        self.counts.gets += 1;
+        Ok((done.max(t), Some(out)))
+    }
+}
+
+impl KvDevice for Kvftl {
+    fn name(&self) -> &str {
+        self.cfg.variant.name()
+    }
+
+    fn max_key_size(&self) -> usize {
+        self.cfg.max_key_size
+    }
+
+    fn max_value_size(&self) -> usize {
+        self.cfg.max_value_size()
+    }
+
+    fn store(&mut self, at: Nanos, key: &[u8], value: &[u8]) -> Result<Completed<()>> {
+        check_key(key, self.max_key_size())?;
+        check_value(value, self.max_value_size())?;
+        let done = self.put(at, key, value)?;
+        self.media.record_latency(HostOp::Write, done - at);
+        Ok(Completed { done, value: () })
+    }
+
+    fn retrieve(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<Option<Vec<u8>>>> {
+        check_key(key, self.max_key_size())?;
+        let (done, value) = self.get(at, key)?;
+        if value.is_some() {
+            self.media.record_latency(HostOp::Read, done - at);
+        }
+        Ok(Completed { done, value })
+    }
+
+    fn delete(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<bool>> {
+        check_key(key, self.max_key_size())?;
+        let Some(id) = self.heads.id(key) else {
+            return Ok(Completed { done: at, value: false });
+        };
+        self.tables.begin_request();
+        let head = self.heads.remove(id).ok_or_else(|| KvError::Inconsistent {
+            reason: "a key in the dictionary has no KVHeadTable entry".into(),
+        })?;
+        let (done, bytes) = self.invalidate_chain(at, head.first)?;
+        self.counts.space.removed(head.len as u64, bytes);
+        self.counts.deletes += 1;
+        Ok(Completed { done, value: true })
+    }
+
+    fn exist(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<bool>> {
+        check_key(key, self.max_key_size())?;
+        Ok(Completed { done: at, value: self.heads.id(key).is_some() })
+    }
+
+    fn describe(&self) -> String {
+        let c = &self.cfg;
+        let ram = match c.ram_budget {
+            None => "tables in RAM".to_string(),
+            Some(b) => format!("table cache {} KiB", b >> 10),
+        };
+        format!(
+            "{} (partitions 2^{}..2^{}, GC below {} free blocks, {ram})",
+            c.variant, c.min_p, c.max_p, c.gc_threshold_blocks
+        )
+    }
+
+    fn media(&self) -> &Media {
+        &self.media
+    }
+
+    fn work(&self) -> DeviceWork {
+        let c = &self.counts;
+        DeviceWork {
+            flushes: c.buffer_flushes,
+            compactions_by_level: Vec::new(),
+            compaction_ns: 0,
+            gc_runs: c.gc_runs,
+            gc_moved_pages: c.gc_live_page_copies,
+            gc_ns: c.gc_ns,
+            held_ns: c.held_ns,
+            dram_hits: c.buffer_reads,
+        }
+    }
+}
