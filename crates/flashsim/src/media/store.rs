@@ -196,7 +196,7 @@ impl PageStore {
             m.drop_page(ppn);
         }
         if let Some(f) = self.file.as_mut() {
-            f.present.set(ppn, false);
+            f.drop_page(ppn);
         }
     }
 
@@ -231,6 +231,22 @@ impl FilePages {
             self.write_open_block(block)?;
         }
         Ok(())
+    }
+
+    /// Forgets `ppn`; when no page of its block is readable any more (and the block is not being
+    /// programmed), gives the block's disk space back at once rather than at its erase: a device
+    /// with room to spare may erase a dead block late or never, and the file would grow to every
+    /// page ever programmed.
+    fn drop_page(&mut self, ppn: u32) {
+        if !self.present.get(ppn) {
+            return;
+        }
+        self.present.set(ppn, false);
+        let block = ppn / self.pages_per_block;
+        let first = block * self.pages_per_block;
+        if !self.open.contains_key(&block) && self.present.none_in(first, first + self.pages_per_block) {
+            punch_hole(&self.file, first as u64 * self.page_size, self.pages_per_block as u64 * self.page_size);
+        }
     }
 
     /// Writes the buffered pages of `block` (programmed in order, so a prefix of it) to the file.
@@ -420,6 +436,32 @@ mod tests {
             assert!(s.get(ppn, &mut buf).unwrap() && buf == page(ppn as u8), "PPN {ppn}");
         }
         assert!(s.get(23, &mut buf).unwrap() && buf == page(3));
+    }
+
+    /// A file block whose pages are all dropped gives its disk space back before any erase.
+    #[test]
+    fn a_dead_block_leaves_the_file_at_once() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = PageStore::new(&DataMode::TempFile(dir.path().to_path_buf()), 64 * 16, 4096, 16).unwrap();
+        let allocated = |s: &PageStore| s.file.as_ref().unwrap().file.metadata().unwrap().blocks() * 512;
+        for ppn in 0..64 * 16 {
+            s.put(ppn, Some(&vec![ppn as u8; 4096])).unwrap();
+        }
+        let full = allocated(&s);
+        assert!(full >= 64 * 16 * 4096, "{full}");
+        for ppn in 0..32 * 16 {
+            s.drop_page(ppn); // blocks 0..32 die whole
+        }
+        for ppn in (32 * 16..64 * 16).step_by(2) {
+            s.drop_page(ppn); // the others keep half their pages
+        }
+        let after = allocated(&s);
+        assert!(after <= full / 2 + 64 * 1024, "half the blocks are dead: {full} -> {after}");
+        let mut buf = vec![0u8; 4096];
+        for ppn in (32 * 16 + 1..64 * 16).step_by(2) {
+            assert!(s.get(ppn, &mut buf).unwrap() && buf == vec![ppn as u8; 4096], "PPN {ppn}");
+        }
     }
 
     #[test]
