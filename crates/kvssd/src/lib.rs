@@ -15,6 +15,7 @@
 //! over hash maps where the order could change a result.
 
 mod device;
+pub mod dftl_kv;
 mod error;
 mod flash;
 pub mod kvftl;
@@ -24,6 +25,7 @@ pub mod plsc;
 mod space_use;
 
 pub use device::{Completed, DeviceWork, KvDevice};
+pub use dftl_kv::{DftlKv, DftlKvConfig, DftlKvStats};
 pub use error::{KvError, Result};
 pub use kvftl::{Kvftl, KvftlConfig, KvftlStats, Variant};
 pub use lsm::{LsmConfig, LsmInDevice, LsmStats, SstInfo};

@@ -94,6 +94,12 @@ impl TableCache {
         io
     }
 
+    /// Marks `entry` dirty if it is cached; false when it is not (its page must then be stored
+    /// by the caller, e.g. after GC moved what it maps).
+    pub fn mark_dirty_if_cached(&mut self, entry: u64) -> bool {
+        self.cmt.as_mut().is_some_and(|c| c.mark_dirty_if_cached(entry))
+    }
+
     /// Drops cached entries `range` without writing them back (their table was reset).
     pub fn forget(&mut self, range: std::ops::Range<u64>) {
         if let Some(c) = self.cmt.as_mut() {

@@ -24,7 +24,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
     #[test]
-    fn kvftl_matches_a_hashmap(v in variant(), ops in prop::collection::vec(kv_op(), 1..1500)) {
+    fn kvftl_matches_a_hashmap(v in variant(), ops in prop::collection::vec(kv_op(), 1..4000)) {
         run(kvftl(v, None), &ops)?;
     }
 
@@ -32,7 +32,7 @@ proptest! {
     fn kvftl_with_a_tiny_table_cache_matches_a_hashmap(
         v in variant(),
         ram in prop::sample::select(vec![8u64, 64, 512]),
-        ops in prop::collection::vec(kv_op(), 1..1500),
+        ops in prop::collection::vec(kv_op(), 1..4000),
     ) {
         run(kvftl(v, Some(ram)), &ops)?;
     }

@@ -248,3 +248,77 @@ impl Kvftl {
         Ok(erased)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kvftl::{KvftlConfig, Variant};
+    use crate::KvDevice;
+    use flashsim::{Geometry, MediaConfig, Preset};
+
+    fn device() -> Kvftl {
+        let g = Geometry {
+            channels: 1,
+            chips_per_channel: 1,
+            dies_per_chip: 1,
+            planes_per_die: 1,
+            blocks_per_plane: 64,
+            pages_per_block: 4,
+            page_size: 512,
+            oob_size: 64,
+        };
+        let mut cfg = KvftlConfig::new(MediaConfig::new(g, Preset::Kvftl.timing())).with_variant(Variant::Pure);
+        cfg.max_p = 11;
+        cfg.gc_threshold_blocks = 26;
+        Kvftl::new(cfg).unwrap()
+    }
+
+    #[test]
+    fn worth_orders_by_invalid_bytes_per_live_page_with_no_live_page_first() {
+        let w = |invalid_bytes, live_pages| Worth { invalid_bytes, live_pages };
+        // Fig. 5: block 77 (1023 invalid 4 KiB partitions, one live page) beats the others.
+        assert_eq!(w(1023 * 4096, 1).cmp(&w(512 * 4096, 128)), Ordering::Greater);
+        assert_eq!(w(1, 0).cmp(&w(1 << 30, 1)), Ordering::Greater, "no live page: infinite W");
+        assert_eq!(w(2, 0).cmp(&w(1, 0)), Ordering::Greater, "among infinities, more invalid bytes");
+        assert_eq!(w(1536, 1).cmp(&w(1024, 2)), Ordering::Greater);
+        assert_eq!(w(1024, 2).cmp(&w(512, 1)), Ordering::Greater, "equal W: more invalid bytes");
+    }
+
+    /// Block X (512-B partitions): 3 of 4 invalid, 1 live page, W = 1536; block Y (1 KiB): 1 of 2
+    /// invalid, 2 live pages, W = 512; block Z (2 KiB): its one partition invalid, W infinite.
+    #[test]
+    fn the_victim_is_the_block_with_the_largest_w_and_its_live_partition_moves_to_the_gc_stream() {
+        let mut d = device();
+        let value = |seed: u8, len: usize| (0..len).map(|i| seed.wrapping_add(i as u8)).collect::<Vec<u8>>();
+        for k in 0..4u8 {
+            d.store(0, &[b'x', k], &value(k, 512)).unwrap();
+        }
+        for k in 0..2u8 {
+            d.store(0, &[b'y', k], &value(10 + k, 1024)).unwrap();
+        }
+        let x = d.blocks.running(9, Stream::New);
+        assert_eq!(x, None, "block X is full");
+        let block_of = |d: &Kvftl, key: &[u8]| d.heads.head(d.heads.id(key).unwrap()).unwrap().first.unwrap().block;
+        let (x, y) = (block_of(&d, b"x\x03"), block_of(&d, b"y\x01"));
+        for k in 0..3u8 {
+            assert!(d.delete(0, &[b'x', k]).unwrap().value);
+        }
+        assert!(d.delete(0, b"y\x00").unwrap().value);
+        assert_eq!(d.victim(), Some(x), "W(X) = 1536 > W(Y) = 512");
+        d.store(0, b"z", &value(20, 2048)).unwrap();
+        let z = block_of(&d, b"z");
+        d.delete(0, b"z").unwrap();
+        assert_eq!(d.victim(), Some(z), "no live page: infinite W");
+
+        let t = d.collect_block(0, z).unwrap();
+        let t = d.collect_block(t, x).unwrap();
+        assert_eq!(d.victim(), Some(y));
+        let moved = block_of(&d, b"x\x03");
+        assert_ne!(moved, x);
+        assert_eq!(d.blocks.data(moved).stream, Stream::Gc, "re-put partitions go to the GC running block");
+        assert_eq!(d.stats().gc_live_page_copies, 1, "X's one live page read once");
+        d.check().unwrap();
+        assert_eq!(d.retrieve(t, b"x\x03").unwrap().value, Some(value(3, 512)));
+        assert_eq!(d.retrieve(t, b"y\x01").unwrap().value, Some(value(11, 1024)));
+    }
+}

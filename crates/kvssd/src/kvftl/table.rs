@@ -144,22 +144,26 @@ impl Kvftl {
         Ok(t)
     }
 
+    fn mapping_busy(&self) -> Nanos {
+        self.media.counters().cause(Cause::Mapping).busy_ns
+    }
+
     /// Reads table page `tp` if it was ever stored (a load). Returns when it is in RAM.
     pub(crate) fn load_table_page(&mut self, t: Nanos, tp: u64) -> Result<Nanos> {
         let Some(&ppn) = self.directory.get(&tp) else {
             return Ok(t);
         };
-        let before = self.media.counters().busy_ns;
+        let before = self.mapping_busy();
         let done = self.media.read(&[(ppn, t)], Cause::Mapping)?;
         self.tables.stats.loads += 1;
-        self.tables.stats.load_ns += self.media.counters().busy_ns - before;
+        self.tables.stats.load_ns += self.mapping_busy() - before;
         Ok(done)
     }
 
     /// Writes table page `tp` back: reads its old copy (to merge the entries not cached), programs
     /// the new copy in the running mapping block, and invalidates the old one.
     pub(crate) fn store_table_page(&mut self, t: Nanos, tp: u64) -> Result<Nanos> {
-        let before = self.media.counters().busy_ns;
+        let before = self.mapping_busy();
         let old = self.directory.get(&tp).copied();
         let mut t = t;
         if let Some(ppn) = old {
@@ -174,7 +178,8 @@ impl Kvftl {
             self.unmap_table_copy(old);
         }
         self.tables.stats.stores += 1;
-        self.tables.stats.store_ns += self.media.counters().busy_ns - before;
+        // Die time of the store's own operations (not of a block erase it may have needed).
+        self.tables.stats.store_ns += self.mapping_busy() - before;
         Ok(done)
     }
 

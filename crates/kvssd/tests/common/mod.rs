@@ -6,7 +6,7 @@
 pub mod model;
 
 use flashsim::{Geometry, MediaConfig, Preset};
-use kvssd::{KvftlConfig, LsmConfig, PlscConfig, Variant};
+use kvssd::{DftlKvConfig, KvftlConfig, LsmConfig, PlscConfig, Variant};
 
 /// The `plsc` preset scaled down: 2 channels x 1 chip x 1 die x 2 planes (4 planes, 2 dies),
 /// 8 blocks of 16 pages of 1 KiB per plane = 512 pages. Pages and blocks are smaller than the
@@ -72,6 +72,20 @@ pub fn small_kvftl(variant: Variant, ram_budget: Option<u64>) -> KvftlConfig {
     cfg.max_p = 11;
     cfg.gc_threshold_blocks = kvssd::kvftl::default_gc_threshold(160, 0, 11);
     cfg.variant = variant;
+    cfg.ram_budget = ram_budget;
+    cfg
+}
+
+/// DFTL-KV on a device of [`kv_geometry`]'s pages but larger blocks, so that greedy GC's victims
+/// hold valid pages (with 4-page blocks, a value's pages fill whole blocks that die together):
+/// one die of two planes of 24 blocks of 16 pages of 512 bytes (384 KiB), pages striped over the
+/// planes. KVFTL's limits there (keys up to 32 bytes, values up to 2 KiB), our default GC
+/// threshold (5 blocks), the map in RAM or a CMT of `ram_budget` bytes.
+pub fn small_dftl_kv(ram_budget: Option<u64>) -> DftlKvConfig {
+    let geometry = Geometry { planes_per_die: 2, blocks_per_plane: 24, pages_per_block: 16, ..kv_geometry() };
+    let mut cfg = DftlKvConfig::new(MediaConfig::new(geometry, Preset::Kvftl.timing()));
+    cfg.max_key_size = 32;
+    cfg.max_value_size = 2048;
     cfg.ram_budget = ram_budget;
     cfg
 }

@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use flashsim::Nanos;
-use kvssd::{KvDevice, Kvftl, LsmInDevice, Plsc};
+use kvssd::{DftlKv, KvDevice, Kvftl, LsmInDevice, Plsc};
 use proptest::prelude::*;
 
 use super::{key, value, Lcg};
@@ -50,6 +50,15 @@ impl Checked for LsmInDevice {
 }
 
 impl Checked for Kvftl {
+    fn flush_at(&mut self, at: Nanos) -> Nanos {
+        self.flush(at).unwrap()
+    }
+    fn check_all(&self) -> Result<(), String> {
+        self.check()
+    }
+}
+
+impl Checked for DftlKv {
     fn flush_at(&mut self, at: Nanos) -> Nanos {
         self.flush(at).unwrap()
     }

@@ -1,0 +1,158 @@
+//! `DftlKvConfig`: the NAND array under a DFTL-KV device and its own parameters.
+//!
+//! Defaults (paper = seed 004; ours = the paper is silent):
+//! - `max_value_size` = 1 MiB (paper: the Kinetic maximum, as KVFTL's 2^20).
+//! - `ram_budget` = `None`: the whole page map in RAM, no translation I/O (paper, Figs 8-13). With
+//!   `Some(bytes)`, the CMT caches `bytes / CMT_ENTRY_BYTES` entries (LRU, dirty write-back); KGTD
+//!   and GTD are the "static part", always in RAM.
+//! - Entry sizes (ours; the paper gives only the KGTD's 26 B): a translation-page entry holds the
+//!   PPN, the value size and the key identifier (4 + 4 + 2 = [`TRANSLATION_ENTRY_BYTES`]); a CMT
+//!   entry adds its LPA ([`CMT_ENTRY_BYTES`] = 14); a GTD entry is a PPN ([`GTD_ENTRY_BYTES`]).
+//! - `gc_threshold_blocks`: GC runs while fewer free pages than this many blocks' worth are left
+//!   (the same default as KVFTL's: 1 % of the blocks, and at least one per plane more than the
+//!   reserve). Victims: greedy (most invalid pages), DFTL's default, as the reference file reads.
+//! - `copyback` = false: GC moves pages by reading and programming them (ours, as KVFTL's GC).
+//! - `max_key_size` = 255 bytes.
+
+use flashsim::{DataMode, MediaConfig, Preset};
+
+use crate::error::{media_config, KvError, Result};
+use crate::flash::space::RESERVE_BLOCKS;
+
+/// Bytes of one entry of a translation page on flash: PPN, value size, key id.
+pub const TRANSLATION_ENTRY_BYTES: u64 = 10;
+/// Bytes of one cached CMT entry in RAM: its LPA and a translation-page entry.
+pub const CMT_ENTRY_BYTES: u64 = 14;
+/// Bytes of one KGTD entry (paper, Table II): key id and the bitmap of its translation pages.
+pub const KGTD_ENTRY_BYTES: u64 = 26;
+/// Bytes of one GTD entry: the PPN of a translation page.
+pub const GTD_ENTRY_BYTES: u64 = 4;
+
+/// Everything that defines a DFTL-KV device.
+#[derive(Clone, Debug)]
+pub struct DftlKvConfig {
+    pub media: MediaConfig,
+    /// Largest key in bytes.
+    pub max_key_size: usize,
+    /// Largest value in bytes.
+    pub max_value_size: usize,
+    /// GC runs while fewer than this many blocks' worth of pages are free.
+    pub gc_threshold_blocks: u32,
+    /// RAM for cached CMT entries, in bytes; `None` = the whole map in RAM.
+    pub ram_budget: Option<u64>,
+    /// GC moves pages by copyback inside their plane.
+    pub copyback: bool,
+}
+
+impl DftlKvConfig {
+    /// DFTL-KV on `media` with our defaults.
+    pub fn new(media: MediaConfig) -> DftlKvConfig {
+        let g = &media.geometry;
+        let gc_threshold_blocks =
+            (g.total_blocks() / 100).max(g.total_planes() as u64 * (RESERVE_BLOCKS as u64 + 1) + 1) as u32;
+        DftlKvConfig {
+            media,
+            max_key_size: 255,
+            max_value_size: 1 << 20,
+            gc_threshold_blocks,
+            ram_budget: None,
+            copyback: false,
+        }
+    }
+
+    /// The seed's device (the `kvftl` preset), resized to `capacity` bytes when given.
+    pub fn preset(capacity: Option<u64>) -> Result<DftlKvConfig> {
+        let geometry = match capacity {
+            Some(c) => Preset::Kvftl.geometry_with_capacity(c)?,
+            None => Preset::Kvftl.geometry(),
+        };
+        Ok(DftlKvConfig::new(MediaConfig::new(geometry, Preset::Kvftl.timing())))
+    }
+
+    /// Logical pages (LPAs) for values: one per physical page (the flash fills first).
+    pub fn lpas(&self) -> u64 {
+        self.media.geometry.total_pages()
+    }
+
+    /// Translation-page entries per page.
+    pub fn entries_per_translation_page(&self) -> u64 {
+        (self.media.geometry.page_size as u64 / TRANSLATION_ENTRY_BYTES).max(1)
+    }
+
+    /// Translation pages covering every LPA.
+    pub fn translation_pages(&self) -> u64 {
+        self.lpas().div_ceil(self.entries_per_translation_page())
+    }
+
+    /// Checks every parameter; the error names the field and what is accepted.
+    pub fn validate(&self) -> Result<()> {
+        media_config(&self.media)?;
+        let invalid = |field, reason: String| Err(KvError::InvalidConfig { field, reason });
+        if self.media.store == DataMode::MetadataOnly {
+            return invalid(
+                "media.store",
+                "DFTL-KV returns values from its flash pages; metadata-only mode keeps none".into(),
+            );
+        }
+        if self.max_key_size == 0 || self.max_key_size > u16::MAX as usize {
+            return invalid("max_key_size", format!("{} is outside 1..={}", self.max_key_size, u16::MAX));
+        }
+        if self.max_value_size == 0 || self.max_value_size > 1 << 30 {
+            return invalid("max_value_size", format!("{} is outside 1..=2^30", self.max_value_size));
+        }
+        if self.lpas() + self.translation_pages() >= u32::MAX as u64 {
+            return invalid("media.geometry", "too many pages for 32-bit logical page numbers".into());
+        }
+        let g = &self.media.geometry;
+        let reserve = g.total_planes() as u64 * RESERVE_BLOCKS as u64;
+        let threshold = self.gc_threshold_blocks as u64;
+        if threshold <= reserve || threshold * 2 > g.total_blocks() {
+            return invalid(
+                "gc_threshold_blocks",
+                format!(
+                    "{threshold} is outside {}..={} (more than the GC reserve of one block per plane, at most half \
+                     the device)",
+                    reserve + 1,
+                    g.total_blocks() / 2
+                ),
+            );
+        }
+        if let Some(budget) = self.ram_budget {
+            if budget < CMT_ENTRY_BYTES {
+                return invalid(
+                    "ram_budget",
+                    format!("{budget} bytes hold no {CMT_ENTRY_BYTES}-byte CMT entry (None = unlimited)"),
+                );
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_preset_is_valid_and_bad_fields_are_named() {
+        let c = DftlKvConfig::preset(None).unwrap();
+        c.validate().unwrap();
+        assert_eq!((c.gc_threshold_blocks, c.entries_per_translation_page()), (163, 1638));
+        let named = |c: &DftlKvConfig, field: &str| {
+            let e = c.validate().unwrap_err();
+            assert!(matches!(e, KvError::InvalidConfig { .. }) && e.to_string().contains(field), "{e}");
+        };
+        let mut bad = c.clone();
+        bad.max_value_size = 0;
+        named(&bad, "max_value_size");
+        let mut bad = c.clone();
+        bad.gc_threshold_blocks = 1;
+        named(&bad, "gc_threshold_blocks");
+        let mut bad = c.clone();
+        bad.ram_budget = Some(13);
+        named(&bad, "ram_budget");
+        let mut bad = c;
+        bad.media.geometry.page_size = 3000;
+        named(&bad, "page_size");
+    }
+}

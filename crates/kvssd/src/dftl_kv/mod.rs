@@ -1,0 +1,384 @@
+//! DFTL-KV: seed 004's baseline, the "revised DFTL" (page-level DFTL, Gupta et al., ASPLOS'09,
+//! altered for key-value operations), on flashsim's media layer.
+//!
+//! - A value of `v` bytes takes ceil(v / page) logical pages (LPAs), one flash page each; the
+//!   remainder of the last page is wasted (the paper's 50 % utilisation on small values). A value
+//!   of 0 bytes takes none (ours).
+//! - The page map (LPA -> PPN, with the value size and key id in each entry: the paper's revised
+//!   CMT) lives in translation pages on flash; the GTD says where each translation page is; the
+//!   **KGTD** maps a key to the bitmap of the translation pages holding its LPAs (26 B an entry).
+//!   With no RAM budget the whole map is in RAM (the paper's Figs 8-13); with one, the CMT caches
+//!   entries (flashsim's DFTL cache, `crate::mapping`): a get or put touches each of its LPAs'
+//!   entries, a miss loads the translation page (once per request), a dirty eviction stores it.
+//!   Translation pages are written out of place at hidden LPAs past the values' and are garbage
+//!   collected like any page.
+//! - **put**: GC first while free pages are below the threshold; a put of an existing key deletes
+//!   the old value (its entries become unmapped: dirty accesses); the new value's LPAs (the lowest
+//!   free) are translated, then their pages programmed, striped over the planes. **get**: translate
+//!   each LPA, read its page. **delete**: translate each LPA (dirty), invalidate the pages.
+//! - **GC**: greedy (the most invalid pages), the crate's shared mechanism (`crate::flash`); a
+//!   moved page's cached entry turns dirty, an uncached one's translation page is rewritten after
+//!   the request (as flashsim's BlockSsd does).
+//!
+//! Time, accounting and power cuts as KVFTL's: a request completes when the media has done its
+//! work; host data is `Cause::HOST`, relocations and erases `Cause::Gc`, translation pages
+//! `Cause::Mapping`; the map is authoritative in RAM and no power-cut operation is offered.
+//! Keys map to key ids through an in-RAM dictionary (the paper's 16-bit key identifiers).
+
+mod check;
+mod config;
+mod lpa;
+mod stats;
+mod translation;
+
+pub use config::{DftlKvConfig, CMT_ENTRY_BYTES, GTD_ENTRY_BYTES, KGTD_ENTRY_BYTES, TRANSLATION_ENTRY_BYTES};
+pub use stats::DftlKvStats;
+
+use std::collections::HashMap;
+
+use flashsim::{Cause, HostOp, Media, Nanos, PageWrite};
+
+use crate::device::{check_key, check_value, Completed, DeviceWork, KvDevice};
+use crate::error::{KvError, Result};
+use crate::flash::{Flash, GcWork, Owners};
+use crate::mapping::TableCache;
+use lpa::FreeLpas;
+
+/// "No page" / "no owner".
+const NONE: u32 = u32::MAX;
+
+/// A stored key: its value's length and its LPAs, ascending.
+struct KeyInfo {
+    len: u32,
+    lpas: Vec<u32>,
+}
+
+/// The page map both ways, which GC reads and fixes.
+struct PageOwners {
+    /// Owner (an LPA, or `lpas + translation page`) -> PPN.
+    map: Vec<u32>,
+    /// PPN -> owner.
+    rev: Vec<u32>,
+    /// LPAs whose pages GC moved since the device last looked.
+    moved: Vec<u32>,
+    lpas: u32,
+}
+
+impl Owners for PageOwners {
+    fn owner_of(&self, ppn: u32) -> Option<u32> {
+        let o = self.rev[ppn as usize];
+        (o != NONE).then_some(o)
+    }
+
+    fn moved(&mut self, from: u32, to: u32) {
+        let o = self.rev[from as usize];
+        self.rev[from as usize] = NONE;
+        self.rev[to as usize] = o;
+        self.map[o as usize] = to;
+        if o < self.lpas {
+            self.moved.push(o);
+        }
+    }
+}
+
+/// A DFTL-KV key-value SSD.
+pub struct DftlKv {
+    cfg: DftlKvConfig,
+    flash: Flash,
+    pages: PageOwners,
+    free: FreeLpas,
+    ids: HashMap<Box<[u8]>, u32>,
+    keys: Vec<Option<KeyInfo>>,
+    free_ids: Vec<u32>,
+    cmt: TableCache,
+    /// Translation pages GC changed while their entries were not cached: stored after the request.
+    deferred: Vec<u64>,
+    /// Mapped LPAs per translation page (the GTD's live entries).
+    tp_live: Vec<u32>,
+    counts: DftlKvStats,
+    /// Planes in the order pages go to them, and the next one.
+    stripe: Vec<u32>,
+    cursor: usize,
+    page: Vec<u8>,
+    zero: Vec<u8>,
+}
+
+impl DftlKv {
+    /// An erased device.
+    pub fn new(cfg: DftlKvConfig) -> Result<DftlKv> {
+        cfg.validate()?;
+        let media = Media::new(&cfg.media)?;
+        let geo = media.geometry().clone();
+        let (lpas, tps) = (cfg.lpas() as u32, cfg.translation_pages());
+        let ps = geo.page_size as usize;
+        Ok(DftlKv {
+            pages: PageOwners {
+                map: vec![NONE; lpas as usize + tps as usize],
+                rev: vec![NONE; geo.total_pages() as usize],
+                moved: Vec::new(),
+                lpas,
+            },
+            free: FreeLpas::new(lpas),
+            ids: HashMap::new(),
+            keys: Vec::new(),
+            free_ids: Vec::new(),
+            cmt: TableCache::new(cfg.ram_budget, CMT_ENTRY_BYTES, cfg.entries_per_translation_page()),
+            deferred: Vec::new(),
+            tp_live: vec![0; tps as usize],
+            counts: DftlKvStats::default(),
+            stripe: geo.stripe_order(),
+            cursor: 0,
+            page: vec![0; ps],
+            zero: vec![0; ps],
+            flash: Flash::new(media, cfg.copyback),
+            cfg,
+        })
+    }
+
+    pub fn config(&self) -> &DftlKvConfig {
+        &self.cfg
+    }
+
+    /// The NAND array under the device.
+    pub fn media(&self) -> &Media {
+        &self.flash.media
+    }
+
+    fn ps(&self) -> usize {
+        self.page.len()
+    }
+
+    fn tp_of(&self, lpa: u32) -> u64 {
+        lpa as u64 / self.cfg.entries_per_translation_page()
+    }
+
+    /// Writes every dirty cached CMT entry back, from `at` (the device has no write buffer).
+    /// Returns when it is done.
+    pub fn flush(&mut self, at: Nanos) -> Result<Nanos> {
+        self.cmt.begin_request();
+        let mut t = at;
+        for tp in self.cmt.take_dirty() {
+            t = self.store_translation_page(t, tp)?;
+        }
+        self.finish_deferred(t)
+    }
+
+    /// Programs one page for `owner` on the next plane (after making room there), from `ready`;
+    /// the owner's previous page, if any, becomes invalid. Returns when it is programmed.
+    fn program_page(&mut self, ready: Nanos, owner: u32, data: &[u8], cause: Cause) -> Result<Nanos> {
+        let plane = self.stripe[self.cursor] as usize;
+        let mut gc = self.flash.make_room(plane, &mut self.pages, ready, "a page")?;
+        let ppn =
+            self.flash.space.take(plane, false).ok_or(KvError::DeviceFull { op: "a page", plane: plane as u32 })?;
+        self.cursor = (self.cursor + 1) % self.stripe.len();
+        let done = if data.len() == self.ps() {
+            self.flash.media.program(&[PageWrite { ppn, ready, owner, data: Some(data) }], cause)?
+        } else {
+            self.page[..data.len()].copy_from_slice(data);
+            self.page[data.len()..].fill(0);
+            self.flash.media.program(&[PageWrite { ppn, ready, owner, data: Some(&self.page) }], cause)?
+        };
+        let old = self.pages.map[owner as usize];
+        if old != NONE {
+            self.flash.media.invalidate(old);
+            self.pages.rev[old as usize] = NONE;
+        }
+        self.pages.map[owner as usize] = ppn;
+        self.pages.rev[ppn as usize] = owner;
+        gc.done = gc.done.max(done);
+        self.add_gc(gc);
+        Ok(done)
+    }
+
+    fn add_gc(&mut self, gc: GcWork) {
+        self.counts.gc_runs += gc.victims;
+        self.counts.gc_moved_pages += gc.moved_pages;
+        self.counts.gc_ns += gc.ns;
+    }
+
+    /// Unmaps `lpas` (a deleted or replaced value): each entry is accessed dirty from `t`, each
+    /// page invalidated, the LPAs freed. Returns when the translation I/O is done.
+    fn unmap(&mut self, t: Nanos, lpas: &[u32]) -> Result<Nanos> {
+        let mut t = t;
+        for &lpa in lpas {
+            t = self.translate(t, lpa, true)?;
+            let ppn = self.pages.map[lpa as usize];
+            if ppn != NONE {
+                self.flash.media.invalidate(ppn);
+                self.pages.rev[ppn as usize] = NONE;
+                self.pages.map[lpa as usize] = NONE;
+            }
+            let tp = self.tp_of(lpa) as usize;
+            self.tp_live[tp] -= 1;
+        }
+        self.free.give_back(lpas);
+        Ok(t)
+    }
+
+    fn put(&mut self, at: Nanos, key: &[u8], value: &[u8]) -> Result<Nanos> {
+        let ps = self.ps();
+        let n = value.len().div_ceil(ps);
+        self.cmt.begin_request();
+        let threshold = self.cfg.gc_threshold_blocks as u64 * self.flash.media.geometry().pages_per_block as u64;
+        let gc = self.flash.collect_while_low(threshold, &mut self.pages, at)?;
+        self.add_gc(gc);
+        let mut t = self.finish_deferred(gc.done.max(at))?;
+        self.counts.held_ns += t - at;
+        let id = self.ids.get(key).copied();
+        let old_lpas = id.and_then(|id| self.keys[id as usize].as_ref()).map_or(0, |k| k.lpas.len());
+        if (n as u64) > self.free.free() + old_lpas as u64 {
+            return Err(KvError::DeviceFull { op: "a put (no free logical page)", plane: 0 });
+        }
+        if let Some(old) = id.and_then(|id| self.keys[id as usize].take()) {
+            t = self.unmap(t, &old.lpas)?;
+            self.counts.space.removed(old.len as u64, (old.lpas.len() * ps) as u64);
+        }
+        let mut lpas = Vec::with_capacity(n);
+        self.free.take(n, &mut lpas);
+        for &lpa in &lpas {
+            t = self.translate(t, lpa, true)?;
+            let tp = self.tp_of(lpa) as usize;
+            self.tp_live[tp] += 1;
+        }
+        let mut done = t;
+        for (i, &lpa) in lpas.iter().enumerate() {
+            let chunk = &value[i * ps..((i + 1) * ps).min(value.len())];
+            done = done.max(self.program_page(t, lpa, chunk, Cause::HOST)?);
+        }
+        let info = KeyInfo { len: value.len() as u32, lpas };
+        match id {
+            Some(id) => self.keys[id as usize] = Some(info),
+            None => {
+                let id = match self.free_ids.pop() {
+                    Some(id) => {
+                        self.keys[id as usize] = Some(info);
+                        id
+                    }
+                    None => {
+                        self.keys.push(Some(info));
+                        (self.keys.len() - 1) as u32
+                    }
+                };
+                self.ids.insert(key.into(), id);
+            }
+        }
+        let c = &mut self.counts;
+        c.puts += 1;
+        c.pages_per_value.add(n);
+        c.lpas_put += n as u64;
+        c.space.put(value.len() as u64, (n * ps) as u64);
+        let t = self.finish_deferred(done.max(t))?;
+        Ok(done.max(t))
+    }
+
+    fn get(&mut self, at: Nanos, key: &[u8]) -> Result<(Nanos, Option<Vec<u8>>)> {
+        let Some(id) = self.ids.get(key).copied() else {
+            return Ok((at, None));
+        };
+        self.cmt.begin_request();
+        let (len, lpas) = match &self.keys[id as usize] {
+            Some(k) => (k.len as usize, k.lpas.clone()),
+            None => return Err(KvError::Inconsistent { reason: "a key in the dictionary has no KGTD entry".into() }),
+        };
+        let mut t = at;
+        for &lpa in &lpas {
+            t = self.translate(t, lpa, false)?;
+        }
+        let reads: Vec<(u32, Nanos)> = lpas.iter().map(|&l| (self.pages.map[l as usize], t)).collect();
+        let done = if reads.is_empty() { t } else { self.flash.media.read(&reads, Cause::HOST)? };
+        let ps = self.ps();
+        let mut out = vec![0u8; lpas.len() * ps];
+        for (&(ppn, _), page) in reads.iter().zip(out.chunks_mut(ps)) {
+            if !self.flash.media.contents(ppn, page)? {
+                return Err(KvError::Inconsistent { reason: format!("PPN {ppn} keeps no contents") });
+            }
+        }
+        out.truncate(len);
+        self.counts.gets += 1;
+        Ok((done.max(t), Some(out)))
+    }
+}
+
+impl KvDevice for DftlKv {
+    fn name(&self) -> &str {
+        "dftl-kv"
+    }
+
+    fn max_key_size(&self) -> usize {
+        self.cfg.max_key_size
+    }
+
+    fn max_value_size(&self) -> usize {
+        self.cfg.max_value_size
+    }
+
+    fn store(&mut self, at: Nanos, key: &[u8], value: &[u8]) -> Result<Completed<()>> {
+        check_key(key, self.max_key_size())?;
+        check_value(value, self.max_value_size())?;
+        let done = self.put(at, key, value)?;
+        self.flash.media.record_latency(HostOp::Write, done - at);
+        Ok(Completed { done, value: () })
+    }
+
+    fn retrieve(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<Option<Vec<u8>>>> {
+        check_key(key, self.max_key_size())?;
+        let (done, value) = self.get(at, key)?;
+        if value.is_some() {
+            self.flash.media.record_latency(HostOp::Read, done - at);
+        }
+        Ok(Completed { done, value })
+    }
+
+    fn delete(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<bool>> {
+        check_key(key, self.max_key_size())?;
+        let Some(id) = self.ids.remove(key) else {
+            return Ok(Completed { done: at, value: false });
+        };
+        self.cmt.begin_request();
+        let old = self.keys[id as usize]
+            .take()
+            .ok_or_else(|| KvError::Inconsistent { reason: "a key in the dictionary has no KGTD entry".into() })?;
+        self.free_ids.push(id);
+        let t = self.unmap(at, &old.lpas)?;
+        self.counts.space.removed(old.len as u64, (old.lpas.len() * self.ps()) as u64);
+        self.counts.deletes += 1;
+        let done = self.finish_deferred(t)?;
+        Ok(Completed { done, value: true })
+    }
+
+    fn exist(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<bool>> {
+        check_key(key, self.max_key_size())?;
+        Ok(Completed { done: at, value: self.ids.contains_key(key) })
+    }
+
+    fn describe(&self) -> String {
+        let c = &self.cfg;
+        let ram = match c.ram_budget {
+            None => "map in RAM".to_string(),
+            Some(b) => format!("CMT {} KiB", b >> 10),
+        };
+        format!(
+            "dftl-kv (page-level DFTL, greedy GC below {} free blocks, {ram}{})",
+            c.gc_threshold_blocks,
+            if c.copyback { ", copyback" } else { "" }
+        )
+    }
+
+    fn media(&self) -> &Media {
+        &self.flash.media
+    }
+
+    fn work(&self) -> DeviceWork {
+        let c = &self.counts;
+        DeviceWork {
+            flushes: 0,
+            compactions_by_level: Vec::new(),
+            compaction_ns: 0,
+            gc_runs: c.gc_runs,
+            gc_moved_pages: c.gc_moved_pages,
+            gc_ns: c.gc_ns,
+            held_ns: c.held_ns,
+            dram_hits: 0,
+        }
+    }
+}
