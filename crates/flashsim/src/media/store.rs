@@ -251,7 +251,13 @@ impl FilePages {
 
     /// Writes the buffered pages of `block` (programmed in order, so a prefix of it) to the file.
     fn write_open_block(&mut self, block: u32) -> Result<()> {
+        let first = block * self.pages_per_block;
         if let Some(buf) = self.open.remove(&block) {
+            if self.present.none_in(first, first + self.pages_per_block) {
+                // Every page the file holds of this block died while it was being programmed (the
+                // others went to memory): nothing to write, and no later drop would punch it.
+                return Ok(());
+            }
             let at = block as u64 * self.pages_per_block as u64 * self.page_size;
             self.file.write_all_at(&buf, at).map_err(|e| backing(&self.path, "write", e))?;
         }
@@ -436,6 +442,28 @@ mod tests {
             assert!(s.get(ppn, &mut buf).unwrap() && buf == page(ppn as u8), "PPN {ppn}");
         }
         assert!(s.get(23, &mut buf).unwrap() && buf == page(3));
+    }
+
+    /// A block whose file pages all die while it is open, and whose last page goes to memory, never
+    /// reaches the file: no later drop of a file page could punch it.
+    #[test]
+    fn a_block_dead_before_it_is_written_never_reaches_the_file() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().unwrap();
+        let spill = DataMode::MemoryThenFile { memory_bytes: 4096, dir: dir.path().to_path_buf() };
+        let mut s = PageStore::new(&spill, 64 * 16, 4096, 16).unwrap();
+        s.put(0, Some(&vec![1; 4096])).unwrap(); // the one memory slot
+        for ppn in 16..31 {
+            s.put(ppn, Some(&vec![2; 4096])).unwrap(); // block 1 in the file, open
+            s.drop_page(ppn);
+        }
+        s.drop_page(0);
+        s.put(31, Some(&vec![3; 4096])).unwrap(); // block 1's last page, in memory
+        let f = s.file.as_ref().unwrap();
+        assert!(f.open.is_empty());
+        assert_eq!(f.file.metadata().unwrap().blocks(), 0, "nothing of block 1 was written");
+        let mut buf = vec![0u8; 4096];
+        assert!(s.get(31, &mut buf).unwrap() && buf == vec![3; 4096]);
     }
 
     /// A file block whose pages are all dropped gives its disk space back before any erase.
