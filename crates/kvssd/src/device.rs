@@ -17,6 +17,8 @@ use flashsim::{FlashCounters, Media, Nanos};
 use serde::Serialize;
 
 use crate::error::{KvError, Result};
+use crate::mapping::MappingStats;
+use crate::space_use::{SpaceUse, UnitsPerValue};
 
 /// A request's completion time and its result.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -44,8 +46,24 @@ pub struct DeviceWork {
     /// Simulated time puts waited, beyond their flush, for the compactions and GC it set off (the
     /// difference between seed 002's Fig. 6b and 6a).
     pub held_ns: u64,
-    /// Reads answered from the device's DRAM (write buffer or memtable) with no flash read.
+    /// Reads answered from the device's DRAM (write buffer, memtable or page buffers) with no
+    /// flash read.
     pub dram_hits: u64,
+    /// A key-value FTL's own figures (KVFTL, DFTL-KV); `None` for the other designs.
+    pub ftl: Option<FtlWork>,
+}
+
+/// What a key-value FTL reports beyond [`DeviceWork`] (seed 004's measures).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct FtlWork {
+    /// Value bytes over the bytes of the units (partitions, pages) holding them.
+    pub space: SpaceUse,
+    /// Units (partitions, pages) per put value.
+    pub units_per_value: UnitsPerValue,
+    /// Mapping-table cache hits, misses, loads and stores under the RAM budget, and their time.
+    pub mapping: MappingStats,
+    /// RAM of the tables that always stay in it (KVFTL: the KVHeadTable; DFTL-KV: KGTD + GTD).
+    pub static_ram_bytes: u64,
 }
 
 /// A key-value SSD.

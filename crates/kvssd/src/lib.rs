@@ -24,7 +24,7 @@ mod mapping;
 pub mod plsc;
 mod space_use;
 
-pub use device::{Completed, DeviceWork, KvDevice};
+pub use device::{Completed, DeviceWork, FtlWork, KvDevice};
 pub use dftl_kv::{DftlKv, DftlKvConfig, DftlKvStats};
 pub use error::{KvError, Result};
 pub use kvftl::{Kvftl, KvftlConfig, KvftlStats, Variant};

@@ -38,8 +38,9 @@ use std::collections::HashMap;
 
 use flashsim::{Cause, HostOp, Media, Nanos, PageWrite};
 
-use crate::device::{check_key, check_value, Completed, DeviceWork, KvDevice};
+use crate::device::{check_key, check_value, Completed, DeviceWork, FtlWork, KvDevice};
 use crate::error::{KvError, Result};
+use crate::flash::space::RESERVE_BLOCKS;
 use crate::flash::{Flash, GcWork, Owners};
 use crate::mapping::TableCache;
 use lpa::FreeLpas;
@@ -196,12 +197,10 @@ impl DftlKv {
         self.counts.gc_ns += gc.ns;
     }
 
-    /// Unmaps `lpas` (a deleted or replaced value): each entry is accessed dirty from `t`, each
-    /// page invalidated, the LPAs freed. Returns when the translation I/O is done.
+    /// Unmaps `lpas` (a deleted or replaced value): each page is invalidated and each LPA freed,
+    /// then each entry is accessed dirty from `t`. Returns when the translation I/O is done.
     fn unmap(&mut self, t: Nanos, lpas: &[u32]) -> Result<Nanos> {
-        let mut t = t;
         for &lpa in lpas {
-            t = self.translate(t, lpa, true)?;
             let ppn = self.pages.map[lpa as usize];
             if ppn != NONE {
                 self.flash.media.invalidate(ppn);
@@ -212,6 +211,10 @@ impl DftlKv {
             self.tp_live[tp] -= 1;
         }
         self.free.give_back(lpas);
+        let mut t = t;
+        for &lpa in lpas {
+            t = self.translate(t, lpa, true)?;
+        }
         Ok(t)
     }
 
@@ -219,32 +222,61 @@ impl DftlKv {
         let ps = self.ps();
         let n = value.len().div_ceil(ps);
         self.cmt.begin_request();
-        let threshold = self.cfg.gc_threshold_blocks as u64 * self.flash.media.geometry().pages_per_block as u64;
+        let id = self.ids.get(key).copied();
+        let old_lpas = id.and_then(|id| self.keys[id as usize].as_ref()).map_or(0, |k| k.lpas.len());
+        // Room first: the value's pages and, under a RAM budget, a translation store per entry
+        // access at worst, beyond the planes' GC reserve.
+        let g = self.flash.media.geometry();
+        let ppb = g.pages_per_block as u64;
+        let reserve = g.total_planes() as u64 * RESERVE_BLOCKS as u64 * ppb;
+        let need = n as u64 + if self.cmt.enabled() { (old_lpas + n) as u64 } else { 0 };
+        let threshold = (self.cfg.gc_threshold_blocks as u64 * ppb).max(reserve + need);
         let gc = self.flash.collect_while_low(threshold, &mut self.pages, at)?;
         self.add_gc(gc);
         let mut t = self.finish_deferred(gc.done.max(at))?;
         self.counts.held_ns += t - at;
-        let id = self.ids.get(key).copied();
-        let old_lpas = id.and_then(|id| self.keys[id as usize].as_ref()).map_or(0, |k| k.lpas.len());
+        if self.flash.space.free_pages() < reserve + need {
+            return Err(KvError::DeviceFull { op: "a put", plane: 0 });
+        }
         if (n as u64) > self.free.free() + old_lpas as u64 {
             return Err(KvError::DeviceFull { op: "a put (no free logical page)", plane: 0 });
         }
         if let Some(old) = id.and_then(|id| self.keys[id as usize].take()) {
-            t = self.unmap(t, &old.lpas)?;
             self.counts.space.removed(old.len as u64, (old.lpas.len() * ps) as u64);
+            match self.unmap(t, &old.lpas) {
+                Ok(after) => t = after,
+                Err(e) => {
+                    self.forget_key(key);
+                    return Err(e);
+                }
+            }
         }
         let mut lpas = Vec::with_capacity(n);
         self.free.take(n, &mut lpas);
         for &lpa in &lpas {
-            t = self.translate(t, lpa, true)?;
             let tp = self.tp_of(lpa) as usize;
             self.tp_live[tp] += 1;
         }
-        let mut done = t;
-        for (i, &lpa) in lpas.iter().enumerate() {
-            let chunk = &value[i * ps..((i + 1) * ps).min(value.len())];
-            done = done.max(self.program_page(t, lpa, chunk, Cause::HOST)?);
-        }
+        let done = match self.write_value(t, &lpas, value) {
+            Ok(done) => done,
+            Err(e) => {
+                // Nothing half-written stays: the new pages are dropped, and the key (whose old
+                // value is gone) is removed.
+                for &lpa in &lpas {
+                    let ppn = self.pages.map[lpa as usize];
+                    if ppn != NONE {
+                        self.flash.media.invalidate(ppn);
+                        self.pages.rev[ppn as usize] = NONE;
+                        self.pages.map[lpa as usize] = NONE;
+                    }
+                    let tp = self.tp_of(lpa) as usize;
+                    self.tp_live[tp] -= 1;
+                }
+                self.free.give_back(&lpas);
+                self.forget_key(key);
+                return Err(e);
+            }
+        };
         let info = KeyInfo { len: value.len() as u32, lpas };
         match id {
             Some(id) => self.keys[id as usize] = Some(info),
@@ -267,8 +299,32 @@ impl DftlKv {
         c.pages_per_value.add(n);
         c.lpas_put += n as u64;
         c.space.put(value.len() as u64, (n * ps) as u64);
-        let t = self.finish_deferred(done.max(t))?;
+        let t = self.finish_deferred(done)?;
         Ok(done.max(t))
+    }
+
+    /// Translates the value's LPAs (dirty) from `t`, then programs its pages. Returns when all
+    /// of it is done.
+    fn write_value(&mut self, t: Nanos, lpas: &[u32], value: &[u8]) -> Result<Nanos> {
+        let ps = self.ps();
+        let mut t = t;
+        for &lpa in lpas {
+            t = self.translate(t, lpa, true)?;
+        }
+        let mut done = t;
+        for (i, &lpa) in lpas.iter().enumerate() {
+            let chunk = &value[i * ps..((i + 1) * ps).min(value.len())];
+            done = done.max(self.program_page(t, lpa, chunk, Cause::HOST)?);
+        }
+        Ok(done)
+    }
+
+    /// Removes `key` from the dictionary (its KGTD entry is already gone).
+    fn forget_key(&mut self, key: &[u8]) {
+        if let Some(id) = self.ids.remove(key) {
+            self.keys[id as usize] = None;
+            self.free_ids.push(id);
+        }
     }
 
     fn get(&mut self, at: Nanos, key: &[u8]) -> Result<(Nanos, Option<Vec<u8>>)> {
@@ -379,6 +435,15 @@ impl KvDevice for DftlKv {
             gc_ns: c.gc_ns,
             held_ns: c.held_ns,
             dram_hits: 0,
+            ftl: Some({
+                let s = self.stats();
+                FtlWork {
+                    space: s.space,
+                    units_per_value: s.pages_per_value,
+                    mapping: s.mapping,
+                    static_ram_bytes: s.static_ram_bytes,
+                }
+            }),
         }
     }
 }

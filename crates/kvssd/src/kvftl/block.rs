@@ -92,18 +92,24 @@ pub(crate) struct Blocks {
     /// Running block per size (index p - min_p) and stream.
     running: Vec<[Option<u32>; 2]>,
     pub mapping_running: Option<u32>,
+    /// Table pages the partitioned blocks' tables span (ceil(used / entries per table page),
+    /// summed): what their tables would take on flash if every entry were stored.
+    pub table_pages: u64,
+    entries_per_tp: u32,
     min_p: u8,
     page_log2: u8,
     ppb: u32,
 }
 
 impl Blocks {
-    pub fn new(total_blocks: u32, min_p: u8, max_p: u8, page_log2: u8, ppb: u32) -> Blocks {
+    pub fn new(total_blocks: u32, min_p: u8, max_p: u8, page_log2: u8, ppb: u32, entries_per_tp: u32) -> Blocks {
         Blocks {
             uses: (0..total_blocks).map(|_| BlockUse::Free).collect(),
             free: (0..total_blocks).collect(),
             running: vec![[None; 2]; (max_p - min_p) as usize + 1],
             mapping_running: None,
+            table_pages: 0,
+            entries_per_tp,
             min_p,
             page_log2,
             ppb,
@@ -188,10 +194,15 @@ impl Blocks {
             }
         };
         let cap = self.capacity(p);
+        let ept = self.entries_per_tp;
         let d = self.data_mut(block);
         let pid = d.used;
         d.used += 1;
-        if d.used == cap {
+        let full = d.used == cap;
+        if pid % ept == 0 {
+            self.table_pages += 1;
+        }
+        if full {
             self.running[slot][stream as usize] = None;
         }
         Ok(Loc { block, pid })
@@ -201,11 +212,14 @@ impl Blocks {
     /// the page half full). Returns the partitions skipped.
     pub fn skip_to_page_end(&mut self, p: u8, stream: Stream) -> u32 {
         let Some(b) = self.running(p, stream) else { return 0 };
-        let (per_page, cap) = (self.per_page(p), self.capacity(p));
+        let (per_page, cap, ept) = (self.per_page(p), self.capacity(p), self.entries_per_tp);
         let d = self.data_mut(b);
         let skipped = (per_page - d.used % per_page) % per_page;
+        let before = d.used.div_ceil(ept);
         d.used += skipped;
-        if d.used == cap {
+        let (after, full) = (d.used.div_ceil(ept), d.used == cap);
+        self.table_pages += (after - before) as u64;
+        if full {
             self.running[(p - self.min_p) as usize][stream as usize] = None;
         }
         skipped
@@ -303,6 +317,9 @@ impl Blocks {
 
     /// An erased block goes back to the pool, newest last.
     pub fn release(&mut self, block: u32) {
+        if let BlockUse::Data(d) = &self.uses[block as usize] {
+            self.table_pages -= d.used.div_ceil(self.entries_per_tp) as u64;
+        }
         self.uses[block as usize] = BlockUse::Free;
         self.free.push_back(block);
     }

@@ -61,6 +61,7 @@ impl Kvftl {
         }
         let ppb = self.geo.ppb;
         let mut valid_total = 0usize;
+        let mut table_pages = 0u64;
         let mut directory_pages = 0usize;
         let free: Vec<u32> = self.blocks.free_blocks().collect();
         for (b, use_) in self.blocks.uses.iter().enumerate() {
@@ -88,6 +89,7 @@ impl Kvftl {
                         return Err(format!("block {b}: valid partition {pid} is on no chain"));
                     }
                     valid_total += d.table.len();
+                    table_pages += d.used.div_ceil(self.geo.entries_per_tp as u32) as u64;
                     // Pages programmed: whole pages of handed-out partitions (internal), all of them (external).
                     let (programmed, mut live) = if self.blocks.is_internal(d.p) {
                         let per_page = self.blocks.per_page(d.p);
@@ -153,6 +155,9 @@ impl Kvftl {
         }
         if valid_total != on_chain.len() {
             return Err(format!("{valid_total} valid partitions, {} on chains", on_chain.len()));
+        }
+        if table_pages != self.blocks.table_pages {
+            return Err(format!("tables span {table_pages} table pages, {} counted", self.blocks.table_pages));
         }
         if directory_pages != self.directory.len() {
             return Err(format!(

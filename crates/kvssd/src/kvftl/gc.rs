@@ -57,6 +57,27 @@ impl Kvftl {
     /// fewer than the reserve plus `need` blocks; `op` names what needed them.
     pub(crate) fn collect(&mut self, at: Nanos, need: usize, op: &'static str) -> Result<Nanos> {
         let want = (self.cfg.gc_threshold_blocks as usize).max(GC_RESERVE_BLOCKS + need);
+        self.collect_to(at, want, GC_RESERVE_BLOCKS + need, op)
+    }
+
+    /// Makes room for the table stores of `accesses` table-entry accesses (under a RAM budget)
+    /// before a request that writes nothing else (a get, a delete, a flush): GC runs only when
+    /// the pool is below the reserve plus what those stores may need, and the request fails only
+    /// when fewer blocks than the stores need are left (such requests may use the reserve).
+    pub(crate) fn room_for_tables(&mut self, at: Nanos, accesses: usize, op: &'static str) -> Result<Nanos> {
+        if !self.tables.enabled() {
+            return Ok(at);
+        }
+        let need = self.mapping_blocks_needed(accesses);
+        if self.blocks.free_count() >= GC_RESERVE_BLOCKS + need {
+            return Ok(at);
+        }
+        self.collect_to(at, GC_RESERVE_BLOCKS + need, need, op)
+    }
+
+    /// Collects victims from `at` while fewer than `want` blocks are free; fails when fewer than
+    /// `floor` are.
+    fn collect_to(&mut self, at: Nanos, want: usize, floor: usize, op: &'static str) -> Result<Nanos> {
         let mut t = at;
         // Every round erases a block; the bound only stops a pathological ping-pong.
         let mut rounds = 0;
@@ -69,8 +90,8 @@ impl Kvftl {
             rounds += 1;
         }
         let free = self.blocks.free_count();
-        if free < GC_RESERVE_BLOCKS + need {
-            return Err(KvError::NoFreeBlock { op, needed: GC_RESERVE_BLOCKS + need, free });
+        if free < floor {
+            return Err(KvError::NoFreeBlock { op, needed: floor, free });
         }
         Ok(t)
     }

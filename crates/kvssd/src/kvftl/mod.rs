@@ -60,7 +60,7 @@ use std::collections::BTreeMap;
 
 use flashsim::{Cause, HostOp, Media, Nanos, PageWrite};
 
-use crate::device::{check_key, check_value, Completed, DeviceWork, KvDevice};
+use crate::device::{check_key, check_value, Completed, DeviceWork, FtlWork, KvDevice};
 use crate::error::{KvError, Result};
 use crate::mapping::TableCache;
 use block::{Blocks, Entry, Loc, Pre, Stream};
@@ -122,7 +122,7 @@ impl Kvftl {
         };
         Ok(Kvftl {
             part: cfg.partitioner(),
-            blocks: Blocks::new(geo.total_blocks, cfg.min_p, cfg.max_p, page_log2, geo.ppb),
+            blocks: Blocks::new(geo.total_blocks, cfg.min_p, cfg.max_p, page_log2, geo.ppb, entries_per_tp as u32),
             buffers: Buffers::new(cfg.min_p, page_log2),
             heads: KvHeadTable::default(),
             tables: TableCache::new(cfg.ram_budget, PTR_ENTRY_BYTES, entries_per_tp),
@@ -177,8 +177,9 @@ impl Kvftl {
                 self.counts.buffer_flushes += 1;
             }
         }
-        let mut t = at;
-        for tp in self.tables.take_dirty() {
+        let dirty = self.tables.take_dirty();
+        let mut t = self.room_for_tables(at, dirty.len(), "a flush")?;
+        for tp in dirty {
             t = self.store_table_page(t, tp)?;
         }
         Ok(done.max(t))
@@ -268,16 +269,26 @@ impl Kvftl {
         Ok(entry)
     }
 
-    /// Invalidates the chain of partitions from `first` (Alg. 3), accessing each table entry from
-    /// `t`. Returns when the table I/O is done and the bytes of the partitions.
-    fn invalidate_chain(&mut self, t: Nanos, first: Option<Loc>) -> Result<(Nanos, u64)> {
-        let (mut t, mut cur, mut bytes) = (t, first, 0);
+    /// Invalidates the chain of partitions from `first` (Alg. 3: pre = NULL along the chain).
+    /// Returns its partitions, in order, and their bytes; their table entries are still to be
+    /// accessed ([`Kvftl::touch_all`]), which is the operation's only cost.
+    fn unlink_chain(&mut self, first: Option<Loc>) -> Result<(Vec<Loc>, u64)> {
+        let (mut locs, mut bytes, mut cur) = (Vec::new(), 0, first);
         while let Some(loc) = cur {
-            t = self.touch(t, loc, true)?;
             bytes += 1u64 << self.blocks.data(loc.block).p;
             cur = self.invalidate_partition(loc)?.next;
+            locs.push(loc);
         }
-        Ok((t, bytes))
+        Ok((locs, bytes))
+    }
+
+    /// Accesses the table entries of `locs` (dirty) from `t`; returns when the table I/O is done.
+    fn touch_all(&mut self, t: Nanos, locs: &[Loc]) -> Result<Nanos> {
+        let mut t = t;
+        for &loc in locs {
+            t = self.touch(t, loc, true)?;
+        }
+        Ok(t)
     }
 
     /// Reads the first `n` bytes of partition 2^p at `loc` into `out`, from `ready`. Returns when
@@ -336,8 +347,9 @@ impl Kvftl {
         Ok(())
     }
 
-    /// Erased blocks a put of `powers` needs beyond the running blocks' room, and table pages'
-    /// worth of mapping blocks for `accesses` table entries under a RAM budget.
+    /// Erased blocks a put of `powers` needs beyond the running blocks' room, and, under a RAM
+    /// budget, mapping blocks for `accesses` table-entry stores and for every table page not on
+    /// flash yet (so that later gets and deletes always find room for their table stores).
     fn blocks_needed(&self, powers: &[u8], accesses: usize) -> usize {
         let mut need = 0;
         let mut i = 0;
@@ -351,10 +363,21 @@ impl Kvftl {
             i += k;
         }
         if self.tables.enabled() {
-            let room = self.blocks.mapping_running.map_or(0, |b| (self.geo.ppb - self.media.write_pointer(b)) as usize);
-            need += accesses.saturating_sub(room).div_ceil(self.geo.ppb as usize);
+            let new_tables = powers.len() as u64; // at most a new table page per partition
+            let unstored = self.blocks.table_pages + new_tables - self.directory.len() as u64;
+            need += unstored.div_ceil(self.geo.ppb as u64) as usize;
         }
-        need
+        need + self.mapping_blocks_needed(accesses)
+    }
+
+    /// Erased blocks the table stores of `accesses` entry accesses may need at worst (a store
+    /// each) beyond the running mapping block's room; 0 without a RAM budget.
+    fn mapping_blocks_needed(&self, accesses: usize) -> usize {
+        if !self.tables.enabled() {
+            return 0;
+        }
+        let room = self.blocks.mapping_running.map_or(0, |b| (self.geo.ppb - self.media.write_pointer(b)) as usize);
+        accesses.saturating_sub(room).div_ceil(self.geo.ppb as usize)
     }
 
     fn put(&mut self, at: Nanos, key: &[u8], value: &[u8]) -> Result<Nanos> {
@@ -367,26 +390,63 @@ impl Kvftl {
         let mut t = self.collect(at, need, "a put")?;
         self.counts.held_ns += t - at;
         // GC may have moved the old value's partitions: its head is read after.
-        if let Some(old) = id.and_then(|id| self.heads.head(id)) {
-            let (after, bytes) = self.invalidate_chain(t, old.first)?;
-            t = after;
+        if let Some((id, old)) = id.and_then(|id| Some((id, self.heads.head(id)?))) {
+            let (locs, bytes) = self.unlink_chain(old.first)?;
             self.counts.space.removed(old.len as u64, bytes);
+            self.heads.set(id, Head { len: 0, first: None });
+            t = match self.touch_all(t, &locs) {
+                Ok(t) => t,
+                Err(e) => {
+                    self.heads.remove(id);
+                    return Err(e);
+                }
+            };
         }
-        let head = Head { len: value.len() as u32, first: None };
         let id = match id {
             Some(id) => id,
-            None => self.heads.insert(key, head),
+            None => self.heads.insert(key, Head { len: 0, first: None }),
         };
+        let mut written = Vec::with_capacity(parts.len());
+        match self.write_chain(t, id, &parts, value, &mut written) {
+            Ok(done) => {
+                self.heads.set(id, Head { len: value.len() as u32, first: written.first().copied() });
+                let c = &mut self.counts;
+                c.puts += 1;
+                c.partitions_per_value.add(parts.len());
+                c.partitions_put += parts.len() as u64;
+                c.space.put(value.len() as u64, parts.total());
+                Ok(done)
+            }
+            Err(e) => {
+                // Nothing half-written stays: the partitions made valid are invalidated, and the
+                // key (whose old value is gone) is removed.
+                for &loc in &written {
+                    self.invalidate_partition(loc)?;
+                }
+                self.heads.remove(id);
+                Err(e)
+            }
+        }
+    }
+
+    /// Links and writes the partitions `parts` of `value` for key `id` from `t`, pushing each
+    /// partition to `written` once it is valid. Returns when the data is programmed (or
+    /// buffered) and the table I/O done.
+    fn write_chain(
+        &mut self,
+        t: Nanos,
+        id: u32,
+        parts: &Partitions,
+        value: &[u8],
+        written: &mut Vec<Loc>,
+    ) -> Result<Nanos> {
+        let (mut t, mut offset) = (t, 0usize);
         let mut done = t;
-        let (mut prev, mut offset, mut first) = (None, 0usize, None);
         for &p in parts.powers() {
             let loc = self.blocks.alloc(p, Stream::New, 0, "a put")?;
             t = self.touch(t, loc, true)?;
-            let pre = match prev {
-                None => {
-                    first = Some(loc);
-                    Pre::Head(id)
-                }
+            let pre = match written.last().copied() {
+                None => Pre::Head(id),
                 Some(pl) => {
                     t = self.touch(t, pl, true)?;
                     if let Some(e) = self.blocks.entry_mut(pl) {
@@ -396,17 +456,11 @@ impl Kvftl {
                 }
             };
             self.blocks.add_valid(loc, Entry { pre, next: None });
+            written.push(loc);
             let end = (offset + (1usize << p)).min(value.len());
             done = done.max(self.write_partition(t, loc, p, Stream::New, &value[offset..end], Cause::HOST)?);
             offset = end;
-            prev = Some(loc);
         }
-        self.heads.set(id, Head { len: value.len() as u32, first });
-        let c = &mut self.counts;
-        c.puts += 1;
-        c.partitions_per_value.add(parts.len());
-        c.partitions_put += parts.len() as u64;
-        c.space.put(value.len() as u64, parts.total());
         Ok(done.max(t))
     }
 
@@ -424,6 +478,9 @@ impl Kvftl {
         let Some(head) = self.heads.id(key).and_then(|id| self.heads.head(id)) else {
             return Ok((at, None));
         };
+        let at = self.room_for_tables(at, self.chain_len(head.first), "a get")?;
+        // GC may have moved the value's partitions: its head is read again.
+        let head = self.heads.id(key).and_then(|id| self.heads.head(id)).unwrap_or(head);
         self.tables.begin_request();
         let len = head.len as usize;
         let mut out = Vec::with_capacity(len);
@@ -483,13 +540,16 @@ impl KvDevice for Kvftl {
         let Some(id) = self.heads.id(key) else {
             return Ok(Completed { done: at, value: false });
         };
+        let chain = self.heads.head(id).map_or(0, |h| self.chain_len(h.first));
+        let at = self.room_for_tables(at, chain, "a delete")?;
         self.tables.begin_request();
         let head = self.heads.remove(id).ok_or_else(|| KvError::Inconsistent {
             reason: "a key in the dictionary has no KVHeadTable entry".into(),
         })?;
-        let (done, bytes) = self.invalidate_chain(at, head.first)?;
+        let (locs, bytes) = self.unlink_chain(head.first)?;
         self.counts.space.removed(head.len as u64, bytes);
         self.counts.deletes += 1;
+        let done = self.touch_all(at, &locs)?;
         Ok(Completed { done, value: true })
     }
 
@@ -525,6 +585,15 @@ impl KvDevice for Kvftl {
             gc_ns: c.gc_ns,
             held_ns: c.held_ns,
             dram_hits: c.buffer_reads,
+            ftl: Some({
+                let s = self.stats();
+                FtlWork {
+                    space: s.space,
+                    units_per_value: s.partitions_per_value,
+                    mapping: s.mapping,
+                    static_ram_bytes: s.static_ram_bytes,
+                }
+            }),
         }
     }
 }

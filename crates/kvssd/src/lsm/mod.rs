@@ -428,6 +428,7 @@ impl KvDevice for LsmInDevice {
             gc_ns: s.gc_ns,
             held_ns: s.held_ns,
             dram_hits: s.memtable_hits,
+            ftl: None,
         }
     }
 }

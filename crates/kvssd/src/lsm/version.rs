@@ -26,6 +26,11 @@ pub struct Sst {
     /// Bytes of records.
     pub used: u32,
     pub ppns: Vec<u32>,
+    /// The simulator's directory of the SST's records: each key and the byte offset of its
+    /// record, sorted. Not the device's: the modelled device reads the whole SST to find a key
+    /// and is charged for every page of it; the directory only spares the simulator copying and
+    /// decoding 2 MiB for each SST a get consults.
+    pub records: Vec<(Box<[u8]>, u32)>,
 }
 
 impl Sst {
@@ -62,11 +67,15 @@ impl Version {
     }
 
     /// Starts an SST of `level` (not yet in its level); its pages follow with [`Version::add_pages`].
-    pub fn create(&mut self, level: u8, smallest: &[u8], largest: &[u8], used: u32) -> u32 {
+    pub fn create(&mut self, level: u8, used: u32, records: Vec<(Box<[u8]>, u32)>) -> u32 {
         let id = self.next_id;
         // 2^32 - 1 SSTs: far beyond any simulated run; NO_SST stays unused.
         self.next_id += 1;
-        let sst = Sst { id, level, smallest: smallest.into(), largest: largest.into(), used, ppns: Vec::new() };
+        let (smallest, largest) = match (records.first(), records.last()) {
+            (Some(first), Some(last)) => (first.0.clone(), last.0.clone()),
+            _ => (Box::default(), Box::default()),
+        };
+        let sst = Sst { id, level, smallest, largest, used, ppns: Vec::new(), records };
         self.ssts.insert(id, sst);
         id
     }

@@ -373,6 +373,7 @@ impl KvDevice for Plsc {
             gc_ns: s.gc_ns,
             held_ns: s.held_ns,
             dram_hits: s.buffered_gets,
+            ftl: None,
         }
     }
 }
