@@ -95,6 +95,8 @@ pub(crate) struct Blocks {
     /// Table pages the partitioned blocks' tables span (ceil(used / entries per table page),
     /// summed): what their tables would take on flash if every entry were stored.
     pub table_pages: u64,
+    /// Partitions handed out in every partitioned block (their table entries).
+    pub used_partitions: u64,
     entries_per_tp: u32,
     min_p: u8,
     page_log2: u8,
@@ -109,6 +111,7 @@ impl Blocks {
             running: vec![[None; 2]; (max_p - min_p) as usize + 1],
             mapping_running: None,
             table_pages: 0,
+            used_partitions: 0,
             entries_per_tp,
             min_p,
             page_log2,
@@ -199,6 +202,7 @@ impl Blocks {
         let pid = d.used;
         d.used += 1;
         let full = d.used == cap;
+        self.used_partitions += 1;
         if pid % ept == 0 {
             self.table_pages += 1;
         }
@@ -219,6 +223,7 @@ impl Blocks {
         d.used += skipped;
         let (after, full) = (d.used.div_ceil(ept), d.used == cap);
         self.table_pages += (after - before) as u64;
+        self.used_partitions += skipped as u64;
         if full {
             self.running[(p - self.min_p) as usize][stream as usize] = None;
         }
@@ -319,6 +324,7 @@ impl Blocks {
     pub fn release(&mut self, block: u32) {
         if let BlockUse::Data(d) = &self.uses[block as usize] {
             self.table_pages -= d.used.div_ceil(self.entries_per_tp) as u64;
+            self.used_partitions -= d.used as u64;
         }
         self.uses[block as usize] = BlockUse::Free;
         self.free.push_back(block);

@@ -156,6 +156,18 @@ impl Kvftl {
         if valid_total != on_chain.len() {
             return Err(format!("{valid_total} valid partitions, {} on chains", on_chain.len()));
         }
+        let used: u64 = self
+            .blocks
+            .uses
+            .iter()
+            .map(|u| match u {
+                BlockUse::Data(d) => d.used as u64,
+                _ => 0,
+            })
+            .sum();
+        if used != self.blocks.used_partitions {
+            return Err(format!("{used} partitions handed out, {} counted", self.blocks.used_partitions));
+        }
         if table_pages != self.blocks.table_pages {
             return Err(format!("tables span {table_pages} table pages, {} counted", self.blocks.table_pages));
         }

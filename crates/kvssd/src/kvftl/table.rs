@@ -244,13 +244,6 @@ impl Kvftl {
     /// RAM of the PartitionPtrTables if all were resident: used partitions of every partitioned
     /// block x [`PTR_ENTRY_BYTES`].
     pub(crate) fn table_bytes(&self) -> u64 {
-        self.blocks
-            .uses
-            .iter()
-            .map(|u| match u {
-                super::block::BlockUse::Data(d) => d.used as u64 * PTR_ENTRY_BYTES,
-                _ => 0,
-            })
-            .sum()
+        self.blocks.used_partitions * PTR_ENTRY_BYTES
     }
 }
