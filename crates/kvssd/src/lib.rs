@@ -7,9 +7,16 @@
 //!   a global hash index in device DRAM), an FTL of its own on [`flashsim::Media`].
 //! - [`LsmInDevice`]: seed 002's baseline, LevelDB integrated into the device (seven levels,
 //!   leveled compaction, whole-SST reads), an FTL of its own on the same media layer.
+//! - [`Kvftl`]: KVFTL of seed 004 (power-of-two partitions in partitioned blocks, page buffers,
+//!   partition-based GC) and its revised variants SP / NP / WS ([`Variant`]), with its tables in
+//!   RAM or cached under a RAM budget.
+//! - [`DftlKv`]: seed 004's baseline, a page-level DFTL altered for key-value pairs (a page per
+//!   started page of a value, KGTD), with the same RAM-budget mapping cache.
 //!
-//! Both share their physical layer (`flash`: per-plane space, GC with copyback, the on-flash
-//! record): one mechanism, many policies.
+//! PLSC, the LSM and DFTL-KV share their physical layer (`flash`: per-plane space, greedy GC, the
+//! on-flash record); KVFTL manages its partitioned blocks itself. KVFTL and DFTL-KV share the
+//! mapping-table cache (`mapping`, on flashsim's [`flashsim::MappingCache`]) and the space
+//! statistics ([`SpaceUse`], [`UnitsPerValue`]): one mechanism, many policies.
 //!
 //! Like flashsim, everything here is deterministic: no randomness, no wall clock, and no iteration
 //! over hash maps where the order could change a result.

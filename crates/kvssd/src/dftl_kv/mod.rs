@@ -20,6 +20,11 @@
 //!   moved page's cached entry turns dirty, an uncached one's translation page is rewritten after
 //!   the request (as flashsim's BlockSsd does).
 //!
+//! - Room (ours): a put first runs GC until the planes have free pages for its value and, under a
+//!   RAM budget, for a translation store per entry it touches, beyond the GC reserve; if they
+//!   cannot be had it fails with [`KvError::DeviceFull`], changing nothing. Should a later step
+//!   still fail, the new pages are dropped and the key (its old value already deleted) removed.
+//!
 //! Time, accounting and power cuts as KVFTL's: a request completes when the media has done its
 //! work; host data is `Cause::HOST`, relocations and erases `Cause::Gc`, translation pages
 //! `Cause::Mapping`; the map is authoritative in RAM and no power-cut operation is offered.

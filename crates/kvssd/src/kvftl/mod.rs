@@ -32,12 +32,21 @@
 //! and moved table pages) and erases are `Cause::Gc`; table-page loads and stores are
 //! `Cause::Mapping`. Every program is one of these, so flash programs = host + GC + mapping.
 //!
-//! Choices the paper leaves open (ours): the GC threshold (`config`); a put first makes room for
-//! all its partitions (so GC never runs in the middle of a put) and fails with
-//! [`KvError::NoFreeBlock`], changing nothing, when GC cannot make it (the room its old value will
-//! free is not counted); a value's length is kept with its head, and a get reads only the pages
-//! of its last partition that hold value bytes, while GC copies whole partitions; a value of 0
-//! bytes has no partition; keys are mapped to key ids by an in-RAM dictionary.
+//! Choices the paper leaves open (ours):
+//! - the GC threshold (`config`); GC runs at the start of a put, never in the middle of one;
+//! - a put first makes room for all its partitions (and, under a RAM budget, for every table page
+//!   not yet on flash, so that later gets and deletes always find room for their table stores)
+//!   and fails with [`KvError::NoFreeBlock`], changing nothing, when GC cannot make it (the room
+//!   its old value will free is not counted). Should a later step still fail, nothing
+//!   half-written stays: the new partitions are invalidated and the key (its old value already
+//!   deleted) is removed;
+//! - gets, deletes and flushes run GC only when the pool is too low for their table stores, and
+//!   may use the GC reserve for them;
+//! - a value's length is kept with its head; a get reads only the pages of its last partition
+//!   that hold value bytes, while puts program and GC copies whole partitions;
+//! - a value of 0 bytes has no partition; keys are mapped to key ids by an in-RAM dictionary;
+//! - GC copies by reading and programming (no copyback), each live page read once; mapping blocks
+//!   are GC victims like partitioned blocks.
 //!
 //! Power cuts: the paper's page buffers are power-safe (supercapacitor); this model keeps every
 //! table authoritative in RAM and offers no power-cut operation. [`Kvftl::flush`] programs the
@@ -564,9 +573,18 @@ impl KvDevice for Kvftl {
             None => "tables in RAM".to_string(),
             Some(b) => format!("table cache {} KiB", b >> 10),
         };
+        let rule = match c.variant {
+            Variant::Pure => String::new(),
+            Variant::SmallestPartition { min_p } => format!("SP 2^{min_p}, "),
+            Variant::MaxPartitions { n } => format!("NP {n}, "),
+            Variant::MaxWaste { bytes } => format!("WS {bytes} B, "),
+        };
         format!(
-            "{} (partitions 2^{}..2^{}, GC below {} free blocks, {ram})",
-            c.variant, c.min_p, c.max_p, c.gc_threshold_blocks
+            "{} ({rule}partitions 2^{}..2^{}, GC below {} free blocks, {ram})",
+            c.variant.name(),
+            c.min_p,
+            c.max_p,
+            c.gc_threshold_blocks
         )
     }
 
