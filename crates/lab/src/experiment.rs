@@ -67,7 +67,8 @@ impl Size {
 #[serde(deny_unknown_fields)]
 struct EngineConfig {
     /// The engine: "lsm" (the default: the LSM engine on the device's file system) or a key-value
-    /// SSD design ("plsc"), whose device is `[device]`'s preset and capacity.
+    /// SSD design ("plsc", "kvftl-ws", ... as `--engine`), whose device is `[device]`'s preset and
+    /// capacity.
     name: Option<String>,
     write_buffer_size: Option<Size>,
     max_file_size: Option<Size>,
@@ -86,6 +87,12 @@ struct EngineConfig {
     compaction: Option<String>,
     #[serde(default)]
     sync: bool,
+    /// The key-value FTLs' parameters (see `--min-partition` and the others on the command line).
+    min_partition: Option<Size>,
+    max_partitions: Option<u8>,
+    max_waste: Option<Size>,
+    /// RAM for the mapping tables: a size or "unlimited".
+    mapping_ram: Option<Size>,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -633,11 +640,34 @@ fn run_spec(p: &Point) -> Result<RunSpec, String> {
         key_size: w.key_size,
         seed: w.seed,
         digest: false,
-        kv: crate::kv_device::KvDesign::parse(p.engine.name.as_deref().unwrap_or("lsm"))
-            .map_err(|e| e.replace("--engine", "engine.name"))?,
+        kv: crate::kv_device::KvDesign::parse(p.engine.name.as_deref().unwrap_or("lsm"), &kv_options(&p.engine))
+            .map_err(|e| engine_field(&e))?,
     };
     spec.device.validate()?;
     Ok(spec)
+}
+
+/// The key-value FTL parameters of `[engine]`, as the command line gives them.
+fn kv_options(e: &EngineConfig) -> crate::kv_device::KvOptions {
+    crate::kv_device::KvOptions {
+        min_partition: e.min_partition.as_ref().map(Size::text),
+        max_partitions: e.max_partitions,
+        max_waste: e.max_waste.as_ref().map(Size::text),
+        mapping_ram: e.mapping_ram.as_ref().map(Size::text),
+    }
+}
+
+/// A command-line error about an engine flag, named as the experiment file's field.
+fn engine_field(e: &str) -> String {
+    [
+        ("--engine", "engine.name"),
+        ("--min-partition", "engine.min_partition"),
+        ("--max-partitions", "engine.max_partitions"),
+        ("--max-waste", "engine.max_waste"),
+        ("--mapping-ram", "engine.mapping_ram"),
+    ]
+    .iter()
+    .fold(e.to_string(), |e, (flag, field)| e.replace(flag, field))
 }
 
 fn engine_options(e: &EngineConfig) -> Result<lsm::Options, String> {

@@ -10,9 +10,10 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use flashsim::cause::MAX_LEVELS;
 use flashsim::{Cause, FlashReport, FtlCounters, Lane, Media, SimClock};
-use kvssd::{KvDevice, LsmConfig, LsmInDevice, Plsc, PlscConfig};
+use kvssd::{DftlKv, DftlKvConfig, KvDevice, Kvftl, KvftlConfig, LsmConfig, LsmInDevice, Plsc, PlscConfig, Variant};
 
 use crate::engine::{ContentDigest, KvEngine};
+use crate::size::parse_size;
 use crate::stack::{DeviceArgs, DeviceReport};
 
 /// The key-value SSD designs `--engine` names besides `lsm`.
@@ -23,29 +24,88 @@ pub enum KvDesign {
     /// Seed 002's baseline: LevelDB inside the device, each SST consulted read whole; an SST's
     /// pages in one plane, or (`stripe`) spread over every plane as PLSC's USTs are.
     LsmInDevice { stripe: bool },
+    /// KVFTL (seed 004) with its value partitioner's variant; its PartitionPtrTables cached in
+    /// `mapping_ram` bytes (`None`: every table in RAM, no mapping I/O).
+    Kvftl { variant: Variant, mapping_ram: Option<u64> },
+    /// Seed 004's baseline: a page-level DFTL whose cached entries carry value size and key id,
+    /// its mapping cache in `mapping_ram` bytes (`None`: the whole map in RAM).
+    DftlKv { mapping_ram: Option<u64> },
+}
+
+/// The parameters of the key-value FTL designs, as given on the command line or in an experiment
+/// file (text, checked by [`KvDesign::parse`]); each applies to the designs its doc names.
+#[derive(clap::Args, Clone, Debug, Default, PartialEq)]
+pub struct KvOptions {
+    /// kvftl-sp: the smallest partition (a power of two; the paper's evaluation: 4KiB).
+    #[arg(long)]
+    pub min_partition: Option<String>,
+    /// kvftl-np: the most partitions of one value (the paper's evaluation: 3).
+    #[arg(long)]
+    pub max_partitions: Option<u8>,
+    /// kvftl-ws: the most bytes a value may waste in its last partition (the paper's evaluation:
+    /// 2KiB).
+    #[arg(long)]
+    pub max_waste: Option<String>,
+    /// kvftl and dftl-kv: RAM for the mapping tables (e.g. 512KiB), or unlimited (the default:
+    /// every table in RAM, no mapping I/O).
+    #[arg(long)]
+    pub mapping_ram: Option<String>,
 }
 
 impl KvDesign {
-    pub const NAMES: [&'static str; 3] = ["plsc", "lsm-in-device", "lsm-in-device-striped"];
+    pub const NAMES: [&'static str; 8] =
+        ["plsc", "lsm-in-device", "lsm-in-device-striped", "kvftl", "kvftl-sp", "kvftl-np", "kvftl-ws", "dftl-kv"];
 
     pub fn name(self) -> &'static str {
         match self {
             KvDesign::Plsc => "plsc",
             KvDesign::LsmInDevice { stripe: false } => "lsm-in-device",
             KvDesign::LsmInDevice { stripe: true } => "lsm-in-device-striped",
+            KvDesign::Kvftl { variant, .. } => variant.name(),
+            KvDesign::DftlKv { .. } => "dftl-kv",
         }
     }
 
-    /// The design `--engine NAME` asks for; `None` for `lsm` (the host engine on a file
-    /// system), an error naming the accepted engines otherwise.
-    pub fn parse(name: &str) -> Result<Option<KvDesign>, String> {
-        match name {
-            "lsm" => Ok(None),
-            "plsc" => Ok(Some(KvDesign::Plsc)),
-            "lsm-in-device" => Ok(Some(KvDesign::LsmInDevice { stripe: false })),
-            "lsm-in-device-striped" => Ok(Some(KvDesign::LsmInDevice { stripe: true })),
-            other => Err(format!("--engine: unknown engine '{other}'; accepted: lsm, {}", Self::NAMES.join(", "))),
+    /// The design `--engine NAME` asks for with `opts`; `None` for `lsm` (the host engine on a file
+    /// system). Errors name the accepted engines, or the option that does not apply to `name` or
+    /// is out of range.
+    pub fn parse(name: &str, opts: &KvOptions) -> Result<Option<KvDesign>, String> {
+        let design = match name {
+            "lsm" => None,
+            "plsc" => Some(KvDesign::Plsc),
+            "lsm-in-device" => Some(KvDesign::LsmInDevice { stripe: false }),
+            "lsm-in-device-striped" => Some(KvDesign::LsmInDevice { stripe: true }),
+            "dftl-kv" => Some(KvDesign::DftlKv { mapping_ram: mapping_ram(opts)? }),
+            other => match Variant::from_name(other) {
+                Some(v) => Some(KvDesign::Kvftl { variant: variant(v, opts)?, mapping_ram: mapping_ram(opts)? }),
+                None => {
+                    return Err(format!(
+                        "--engine: unknown engine '{other}'; accepted: lsm, {}",
+                        Self::NAMES.join(", ")
+                    ))
+                }
+            },
+        };
+        let takes = |flag: &str| {
+            matches!(
+                (flag, design),
+                ("--min-partition", Some(KvDesign::Kvftl { variant: Variant::SmallestPartition { .. }, .. }))
+                    | ("--max-partitions", Some(KvDesign::Kvftl { variant: Variant::MaxPartitions { .. }, .. }))
+                    | ("--max-waste", Some(KvDesign::Kvftl { variant: Variant::MaxWaste { .. }, .. }))
+                    | ("--mapping-ram", Some(KvDesign::Kvftl { .. } | KvDesign::DftlKv { .. }))
+            )
+        };
+        for (flag, given) in [
+            ("--min-partition", opts.min_partition.is_some()),
+            ("--max-partitions", opts.max_partitions.is_some()),
+            ("--max-waste", opts.max_waste.is_some()),
+            ("--mapping-ram", opts.mapping_ram.is_some()),
+        ] {
+            if given && !takes(flag) {
+                return Err(format!("{flag}: does not apply to --engine {name}"));
+            }
         }
+        Ok(design)
     }
 
     /// A fresh device of this design on the device flags' preset and capacity.
@@ -57,8 +117,52 @@ impl KvDesign {
             KvDesign::LsmInDevice { stripe } => {
                 Box::new(LsmInDevice::new(LsmConfig { stripe, ..LsmConfig::new(media) }).map_err(what)?)
             }
+            KvDesign::Kvftl { variant, mapping_ram } => {
+                let cfg = KvftlConfig { ram_budget: mapping_ram, ..KvftlConfig::new(media).with_variant(variant) };
+                Box::new(Kvftl::new(cfg).map_err(what)?)
+            }
+            KvDesign::DftlKv { mapping_ram } => Box::new(
+                DftlKv::new(DftlKvConfig { ram_budget: mapping_ram, ..DftlKvConfig::new(media) }).map_err(what)?,
+            ),
         }))
     }
+}
+
+/// `--mapping-ram`: bytes, or `None` for unlimited.
+fn mapping_ram(opts: &KvOptions) -> Result<Option<u64>, String> {
+    match opts.mapping_ram.as_deref() {
+        None | Some("unlimited") => Ok(None),
+        Some(text) => match parse_size("--mapping-ram", text)? {
+            0 => Err("--mapping-ram: 0 bytes hold no table entry; give a size or unlimited".into()),
+            bytes => Ok(Some(bytes)),
+        },
+    }
+}
+
+/// The variant `v` (named by `--engine`, with the paper's parameter) with its option applied.
+fn variant(v: Variant, opts: &KvOptions) -> Result<Variant, String> {
+    Ok(match v {
+        Variant::Pure => v,
+        Variant::SmallestPartition { .. } => match &opts.min_partition {
+            None => v,
+            Some(text) => {
+                let bytes = parse_size("--min-partition", text)?;
+                if !bytes.is_power_of_two() {
+                    return Err(format!("--min-partition: {text} is not a power of two (partitions are 2^p bytes)"));
+                }
+                Variant::SmallestPartition { min_p: bytes.trailing_zeros() as u8 }
+            }
+        },
+        Variant::MaxPartitions { .. } => match opts.max_partitions {
+            None => v,
+            Some(0) => return Err("--max-partitions: must be at least 1".into()),
+            Some(n) => Variant::MaxPartitions { n },
+        },
+        Variant::MaxWaste { .. } => match &opts.max_waste {
+            None => v,
+            Some(text) => Variant::MaxWaste { bytes: parse_size("--max-waste", text)? },
+        },
+    })
 }
 
 /// A built key-value SSD.

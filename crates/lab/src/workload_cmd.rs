@@ -15,7 +15,9 @@ use crate::stack::DeviceArgs;
 pub struct EngineArgs {
     /// The engine: lsm (the LSM engine on --fs) or a key-value SSD design: plsc (the PLSC-tree,
     /// seed 002), lsm-in-device (seed 002's baseline: LevelDB inside the device; -striped spreads
-    /// an SST's pages over every plane); a device is --preset at --capacity, with no file system.
+    /// an SST's pages over every plane), kvftl, kvftl-sp, kvftl-np, kvftl-ws (seed 004's KVFTL and
+    /// its variants), dftl-kv (seed 004's baseline); a device is --preset at --capacity, with no
+    /// file system.
     #[arg(long, default_value = "lsm")]
     pub engine: String,
     /// Sync every write.
@@ -31,12 +33,14 @@ pub struct EngineArgs {
     /// Compaction strategy: leveled (LevelDB's), gear (GearDB's) or ll (lifetime-leveling, seed 003).
     #[arg(long, default_value = "leveled")]
     pub compaction: String,
+    #[command(flatten)]
+    pub kv: crate::kv_device::KvOptions,
 }
 
 impl EngineArgs {
     /// The key-value SSD `--engine` names, if not the LSM engine.
     pub fn kv(&self) -> Result<Option<crate::kv_device::KvDesign>, String> {
-        crate::kv_device::KvDesign::parse(&self.engine)
+        crate::kv_device::KvDesign::parse(&self.engine, &self.kv)
     }
 
     /// Engine options from the flags (the runner adds the simulation clock).

@@ -254,3 +254,78 @@ fn timing_page_size_and_key_size_are_parameters() {
         assert!(err.contains(says), "{flag} {bad}: {err}");
     }
 }
+
+/// The key-value FTLs of seed 004 through `--engine` and experiment files: each variant's
+/// parameter reaches the device (a sweep over `engine.max_waste` changes the result), the mapping
+/// RAM makes table I/O, and an option given to a design it does not apply to, or out of range, is
+/// an error naming it.
+#[test]
+fn kvftl_variants_and_their_parameters_run_from_the_command_line_and_experiment_files() {
+    let ycsb = |extra: &[&str]| {
+        let mut args = vec![
+            "ycsb",
+            "--workload",
+            "a",
+            "--records",
+            "300",
+            "--ops",
+            "3000",
+            "--value-size",
+            "small",
+            "--preset",
+            "kvftl",
+            "--capacity",
+            "1GiB",
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        json(&args)
+    };
+    let ftl = |v: &serde_json::Value| v["device_work"]["ftl"].clone();
+    let ws = ycsb(&["--engine", "kvftl-ws"]);
+    let ws_big = ycsb(&["--engine", "kvftl-ws", "--max-waste", "8KiB"]);
+    assert!(ws["engine"].as_str().unwrap().contains("WS 2048 B"), "{}", ws["engine"]);
+    assert!(ws_big["engine"].as_str().unwrap().contains("WS 8192 B"), "{}", ws_big["engine"]);
+    let units = |v: &serde_json::Value| ftl(v)["space"]["live_alloc_bytes"].as_u64().unwrap();
+    assert!(units(&ws_big) > units(&ws), "more waste allowed, more bytes allocated");
+    let dftl = ycsb(&["--engine", "dftl-kv", "--mapping-ram", "1KiB"]);
+    assert!(ftl(&dftl)["mapping"]["loads"].as_u64().unwrap() > 0, "{}", ftl(&dftl));
+    assert!(dftl["flash_by_cause"].as_array().unwrap().iter().any(|c| c["cause"] == "mapping"));
+    for (args, says) in [
+        (vec!["--engine", "kvftl-sp", "--max-waste", "1KiB"], "--max-waste: does not apply to --engine kvftl-sp"),
+        (vec!["--engine", "plsc", "--mapping-ram", "1MiB"], "--mapping-ram: does not apply"),
+        (vec!["--engine", "kvftl-sp", "--min-partition", "3000"], "not a power of two"),
+        (vec!["--engine", "kvftl-np", "--max-partitions", "0"], "at least 1"),
+        (vec!["--engine", "kvftl-sp", "--min-partition", "2MiB"], "SP's smallest partition"),
+    ] {
+        let mut a = vec!["ycsb", "--workload", "load", "--records", "10", "--preset", "kvftl", "--capacity", "1GiB"];
+        a.extend(args.iter().copied());
+        let (code, _, err) = flashkv(&a);
+        assert_ne!(code, 0, "{args:?}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("ws.toml");
+    std::fs::write(
+        &file,
+        "title = \"WS sweep\"\n[engine]\nname = \"kvftl-ws\"\n[device]\npreset = \"kvftl\"\ncapacity = \"1GiB\"\n\
+         [workload]\nname = \"ycsb-a\"\nrecords = 300\noperations = 1000\nvalue_size = \"small\"\n\
+         [sweep]\nparameter = \"engine.max_waste\"\nvalues = [\"1KiB\", \"8KiB\"]\n",
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let (code, _, err) = flashkv(&["run", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let set: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("results.json")).unwrap()).unwrap();
+    let runs = set["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    assert_ne!(runs[0]["engine"], runs[1]["engine"], "the sweep reached the device");
+    std::fs::write(
+        &file,
+        "title = \"bad\"\n[engine]\nname = \"kvftl\"\nmax_waste = 100\n[workload]\nname = \"ycsb-a\"\nrecords = 10\n",
+    )
+    .unwrap();
+    let (code, _, err) = flashkv(&["run", file.to_str().unwrap(), "--out", dir.path().join("o2").to_str().unwrap()]);
+    assert_ne!(code, 0);
+    assert!(err.contains("engine.max_waste: does not apply to engine.name kvftl"), "{err}");
+}

@@ -181,7 +181,8 @@ impl LsmInDevice {
     ) -> Result<(u32, Nanos)> {
         let ps = self.flash.page_size();
         let n = self.stripe.len();
-        let id = self.version.create(level, smallest, largest, data.len() as u32);
+        let records = directory(data).map_err(|reason| KvError::Inconsistent { reason })?;
+        let id = self.version.create(level, smallest, largest, data.len() as u32, records);
         let first_plane = self.cursor;
         let mut done = at;
         let mut gc = GcWork::default();
@@ -251,14 +252,48 @@ impl LsmInDevice {
         }
         let mut t = at;
         for id in candidates {
-            let (bytes, done) = self.read_sst(t, id, Cause::HOST)?;
-            t = done;
+            // The device reads the whole SST (every page is charged); the simulator then finds the
+            // record through its directory and decodes only the pages that hold it.
+            let s =
+                self.version.get(id).ok_or_else(|| KvError::Inconsistent { reason: format!("SST {id} is gone") })?;
+            let reads: Vec<(u32, Nanos)> = s.ppns.iter().map(|&ppn| (ppn, t)).collect();
+            let at_record = s.records.binary_search_by(|(k, _)| (**k).cmp(key)).ok().map(|i| s.records[i].1);
+            t = self.flash.media.read(&reads, Cause::HOST)?;
             self.stats.lookup_ssts_read += 1;
-            if let Some(found) = find(&bytes, key).map_err(|reason| KvError::CorruptSst { sst: id, reason })? {
-                return Ok((found, t));
+            if let Some(offset) = at_record {
+                let r = self.record_at(id, offset)?;
+                return Ok((r, t));
             }
         }
         Ok((None, t))
+    }
+
+    /// The record at byte `offset` of SST `id`, from the contents of the pages that hold it
+    /// (already charged): `Some(value)`, or `None` for a tombstone.
+    fn record_at(&self, id: u32, offset: u32) -> Result<Option<Vec<u8>>> {
+        let s = self.version.get(id).ok_or_else(|| KvError::Inconsistent { reason: format!("SST {id} is gone") })?;
+        let ps = self.flash.page_size();
+        let corrupt = |reason: String| KvError::CorruptSst { sst: id, reason };
+        let mut bytes = Vec::new();
+        let mut page = vec![0u8; ps];
+        let mut next = offset as usize / ps;
+        loop {
+            // Pages until the record decodes whole (it may straddle several).
+            let ppn =
+                *s.ppns.get(next).ok_or_else(|| corrupt(format!("record at byte {offset} runs past its pages")))?;
+            if !self.flash.media.contents(ppn, &mut page)? {
+                return Err(KvError::Inconsistent { reason: format!("PPN {ppn} keeps no contents") });
+            }
+            let skip = if bytes.is_empty() { offset as usize % ps } else { 0 };
+            bytes.extend_from_slice(&page[skip..]);
+            next += 1;
+            if let Ok(r) = record::decode(&bytes) {
+                return Ok((!r.tombstone).then(|| r.value.to_vec()));
+            }
+            if next * ps >= s.used as usize + ps {
+                return Err(corrupt(format!("record at byte {offset} does not decode")));
+            }
+        }
     }
 
     /// Puts `value` (`None`: a tombstone) into the memtable, flushing it first if the record does
@@ -337,21 +372,16 @@ impl LsmInDevice {
     }
 }
 
-/// What the sorted records of `bytes` hold of `key`: `Some(Some(value))`, `Some(None)` for a
-/// tombstone, `None` when the key is not there.
-fn find(bytes: &[u8], key: &[u8]) -> std::result::Result<Option<Option<Vec<u8>>>, String> {
+/// The directory of the sorted records of `bytes`: each key and its record's byte offset.
+fn directory(bytes: &[u8]) -> std::result::Result<version::Directory, String> {
+    let mut records = Vec::new();
     let mut at = 0;
     while at < bytes.len() {
-        let r = record::decode(&bytes[at..]).map_err(|e| format!("record at byte {at}: {e}"))?;
-        if r.key == key {
-            return Ok(Some((!r.tombstone).then(|| r.value.to_vec())));
-        }
-        if r.key > key {
-            break;
-        }
+        let r = record::decode(&bytes[at..]).map_err(|e| format!("an SST being written: record at byte {at}: {e}"))?;
+        records.push((r.key.into(), at as u32));
         at += r.len();
     }
-    Ok(None)
+    Ok(records)
 }
 
 impl KvDevice for LsmInDevice {

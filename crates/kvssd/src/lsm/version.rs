@@ -14,6 +14,9 @@ use crate::flash::Owners;
 /// "No SST" in the PPN-to-SST map.
 const NO_SST: u32 = u32::MAX;
 
+/// Each key of an SST and the byte offset of its record, sorted by key (see [`Sst::records`]).
+pub type Directory = Vec<(Box<[u8]>, u32)>;
+
 /// One SST: sorted records, back to back, on `ppns` (page `i` holds bytes `i x page size ..`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Sst {
@@ -30,7 +33,7 @@ pub struct Sst {
     /// record, sorted. Not the device's: the modelled device reads the whole SST to find a key
     /// and is charged for every page of it; the directory only spares the simulator copying and
     /// decoding 2 MiB for each SST a get consults.
-    pub records: Vec<(Box<[u8]>, u32)>,
+    pub records: Directory,
 }
 
 impl Sst {
@@ -67,14 +70,11 @@ impl Version {
     }
 
     /// Starts an SST of `level` (not yet in its level); its pages follow with [`Version::add_pages`].
-    pub fn create(&mut self, level: u8, used: u32, records: Vec<(Box<[u8]>, u32)>) -> u32 {
+    pub fn create(&mut self, level: u8, smallest: &[u8], largest: &[u8], used: u32, records: Directory) -> u32 {
         let id = self.next_id;
         // 2^32 - 1 SSTs: far beyond any simulated run; NO_SST stays unused.
         self.next_id += 1;
-        let (smallest, largest) = match (records.first(), records.last()) {
-            (Some(first), Some(last)) => (first.0.clone(), last.0.clone()),
-            _ => (Box::default(), Box::default()),
-        };
+        let (smallest, largest) = (smallest.into(), largest.into());
         let sst = Sst { id, level, smallest, largest, used, ppns: Vec::new(), records };
         self.ssts.insert(id, sst);
         id
@@ -204,7 +204,7 @@ mod tests {
     use super::*;
 
     fn sst(v: &mut Version, level: u8, lo: &[u8], hi: &[u8], ppns: &[u32]) -> u32 {
-        let id = v.create(level, lo, hi, 100);
+        let id = v.create(level, lo, hi, 100, Vec::new());
         v.add_pages(id, ppns);
         v.install(id);
         id

@@ -1,6 +1,7 @@
 //! `flashkv repro NAME`: reproduce a seed paper's experiments and put our measurement beside the
 //! paper's number, at a reduced scale in minutes or at the paper's scale on request.
 
+mod kvftl;
 mod plsc;
 mod remapcom;
 mod remapcom_xfs;
@@ -16,7 +17,8 @@ use crate::runner::{Outcome, RunSpec};
 #[derive(clap::Args, Debug, Clone)]
 pub struct ReproArgs {
     /// remapcom (simulated FEMU SSD), remapcom-xfs (real reflink XFS on a loop device), zns-ll
-    /// (compaction strategies on a simulated ZNS SSD), plsc (key-value SSDs, seed 002).
+    /// (compaction strategies on a simulated ZNS SSD), plsc (key-value SSDs, seed 002), kvftl
+    /// (key-value FTLs, seed 004).
     pub name: String,
     /// small (the paper's ratios at 1/16 of its size, minutes), paper (the paper's sizes: hours),
     /// or tiny (for tests).
@@ -63,7 +65,7 @@ impl Scale {
     }
 }
 
-pub const NAMES: &str = "remapcom, remapcom-xfs, zns-ll, plsc";
+pub const NAMES: &str = "remapcom, remapcom-xfs, zns-ll, plsc, kvftl";
 
 /// What a repro's parallel runs gave: each run's result (`None` when it failed), the wall-clock
 /// figures of those that finished, their results as JSON (labelled), and a row per failure.
@@ -154,6 +156,12 @@ pub fn run(a: &ReproArgs, progress: bool) -> Result<(), String> {
                 return Err("--only: plsc runs as one whole (every table needs every run)".into());
             }
             plsc::run(&Scale::parse(&a.scale, &plsc::SCALES)?, &a.store, a.timing.as_deref(), true)?
+        }
+        "kvftl" => {
+            if a.only.is_some() {
+                return Err("--only: kvftl runs as one whole (its tables share their runs)".into());
+            }
+            kvftl::run(&Scale::parse(&a.scale, &kvftl::SCALES)?, &a.store, true)?
         }
         other => return Err(format!("repro: unknown experiment '{other}'; accepted: {NAMES}")),
     };
