@@ -90,9 +90,14 @@ fn unknown_parts_and_scales_are_named() {
     let (code, _, err) = flashkv(&["repro", "remapcom", "--scale", "huge"]);
     assert_eq!(code, 2);
     assert!(err.contains("small, paper"), "{err}");
-    let (code, _, err) = flashkv(&["repro", "kvftl"]);
+    let (code, _, err) = flashkv(&["repro", "nope"]);
     assert_eq!(code, 2);
-    assert!(err.contains("remapcom") && err.contains("zns-ll") && err.contains("plsc"), "{err}");
+    for name in ["remapcom", "zns-ll", "plsc", "kvftl"] {
+        assert!(err.contains(name), "{name}: {err}");
+    }
+    let (code, _, err) = flashkv(&["repro", "kvftl", "--timing", "ssdsim", "--scale", "tiny"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--timing") && err.contains("only plsc"), "{err}");
     let (code, _, err) = flashkv(&["repro", "zns-ll", "--scale", "huge"]);
     assert_eq!(code, 2);
     assert!(err.contains("small, paper, tiny"), "{err}");

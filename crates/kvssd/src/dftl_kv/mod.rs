@@ -202,9 +202,9 @@ impl DftlKv {
         self.counts.gc_ns += gc.ns;
     }
 
-    /// Unmaps `lpas` (a deleted or replaced value): each page is invalidated and each LPA freed,
-    /// then each entry is accessed dirty from `t`. Returns when the translation I/O is done.
-    fn unmap(&mut self, t: Nanos, lpas: &[u32]) -> Result<Nanos> {
+    /// Invalidates the pages of `lpas`, frees the LPAs and takes them out of their translation
+    /// pages' live counts (no translation I/O).
+    fn release(&mut self, lpas: &[u32]) {
         for &lpa in lpas {
             let ppn = self.pages.map[lpa as usize];
             if ppn != NONE {
@@ -216,6 +216,12 @@ impl DftlKv {
             self.tp_live[tp] -= 1;
         }
         self.free.give_back(lpas);
+    }
+
+    /// Unmaps `lpas` (a deleted or replaced value): each page is invalidated and each LPA freed,
+    /// then each entry is accessed dirty from `t`. Returns when the translation I/O is done.
+    fn unmap(&mut self, t: Nanos, lpas: &[u32]) -> Result<Nanos> {
+        self.release(lpas);
         let mut t = t;
         for &lpa in lpas {
             t = self.translate(t, lpa, true)?;
@@ -267,17 +273,7 @@ impl DftlKv {
             Err(e) => {
                 // Nothing half-written stays: the new pages are dropped, and the key (whose old
                 // value is gone) is removed.
-                for &lpa in &lpas {
-                    let ppn = self.pages.map[lpa as usize];
-                    if ppn != NONE {
-                        self.flash.media.invalidate(ppn);
-                        self.pages.rev[ppn as usize] = NONE;
-                        self.pages.map[lpa as usize] = NONE;
-                    }
-                    let tp = self.tp_of(lpa) as usize;
-                    self.tp_live[tp] -= 1;
-                }
-                self.free.give_back(&lpas);
+                self.release(&lpas);
                 self.forget_key(key);
                 return Err(e);
             }
