@@ -121,7 +121,7 @@ const ENGINE_BYTES: u64 = 256 << 20;
 impl DeviceArgs {
     /// The preset's geometry with `--page-size` applied (before any resizing), and its timings or
     /// `--timing`'s.
-    fn chip(&self) -> Result<(Geometry, Timing), String> {
+    pub fn chip(&self) -> Result<(Geometry, Timing), String> {
         let preset = Preset::parse(&self.preset).map_err(|e| format!("--preset: {e}"))?;
         let mut g = preset.geometry();
         if let Some(p) = &self.page_size {

@@ -117,16 +117,14 @@ pub fn run(
     timing: Option<&str>,
     progress: bool,
 ) -> Result<(ResultSet, Vec<crate::result::Timing>), String> {
-    let chip = match timing {
-        Some(t) => flashsim::Timing::parse(t).map_err(|e| format!("--timing: {e}"))?,
-        None => flashsim::Preset::Plsc.timing(),
-    };
     let mut specs = Vec::new();
     for class in CLASSES {
         for d in DESIGNS {
             specs.push((format!("{} {}", d.name, class.name()), spec(scale, d, class, store, timing)));
         }
     }
+    // Every run has the same device flags: their chip is the report's.
+    let chip = specs[0].1.device.chip()?.1;
     let outcomes = runner::run_many(&specs, 0, progress)?;
     let Outcomes { results, timings, runs, failed } = collect(&specs, outcomes)?;
     let ops = scale.size(PAPER_OPS);
