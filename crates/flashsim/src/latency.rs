@@ -4,7 +4,7 @@
 //! dies and channels, GC it had to wait for, and mapping-cache misses are all included.
 
 use hdrhistogram::Histogram;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::timing::Nanos;
 
@@ -24,7 +24,7 @@ pub struct Latencies {
 }
 
 /// Percentiles of one histogram, in microseconds of simulated time.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct LatencySummary {
     pub count: u64,
     pub mean_us: f64,

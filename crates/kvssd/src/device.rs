@@ -14,7 +14,7 @@
 //! - What survives a power cut is each device's to state (see its module docs).
 
 use flashsim::{FlashCounters, Media, Nanos};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::error::{KvError, Result};
 use crate::mapping::MappingStats;
@@ -31,7 +31,7 @@ pub struct Completed<T> {
 /// A device's own work, in the terms every design shares (results and reports show it beside the
 /// flash counters): the write-buffer flushes, the compactions, GC, and the simulated time the puts
 /// that set them off waited for them (seed 002's Fig. 6: put time with and without compaction).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DeviceWork {
     pub flushes: u64,
     /// Compactions, by the level the design counts them at (PLSC: the victim's; LSM: the output).
@@ -54,7 +54,7 @@ pub struct DeviceWork {
 }
 
 /// What a key-value FTL reports beyond [`DeviceWork`] (seed 004's measures).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FtlWork {
     /// Value bytes over the bytes of the units (partitions, pages) holding them.
     pub space: SpaceUse,

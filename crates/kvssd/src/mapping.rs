@@ -14,12 +14,12 @@
 //! cost nothing (the paper's "unlimited RAM").
 
 use flashsim::{MappingCache, Nanos, TranslationIo};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// What the mapping tables cost under the RAM budget: cache hits and misses, table-page loads
 /// and stores, and the simulated die time they took (for the paper's Table III: "load / store
 /// share of the total execution time").
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MappingStats {
     /// Table-entry accesses found in the cache.
     pub hits: u64,

@@ -2,10 +2,10 @@
 //! storage units holding them (partitions for KVFTL, whole flash pages for DFTL-KV), now and
 //! cumulated over every put.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Value bytes and the bytes of the units allocated to them.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SpaceUse {
     /// Bytes of the values stored now.
     pub live_value_bytes: u64,
@@ -50,7 +50,7 @@ fn ratio(a: u64, b: u64) -> f64 {
 }
 
 /// Counts per number of units (partitions or pages) a value got: `counts[k]` values got `k`.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct UnitsPerValue {
     pub counts: Vec<u64>,
 }

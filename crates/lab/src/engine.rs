@@ -33,7 +33,7 @@ pub trait KvEngine {
 /// A database's contents in two numbers: its records, and a 64-bit FNV-1a hash of every key and
 /// value (each length-prefixed) in key order. Runs that must end with the same contents (one
 /// workload under different strategies or file systems) are checked by comparing digests.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ContentDigest {
     pub records: u64,
     pub fnv1a: u64,

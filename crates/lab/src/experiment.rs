@@ -34,7 +34,7 @@ use toml::{Table, Value};
 use workload::ValueSize;
 
 use crate::report::model::{Cell, Figure, FigureKind, ResultSet, ResultTable, Series};
-use crate::result::{RunResult, Timing};
+use crate::result::{RunResult, TimeBase, Timing};
 use crate::runner::{self, RunSpec};
 use crate::size::parse_size;
 use crate::stack::{DeviceArgs, ZoneArgs};
@@ -467,7 +467,7 @@ impl Experiment {
         };
         let figures = metrics.iter().map(|m| self.figure(m, results)).collect();
         let mut notes = self.file.notes.clone();
-        if results.iter().any(|r| r.time_base == "simulated") {
+        if results.iter().any(|r| r.time_base == TimeBase::Simulated) {
             notes.push(
                 "Simulated time: flash operations occupy their die and channel; host CPU time is not modelled. Background \
                  jobs' results become visible when they start, not when they end in simulated time."

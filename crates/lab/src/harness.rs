@@ -7,14 +7,14 @@ use std::collections::BTreeMap;
 
 use flashsim::LatencySummary;
 use hdrhistogram::Histogram;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use workload::{Op, OpKind};
 
 use crate::engine::KvEngine;
 use crate::stack::Stack;
 
 /// One measured phase (a load, a run, one db_bench benchmark).
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct PhaseResult {
     pub name: String,
     pub ops: u64,

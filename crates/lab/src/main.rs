@@ -18,6 +18,7 @@ mod report;
 mod repro;
 mod resources;
 mod result;
+mod run_cache;
 mod runner;
 mod size;
 mod stack;

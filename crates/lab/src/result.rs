@@ -5,13 +5,13 @@
 //! byte-identical `results.json`. On real files the device is not visible: host writes are what
 //! the engine wrote into files, and the flash figures are absent.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::engine::ContentDigest;
 use crate::harness::PhaseResult;
 use crate::stack::{HostWrites, Stack, ZoneSummary};
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct LevelResult {
     pub level: usize,
     pub files: usize,
@@ -34,13 +34,13 @@ pub struct LevelResult {
     pub udbs_cloned: u64,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RunResult {
     pub workload: String,
     pub engine: String,
     pub device: String,
-    /// "simulated" or "wall-clock": what elapsed times and throughputs are measured in.
-    pub time_base: &'static str,
+    /// What elapsed times and throughputs are measured in.
+    pub time_base: TimeBase,
     pub phases: Vec<PhaseResult>,
     /// Keys + values the workload wrote.
     pub user_bytes: u64,
@@ -88,8 +88,25 @@ pub struct RunResult {
     pub content_digest: Option<ContentDigest>,
 }
 
+/// The clock a run's times are measured in: `simulated` (the device model's) or `wall-clock`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TimeBase {
+    Simulated,
+    WallClock,
+}
+
+impl std::fmt::Display for TimeBase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            TimeBase::Simulated => "simulated",
+            TimeBase::WallClock => "wall-clock",
+        })
+    }
+}
+
 /// Wall-clock time of a run (kept apart from the deterministic result).
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Timing {
     pub wall_time_s: f64,
     pub nand_ops_per_wall_sec: Option<f64>,
@@ -144,7 +161,7 @@ impl RunResult {
             workload: workload.to_string(),
             engine,
             device,
-            time_base: if stack.simulated() { "simulated" } else { "wall-clock" },
+            time_base: if stack.simulated() { TimeBase::Simulated } else { TimeBase::WallClock },
             user_bytes,
             host_write_bytes: host,
             host_write_bytes_by_cause: dev.as_ref().map(|d| d.host_write_bytes.clone()),

@@ -14,6 +14,7 @@ use crate::harness::{run_phase, PhaseResult};
 use crate::kv_device::{KvDesign, KvDeviceEngine};
 use crate::resources;
 use crate::result::{RunResult, Timing};
+use crate::run_cache::RunCache;
 use crate::stack::{Backend, DeviceArgs, Stack};
 
 /// What a run gives back.
@@ -158,45 +159,101 @@ pub fn finish(
     Ok((result, Timing { wall_time_s, nand_ops_per_wall_sec }))
 }
 
+/// How a batch of independent runs (a repro's) is carried out: progress lines or not, and the
+/// result folder's cache of finished runs, if any.
+#[derive(Clone, Debug, Default)]
+pub struct Runner {
+    pub progress: bool,
+    pub cache: Option<RunCache>,
+}
+
+impl Runner {
+    /// Runs `specs` (see [`run_many`]) and numbers their progress lines from `first + 1`.
+    pub fn run_many(&self, specs: &[(String, RunSpec)], first: usize) -> Result<Vec<Outcome>, String> {
+        run_many(specs, first, self.progress, self.cache.as_ref())
+    }
+}
+
 /// Runs independent `specs` in parallel, as many at once as the cores and the available memory
-/// allow (each run's `DeviceArgs::memory_estimate`), and returns their outcomes in the order given;
-/// `progress` prints a line as each run starts (numbered from `first + 1`). Runs are
+/// allow (each run's `DeviceArgs::memory_estimate`), and returns their outcomes in the order given.
+/// A run `cache` holds is read back instead of run, and each run that finishes is stored in it
+/// (see [`RunCache`]), so an interrupted caller resumes. `progress` prints a line as each run
+/// starts and ends (numbered from `first + 1`) with an estimate of the time left. Runs are
 /// deterministic, so the order they finish in changes nothing.
-pub fn run_many(specs: &[(String, RunSpec)], first: usize, progress: bool) -> Result<Vec<Outcome>, String> {
+pub fn run_many(
+    specs: &[(String, RunSpec)],
+    first: usize,
+    progress: bool,
+    cache: Option<&RunCache>,
+) -> Result<Vec<Outcome>, String> {
+    let slots: Vec<Mutex<Option<Outcome>>> = specs.iter().map(|_| Mutex::new(None)).collect();
+    let mut todo = Vec::new();
+    for (i, (label, spec)) in specs.iter().enumerate() {
+        match cache.map(|c| c.get(label, spec)).transpose() {
+            Ok(Some(Some(done))) => *slots[i].lock().map_err(|_| "a run panicked")? = Some(Ok(done)),
+            Ok(_) => todo.push(i),
+            // A cached run that cannot be read back is run again.
+            Err(e) => {
+                eprintln!("warning: {e}; running it again");
+                todo.push(i);
+            }
+        }
+    }
     let mut per_run = 0;
-    for (_, s) in specs {
-        per_run = per_run.max(s.device.memory_estimate()?);
+    for &i in &todo {
+        per_run = per_run.max(specs[i].1.device.memory_estimate()?);
     }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let memory = resources::available_memory();
-    let workers = resources::workers(specs.len(), cores, per_run, memory);
-    if progress {
-        eprintln!(
-            "{} runs, {workers} at a time ({cores} cores, {} MiB available, up to {} MiB per run)",
-            specs.len(),
-            memory.map_or("unknown".into(), |m| (m >> 20).to_string()),
-            per_run >> 20
-        );
+    let workers = resources::workers(todo.len(), cores, per_run, memory);
+    // A batch of one (a run planned alone) needs no header.
+    if progress && specs.len() > 1 {
+        let cached = specs.len() - todo.len();
+        if todo.is_empty() {
+            eprintln!("{} runs, all done before (read from the result folder)", specs.len());
+        } else {
+            eprintln!(
+                "{} runs{}, {workers} at a time ({cores} cores, {} MiB available, up to {} MiB per run)",
+                specs.len(),
+                if cached > 0 {
+                    format!(" ({cached} already done, read from the result folder)")
+                } else {
+                    String::new()
+                },
+                memory.map_or("unknown".into(), |m| (m >> 20).to_string()),
+                per_run >> 20
+            );
+        }
     }
     let next = AtomicUsize::new(0);
-    let slots: Vec<Mutex<Option<Outcome>>> = specs.iter().map(|_| Mutex::new(None)).collect();
+    let eta = Mutex::new(Eta::new(todo.len()));
     std::thread::scope(|scope| {
         for _ in 0..workers {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some((label, spec)) = specs.get(i) else { break };
-                if progress {
-                    eprintln!("[{}] {label}", first + i + 1);
-                }
-                let r = run(spec, false).map_err(|e| format!("{label}: {e}"));
-                if progress {
-                    match &r {
-                        Ok((_, t)) => eprintln!("[{}] {label}: done in {:.1} s", first + i + 1, t.wall_time_s),
-                        Err(e) => eprintln!("[{}] failed: {e}", first + i + 1),
+            scope.spawn(|| {
+                while let Some(&i) = todo.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    let (label, spec) = &specs[i];
+                    if progress {
+                        eprintln!("[{}] {label}", first + i + 1);
                     }
-                }
-                if let Ok(mut slot) = slots[i].lock() {
-                    *slot = Some(r);
+                    let r = run(spec, false).map_err(|e| format!("{label}: {e}"));
+                    // Not kept, the run is still a result: a resumed batch would only run it again.
+                    if let (Some(c), Ok((result, timing))) = (cache, &r) {
+                        if let Err(e) = c.put(label, spec, result, timing) {
+                            eprintln!("warning: {label}: {e}");
+                        }
+                    }
+                    if progress {
+                        let left = eta.lock().map(|mut e| e.finished()).unwrap_or_default();
+                        match &r {
+                            Ok((_, t)) => {
+                                eprintln!("[{}] {label}: done in {:.1} s{left}", first + i + 1, t.wall_time_s)
+                            }
+                            Err(e) => eprintln!("[{}] failed: {e}{left}", first + i + 1),
+                        }
+                    }
+                    if let Ok(mut slot) = slots[i].lock() {
+                        *slot = Some(r);
+                    }
                 }
             });
         }
@@ -208,4 +265,36 @@ pub fn run_many(specs: &[(String, RunSpec)], first: usize, progress: bool) -> Re
             slot.into_inner().ok().flatten().unwrap_or_else(|| Err(format!("{label}: the run did not finish")))
         })
         .collect())
+}
+
+/// The time left of a batch of runs: the batch's pace so far (wall time since it began per
+/// finished run, the workers' overlap included) times the runs left.
+struct Eta {
+    start: std::time::Instant,
+    total: usize,
+    done: usize,
+}
+
+impl Eta {
+    fn new(total: usize) -> Eta {
+        Eta { start: std::time::Instant::now(), total, done: 0 }
+    }
+
+    /// Counts a finished run; returns `" (3 of 12 runs done, about 25 min left)"`.
+    fn finished(&mut self) -> String {
+        self.done += 1;
+        let left = self.total - self.done;
+        if left == 0 {
+            return format!(" ({} of {} runs done)", self.done, self.total);
+        }
+        let secs = self.start.elapsed().as_secs_f64() / self.done as f64 * left as f64;
+        let human = if secs >= 3600.0 {
+            format!("{:.1} h", secs / 3600.0)
+        } else if secs >= 60.0 {
+            format!("{:.0} min", secs / 60.0)
+        } else {
+            format!("{secs:.0} s")
+        };
+        format!(" ({} of {} runs done, about {human} left)", self.done, self.total)
+    }
 }

@@ -16,7 +16,7 @@ use flashsim::{
     BlockSsd, DataMode, FlashReport, Geometry, MediaConfig, Preset, SsdConfig, Timing, ZonedConfig, ZonedSsd,
 };
 use flashsim::{Lane, SimClock};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use storage::{AllocPolicy, Fs, GcOptions, HostWriteStats, MemFs, PosixFs, SimFs, SimFsOptions};
 use storage::{ZoneFs, ZoneFsOptions, ZoneReport};
 
@@ -487,7 +487,7 @@ impl DeviceReport {
 /// What a ZoneFs run did to its zones (seed 003's measures): the utilisation of every data zone
 /// in use at the end (live bytes / zone capacity), resets, host GC, padding and space
 /// amplification.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ZoneSummary {
     pub zone_size: u64,
     pub zone_capacity: u64,
@@ -528,7 +528,7 @@ impl ZoneSummary {
     }
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct HostWrites {
     pub total: u64,
     pub wal: u64,

@@ -11,6 +11,8 @@ fn flashkv(args: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// Seed 000's Figure 15 at the tiny scale; then the same repro interrupted and resumed from its
+/// result folder's finished runs (issue 14).
 #[test]
 fn remapcom_ranges_sit_beside_the_paper() {
     let dir = tempfile::tempdir().unwrap();
@@ -28,6 +30,46 @@ fn remapcom_ranges_sit_beside_the_paper() {
         runs.iter().filter(|r| r["mode"] == "Baseline").map(|r| r["remapped_pages"].as_u64().unwrap()).sum();
     assert!(remapped > 0 && baseline == 0, "RemapCom remaps, Baseline does not: {remapped} / {baseline}");
     assert!(out.join("fig15_ranges.svg").exists());
+
+    // Interrupted after some runs, the same repro resumes: only the rest runs, and the results
+    // are byte for byte those of the run above.
+    let resumed = dir.path().join("resumed");
+    let args = ["repro", "remapcom", "--scale", "tiny", "--only", "fig15", "--out", resumed.to_str().unwrap()];
+    let mut child = Command::new(env!("CARGO_BIN_EXE_flashkv"))
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let cached = || -> usize {
+        std::fs::read_dir(resumed.join("runs"))
+            .map_or(0, |d| d.filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "json")).count())
+    };
+    while cached() < 3 {
+        assert!(child.try_wait().unwrap().is_none(), "the repro ended before it could be interrupted");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let done = cached();
+    assert!((3..9).contains(&done), "interrupted after {done} of 9 runs");
+    assert!(!resumed.join("results.json").exists(), "the interrupted repro wrote no report");
+    let (code, _, err) = flashkv(&args);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains(&format!("9 runs ({done} already done")), "{err}");
+    assert_eq!(err.matches(": done in").count(), 9 - done, "only the rest ran: {err}");
+    assert_eq!(
+        std::fs::read(resumed.join("results.json")).unwrap(),
+        std::fs::read(out.join("results.json")).unwrap(),
+        "a resumed repro's results.json differs from an uninterrupted one's"
+    );
+
+    // --fresh runs everything again.
+    let mut fresh = args.to_vec();
+    fresh.push("--fresh");
+    let (code, _, err) = flashkv(&fresh);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(err.matches(": done in").count(), 9, "{err}");
 }
 
 /// Seed 003's comparison at its tiny scale: the seven rows end with the same database, which is the

@@ -6,7 +6,7 @@
 
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::cause::Cause;
 use crate::timing::Nanos;
@@ -169,7 +169,7 @@ impl FlashCounters {
 }
 
 /// One cause's row in a result.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CauseReport {
     /// `host`, `host.wal`, `host.compaction.L2`, `gc`, `mapping`, `device.compaction.L1`, ...
     pub cause: String,

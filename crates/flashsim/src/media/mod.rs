@@ -21,7 +21,7 @@
 mod counters;
 mod store;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 pub use counters::{CauseCounts, CauseReport, FlashCounters};
 pub use store::{DataMode, SLOTS_PER_CHUNK};
@@ -74,7 +74,7 @@ pub struct PageWrite<'a> {
 }
 
 /// The wear of a device: erases per block.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Wear {
     pub min_erases: u32,
     pub mean_erases: f64,

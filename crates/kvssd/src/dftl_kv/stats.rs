@@ -2,7 +2,7 @@
 //! utilisation, GC, translation loads and stores under a RAM budget, and static RAM (KGTD + GTD,
 //! the paper's Table II).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::config::{CMT_ENTRY_BYTES, GTD_ENTRY_BYTES, KGTD_ENTRY_BYTES};
 use crate::mapping::MappingStats;
@@ -10,7 +10,7 @@ use crate::space_use::{SpaceUse, UnitsPerValue};
 
 /// Counts of a DFTL-KV device's work and state; fields marked "snapshot" are filled by
 /// [`super::DftlKv::stats`].
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DftlKvStats {
     /// Successful puts, gets (of a stored key) and deletes (of a stored key).
     pub puts: u64,

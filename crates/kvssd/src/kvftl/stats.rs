@@ -2,14 +2,14 @@
 //! per value, space utilisation, buffer reads, GC's victims and copies, mapping-table loads and
 //! stores under a RAM budget, and the RAM its tables take.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::mapping::MappingStats;
 use crate::space_use::{SpaceUse, UnitsPerValue};
 
 /// Counts of a KVFTL device's work and state. [`super::Kvftl::stats`] fills the fields marked
 /// "snapshot" from the media and the tables when asked.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct KvftlStats {
     /// Successful puts, gets (of a stored key) and deletes (of a stored key).
     pub puts: u64,

@@ -24,7 +24,7 @@ use workload::{SizeClass, SizeProfile, ValueSize, Workload, YcsbWorkload};
 use crate::kv_device::KvDesign;
 use crate::report::model::{Cell, Figure, FigureKind, ResultSet, ResultTable, Series};
 use crate::result::RunResult;
-use crate::runner::{self, RunSpec};
+use crate::runner::{RunSpec, Runner};
 use crate::stack::DeviceArgs;
 
 use super::{collect, failed, ratio, report_failures, round, Outcomes, Scale};
@@ -226,10 +226,10 @@ fn measured(r: &RunResult) -> Option<Measured> {
     })
 }
 
-pub fn run(scale: &Scale, store: &str, progress: bool) -> Result<(ResultSet, Vec<crate::result::Timing>), String> {
+pub fn run(scale: &Scale, store: &str, runner: &Runner) -> Result<(ResultSet, Vec<crate::result::Timing>), String> {
     let jobs = jobs();
     let specs: Vec<(String, RunSpec)> = jobs.iter().map(|j| (j.label.clone(), spec(scale, j, store))).collect();
-    let outcomes = runner::run_many(&specs, 0, progress)?;
+    let outcomes = runner.run_many(&specs, 0)?;
     let Outcomes { results, timings, runs, failed } = collect(&specs, outcomes)?;
     let got: Vec<Option<Measured>> = results.iter().map(|r| r.as_ref().and_then(measured)).collect();
     let find = |label: &str| jobs.iter().position(|j| j.label == label).and_then(|i| got[i]);

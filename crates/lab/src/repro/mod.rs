@@ -12,7 +12,8 @@ use std::path::PathBuf;
 use crate::publish;
 use crate::report::model::{Cell, ResultSet, ResultTable};
 use crate::result::{RunResult, Timing};
-use crate::runner::{Outcome, RunSpec};
+use crate::run_cache::RunCache;
+use crate::runner::{Outcome, RunSpec, Runner};
 
 #[derive(clap::Args, Debug, Clone)]
 pub struct ReproArgs {
@@ -35,9 +36,13 @@ pub struct ReproArgs {
     /// bench: femu, ssdsim, seed004, or READ/PROGRAM/ERASE/TRANSFER-PER-BYTE.
     #[arg(long)]
     pub timing: Option<String>,
-    /// The result folder (default: results/repro-NAME-SCALE).
+    /// The result folder (default: results/repro-NAME-SCALE). Finished runs are kept in its
+    /// `runs/` folder: a repro interrupted and started again resumes where it stopped.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Run everything again: delete the result folder's finished runs first.
+    #[arg(long)]
+    pub fresh: bool,
 }
 
 /// A repro's scale: the paper's sizes divided by one divisor, so that device, data, SST, memtable
@@ -141,27 +146,29 @@ pub fn run(a: &ReproArgs, progress: bool) -> Result<(), String> {
     if a.timing.is_some() && a.name != "plsc" {
         return Err(format!("--timing: {} runs on its paper's device timings; only plsc takes --timing", a.name));
     }
+    // Long runs: progress lines always go to stderr.
+    let cache = RunCache::open(&out, a.fresh).map_err(|e| e.to_string())?;
+    let runner = Runner { progress: true, cache: Some(cache) };
     let (set, timings) = match a.name.as_str() {
-        // Long runs: progress lines always go to stderr.
-        "remapcom" => remapcom::run(&Scale::parse(&a.scale, &remapcom::SCALES)?, &a.store, only.as_deref(), true)?,
+        "remapcom" => remapcom::run(&Scale::parse(&a.scale, &remapcom::SCALES)?, &a.store, only.as_deref(), &runner)?,
         "remapcom-xfs" => remapcom_xfs::run(&a.scale, progress)?,
         "zns-ll" => {
             if a.only.is_some() {
                 return Err("--only: zns-ll runs as one whole (fillrandom and YCSB share its rows)".into());
             }
-            zns_ll::run(&Scale::parse(&a.scale, &zns_ll::SCALES)?, &a.store, true)?
+            zns_ll::run(&Scale::parse(&a.scale, &zns_ll::SCALES)?, &a.store, &runner)?
         }
         "plsc" => {
             if a.only.is_some() {
                 return Err("--only: plsc runs as one whole (every table needs every run)".into());
             }
-            plsc::run(&Scale::parse(&a.scale, &plsc::SCALES)?, &a.store, a.timing.as_deref(), true)?
+            plsc::run(&Scale::parse(&a.scale, &plsc::SCALES)?, &a.store, a.timing.as_deref(), &runner)?
         }
         "kvftl" => {
             if a.only.is_some() {
                 return Err("--only: kvftl runs as one whole (its tables share their runs)".into());
             }
-            kvftl::run(&Scale::parse(&a.scale, &kvftl::SCALES)?, &a.store, true)?
+            kvftl::run(&Scale::parse(&a.scale, &kvftl::SCALES)?, &a.store, &runner)?
         }
         other => return Err(format!("repro: unknown experiment '{other}'; accepted: {NAMES}")),
     };

@@ -17,7 +17,7 @@ use workload::{SizeClass, ValueSize, Workload, YcsbWorkload};
 use crate::kv_device::KvDesign;
 use crate::report::model::{Cell, Figure, FigureKind, ResultSet, ResultTable, Series};
 use crate::result::RunResult;
-use crate::runner::{self, RunSpec};
+use crate::runner::{RunSpec, Runner};
 use crate::stack::DeviceArgs;
 
 use super::{collect, failed, ratio, report_failures, round, Outcomes, Scale};
@@ -115,7 +115,7 @@ pub fn run(
     scale: &Scale,
     store: &str,
     timing: Option<&str>,
-    progress: bool,
+    runner: &Runner,
 ) -> Result<(ResultSet, Vec<crate::result::Timing>), String> {
     let mut specs = Vec::new();
     for class in CLASSES {
@@ -125,7 +125,7 @@ pub fn run(
     }
     // Every run has the same device flags: their chip is the report's.
     let chip = specs[0].1.device.chip()?.1;
-    let outcomes = runner::run_many(&specs, 0, progress)?;
+    let outcomes = runner.run_many(&specs, 0)?;
     let Outcomes { results, timings, runs, failed } = collect(&specs, outcomes)?;
     let ops = scale.size(PAPER_OPS);
     let mut set = ResultSet {

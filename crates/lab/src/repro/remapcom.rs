@@ -22,7 +22,7 @@ use workload::{ValueSize, Workload, YcsbWorkload};
 
 use crate::report::model::{Cell, Figure, FigureKind, ResultSet, ResultTable, Series};
 use crate::result::{RunResult, Timing};
-use crate::runner::{self, RunSpec};
+use crate::runner::{RunSpec, Runner};
 use crate::stack::DeviceArgs;
 
 use super::Scale;
@@ -91,11 +91,12 @@ pub(super) fn value_for(kv: u64) -> u32 {
     ((PAGE - 9 - 4 * restarts) / n - 28) as u32
 }
 
-struct Runner<'a> {
+/// The repro's runs: planned in parallel batches ahead of the tables that need them.
+struct Runs<'a> {
     scale: &'a Scale,
     /// `--store` of every run.
     store: &'a str,
-    progress: bool,
+    runner: &'a Runner,
     runs: Vec<serde_json::Value>,
     timings: Vec<Timing>,
     done: usize,
@@ -113,7 +114,7 @@ struct Job {
     value: ValueSize,
 }
 
-impl Runner<'_> {
+impl Runs<'_> {
     fn engine(&self, mode: Mode) -> lsm::Options {
         let s = self.scale;
         lsm::Options {
@@ -152,12 +153,12 @@ impl Runner<'_> {
         }
     }
 
-    /// Runs `jobs` in parallel (see [`runner::run_many`]); `run` then takes their results in the
+    /// Runs `jobs` in parallel (see [`Runner::run_many`]); `run` then takes their results in the
     /// order the tables need them.
     fn prefetch(&mut self, jobs: Vec<Job>) -> Result<(), String> {
         let specs: Vec<(String, RunSpec)> =
             jobs.iter().map(|j| (format!("{} ({})", j.label, j.mode.name()), self.spec(j))).collect();
-        let outcomes = runner::run_many(&specs, self.done, self.progress)?;
+        let outcomes = self.runner.run_many(&specs, self.done)?;
         self.done += jobs.len();
         for (j, r) in jobs.into_iter().zip(outcomes) {
             self.ready.insert((j.label, j.mode), r?);
@@ -174,17 +175,11 @@ impl Runner<'_> {
         ops: u64,
         value: ValueSize,
     ) -> Result<RunResult, String> {
-        let (r, t) = match self.ready.remove(&(label.to_string(), mode)) {
-            Some(x) => x,
-            None => {
-                self.done += 1;
-                if self.progress {
-                    eprintln!("[{}] {label}: {}", self.done, mode.name());
-                }
-                let job = Job { label: label.to_string(), mode, workload, records, ops, value };
-                runner::run(&self.spec(&job), false).map_err(|e| format!("{label} ({}): {e}", mode.name()))?
-            }
-        };
+        if !self.ready.contains_key(&(label.to_string(), mode)) {
+            let job = Job { label: label.to_string(), mode, workload, records, ops, value };
+            self.prefetch(vec![job])?;
+        }
+        let (r, t) = self.ready.remove(&(label.to_string(), mode)).expect("a run just prefetched");
         let mut v = serde_json::to_value(&r).map_err(|e| e.to_string())?;
         if let Some(o) = v.as_object_mut() {
             o.insert("experiment".into(), serde_json::json!(label));
@@ -204,7 +199,7 @@ pub fn run(
     scale: &Scale,
     store: &str,
     only: Option<&[String]>,
-    progress: bool,
+    runner: &Runner,
 ) -> Result<(ResultSet, Vec<Timing>), String> {
     const PARTS: [&str; 6] = ["fig9-11", "table3", "fig12", "fig13", "fig14", "fig15"];
     if let Some(o) = only {
@@ -212,8 +207,7 @@ pub fn run(
             return Err(format!("--only: unknown part '{bad}'; accepted: {}", PARTS.join(", ")));
         }
     }
-    let mut r =
-        Runner { scale, store, progress, runs: Vec::new(), timings: Vec::new(), done: 0, ready: BTreeMap::new() };
+    let mut r = Runs { scale, store, runner, runs: Vec::new(), timings: Vec::new(), done: 0, ready: BTreeMap::new() };
     let mut set = ResultSet {
         title: "RemapCom (seed 000): Baseline vs RemapCom-Base vs RemapCom on the simulated FEMU SSD".into(),
         scale: describe(scale),
@@ -275,7 +269,7 @@ fn wa(r: &RunResult) -> f64 {
 }
 
 /// Figures 9, 10, 11 and Table 3: fillrandom and zipfian fills at five KV sizes.
-fn micro(r: &mut Runner, set: &mut ResultSet) -> Result<(), String> {
+fn micro(r: &mut Runs, set: &mut ResultSet) -> Result<(), String> {
     let data = r.scale.size(4 * GIB);
     let mut res: BTreeMap<(usize, u64, Mode), RunResult> = BTreeMap::new();
     let dists = [("fillrandom", DbBenchKind::FillRandom), ("zipfian", DbBenchKind::FillZipfian)];
@@ -537,7 +531,7 @@ fn micro(r: &mut Runner, set: &mut ResultSet) -> Result<(), String> {
 }
 
 /// Figure 12: YCSB Load and A-F at three KV sizes, throughput normalized to Baseline.
-fn ycsb(r: &mut Runner, set: &mut ResultSet) -> Result<(), String> {
+fn ycsb(r: &mut Runs, set: &mut ResultSet) -> Result<(), String> {
     let load = r.scale.size(800 * MIB);
     let sizes = [256u64, 1024, 4096];
     let workloads = [
@@ -636,7 +630,7 @@ fn ycsb(r: &mut Runner, set: &mut ResultSet) -> Result<(), String> {
 }
 
 /// Figure 13: the four Mixgraph workloads.
-fn mixgraph(r: &mut Runner, set: &mut ResultSet) -> Result<(), String> {
+fn mixgraph(r: &mut Runs, set: &mut ResultSet) -> Result<(), String> {
     let records = r.scale.size(5_000_000 * 16) / 16;
     let ops = r.scale.size(50_000_000 * 16) / 16;
     // Paper order: Prefix(Dist), AllRand, AllDist, PreRand.
@@ -725,7 +719,7 @@ fn mixgraph(r: &mut Runner, set: &mut ResultSet) -> Result<(), String> {
 }
 
 /// Figure 14: write amplification vs dataset size (2-12 GiB at paper scale), 4 KiB KVs.
-fn dataset(r: &mut Runner, set: &mut ResultSet) -> Result<(), String> {
+fn dataset(r: &mut Runs, set: &mut ResultSet) -> Result<(), String> {
     let sizes: Vec<u64> = (1..=6).map(|i| r.scale.size(2 * i * GIB)).collect();
     let mut jobs = Vec::new();
     for d in &sizes {
@@ -783,7 +777,7 @@ fn dataset(r: &mut Runner, set: &mut ResultSet) -> Result<(), String> {
 }
 
 /// Figure 15: KV sizes drawn uniformly from three ranges.
-fn ranges(r: &mut Runner, set: &mut ResultSet) -> Result<(), String> {
+fn ranges(r: &mut Runs, set: &mut ResultSet) -> Result<(), String> {
     let data = r.scale.size(4 * GIB);
     let ranges = [(100u64, 1024u64), (1024, 4096), (4096, 16384)];
     // Paper: RemapCom throughput / LevelDB, and LevelDB WA / RemapCom WA.

@@ -24,7 +24,7 @@ use workload::{ValueSize, Workload, YcsbWorkload};
 
 use crate::report::model::{Cell, Figure, FigureKind, ResultSet, ResultTable, Series};
 use crate::result::{RunResult, Timing};
-use crate::runner::{self, RunSpec};
+use crate::runner::{RunSpec, Runner};
 use crate::stack::{DeviceArgs, ZoneArgs};
 
 use super::{collect, failed, mb, ratio, report_failures, round, Outcomes, Scale};
@@ -197,7 +197,7 @@ fn describe(scale: &Scale) -> String {
     )
 }
 
-pub fn run(scale: &Scale, store: &str, progress: bool) -> Result<(ResultSet, Vec<Timing>), String> {
+pub fn run(scale: &Scale, store: &str, runner: &Runner) -> Result<(ResultSet, Vec<Timing>), String> {
     let fill_records = scale.size(PAPER_DATA) / KV;
     // YCSB (the seed names neither workloads' sizes nor counts; ours): as many records as the
     // fillrandom leaves live (1 - 1/e of its keys), and a quarter as many operations.
@@ -216,7 +216,7 @@ pub fn run(scale: &Scale, store: &str, progress: bool) -> Result<(ResultSet, Vec
             specs.push((label, spec(scale, r, store, Workload::Ycsb(*w), ycsb_records, ycsb_ops)));
         }
     }
-    let outcomes = runner::run_many(&specs, 0, progress)?;
+    let outcomes = runner.run_many(&specs, 0)?;
     let Outcomes { results, timings, runs, failed } = collect(&specs, outcomes)?;
     let (fills, ycsb_results) = results.split_at(ROWS.len());
     let mut set = ResultSet {
@@ -529,7 +529,7 @@ mod tests {
     fn a_failed_row_is_reported_not_fatal() {
         let tiny = Scale::parse("tiny", &SCALES).unwrap();
         let fill = Workload::DbBench(DbBenchKind::FillRandom);
-        let (r, _) = runner::run(&spec(&tiny, row("LL"), "memory", fill, 2_000, 0), false).unwrap();
+        let (r, _) = crate::runner::run(&spec(&tiny, row("LL"), "memory", fill, 2_000, 0), false).unwrap();
         let mut fills: Vec<Option<RunResult>> = vec![Some(r.clone()); ROWS.len()];
         fills[2] = None; // LS
         let mut set = ResultSet::default();

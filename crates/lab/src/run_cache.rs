@@ -1,0 +1,125 @@
+//! Finished runs kept in a result folder (`runs/`), so that an interrupted repro resumes where it
+//! stopped: a run whose file is there is read back instead of run again.
+//!
+//! A run is deterministic given its [`RunSpec`] and the program that runs it, so a cached run is
+//! only taken when both match: each file holds the spec as text (its `Debug` form, compared whole,
+//! not just through the file name's hash) and a digest of the running executable. A rebuilt
+//! `flashkv` therefore starts afresh instead of mixing results of two versions of the model.
+//! The cached result is the run's `RunResult` as JSON (floats round-trip exactly), so a resumed
+//! repro writes a byte-identical results.json; its wall-clock timing is the original run's.
+
+use std::fs;
+use std::io::ErrorKind;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::result::{RunResult, Timing};
+use crate::runner::RunSpec;
+
+/// The folder of finished runs inside a result folder.
+pub const DIR: &str = "runs";
+
+/// Errors of the run cache: where, and what the file system said.
+#[derive(Debug, thiserror::Error)]
+pub enum CacheError {
+    #[error("{path}: cannot {what}: {source}")]
+    Io { path: PathBuf, what: &'static str, source: std::io::Error },
+    #[error("{path}: a cached run that cannot be read back ({source})")]
+    Corrupt { path: PathBuf, source: serde_json::Error },
+}
+
+/// A result folder's finished runs.
+#[derive(Clone, Debug)]
+pub struct RunCache {
+    dir: PathBuf,
+    /// Digest of the executable the runs were made by.
+    build: String,
+}
+
+/// One cached run, as stored.
+#[derive(Serialize, Deserialize)]
+struct Entry {
+    label: String,
+    build: String,
+    spec: String,
+    result: RunResult,
+    timing: Timing,
+}
+
+impl RunCache {
+    /// The cache in `out/runs` (created on the first run stored). `fresh` deletes what it holds.
+    pub fn open(out: &Path, fresh: bool) -> Result<RunCache, CacheError> {
+        let dir = out.join(DIR);
+        if fresh {
+            match fs::remove_dir_all(&dir) {
+                Err(e) if e.kind() != ErrorKind::NotFound => {
+                    return Err(CacheError::Io { path: dir, what: "delete", source: e })
+                }
+                _ => {}
+            }
+        }
+        Ok(RunCache { dir, build: build_digest()? })
+    }
+
+    /// The finished run of `spec` labelled `label`, if this build stored one.
+    pub fn get(&self, label: &str, spec: &RunSpec) -> Result<Option<(RunResult, Timing)>, CacheError> {
+        let path = self.path(label, spec);
+        let text = match fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(CacheError::Io { path, what: "read", source: e }),
+        };
+        let entry: Entry = serde_json::from_str(&text).map_err(|source| CacheError::Corrupt { path, source })?;
+        let spec = format!("{spec:?}");
+        Ok((entry.build == self.build && entry.spec == spec && entry.label == label)
+            .then_some((entry.result, entry.timing)))
+    }
+
+    /// Stores the finished run of `spec` (written whole, then renamed into place, so an
+    /// interrupted write leaves no half file behind).
+    pub fn put(&self, label: &str, spec: &RunSpec, result: &RunResult, timing: &Timing) -> Result<(), CacheError> {
+        fs::create_dir_all(&self.dir).map_err(|e| CacheError::Io {
+            path: self.dir.clone(),
+            what: "create",
+            source: e,
+        })?;
+        let entry = Entry {
+            label: label.to_string(),
+            build: self.build.clone(),
+            spec: format!("{spec:?}"),
+            result: result.clone(),
+            timing: timing.clone(),
+        };
+        let path = self.path(label, spec);
+        let tmp = path.with_extension("tmp");
+        let text =
+            serde_json::to_string(&entry).map_err(|source| CacheError::Corrupt { path: path.clone(), source })?;
+        fs::write(&tmp, text).map_err(|e| CacheError::Io { path: tmp.clone(), what: "write", source: e })?;
+        fs::rename(&tmp, &path).map_err(|e| CacheError::Io { path, what: "rename into place", source: e })
+    }
+
+    /// `runs/<label>-<hash of the spec>.json`, the label kept readable.
+    fn path(&self, label: &str, spec: &RunSpec) -> PathBuf {
+        let slug: String =
+            label.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '.' { c } else { '_' }).collect();
+        let hash = fnv1a(format!("{label}\n{spec:?}").as_bytes());
+        self.dir.join(format!("{slug}-{hash:016x}.json"))
+    }
+}
+
+/// A digest of the running executable: a rebuilt binary may model differently.
+fn build_digest() -> Result<String, CacheError> {
+    let exe = std::env::current_exe().map_err(|e| CacheError::Io {
+        path: PathBuf::from("the running executable"),
+        what: "locate",
+        source: e,
+    })?;
+    let bytes = fs::read(&exe).map_err(|e| CacheError::Io { path: exe, what: "read", source: e })?;
+    Ok(format!("{:016x}-{}", fnv1a(&bytes), bytes.len()))
+}
+
+/// 64-bit FNV-1a.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3))
+}
