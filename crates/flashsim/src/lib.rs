@@ -27,7 +27,7 @@ pub mod timing;
 pub mod zoned;
 
 pub use cause::{Cause, HostLabel};
-pub use clock::{Lane, SimClock};
+pub use clock::{Lane, LaneTime, SimClock, Wait};
 pub use error::{FlashError, Result};
 pub use geometry::{Geometry, PageAddr};
 pub use latency::{HostOp, Latencies, LatencySummary};

@@ -74,6 +74,8 @@ struct EngineConfig {
     max_file_size: Option<Size>,
     block_size: Option<Size>,
     block_cache: Option<Size>,
+    /// Bytes a compaction reads ahead in each input table (0: block by block).
+    compaction_readahead: Option<Size>,
     max_bytes_for_level_base: Option<Size>,
     bloom_bits_per_key: Option<u32>,
     l0_compaction_trigger: Option<usize>,
@@ -686,6 +688,9 @@ fn engine_options(e: &EngineConfig) -> Result<lsm::Options, String> {
     }
     if let Some(v) = size(&e.block_cache, "engine.block_cache")? {
         o.block_cache_bytes = v as usize;
+    }
+    if let Some(v) = size(&e.compaction_readahead, "engine.compaction_readahead")? {
+        o.compaction_readahead = v as usize;
     }
     if let Some(v) = size(&e.max_bytes_for_level_base, "engine.max_bytes_for_level_base")? {
         o.max_bytes_for_level_base = v;

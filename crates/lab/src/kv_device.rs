@@ -9,7 +9,7 @@
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use flashsim::cause::MAX_LEVELS;
-use flashsim::{Cause, FlashReport, FtlCounters, Lane, Media, SimClock};
+use flashsim::{Cause, FlashReport, FtlCounters, Lane, Media, SimClock, Wait};
 use kvssd::{DftlKv, DftlKvConfig, KvDevice, Kvftl, KvftlConfig, LsmConfig, LsmInDevice, Plsc, PlscConfig, Variant};
 
 use crate::engine::{ContentDigest, KvEngine};
@@ -229,7 +229,7 @@ impl KvDeviceEngine {
     ) -> Result<T, String> {
         let at = self.clock.time(Lane::Foreground);
         let c = f(self.lock().device(), at).map_err(|e| e.to_string())?;
-        self.clock.advance(Lane::Foreground, c.done);
+        self.clock.advance(Lane::Foreground, c.done, Wait::Device);
         Ok(c.value)
     }
 }

@@ -32,6 +32,9 @@ pub struct LevelResult {
     /// (remapped) into its outputs.
     pub udbs: u64,
     pub udbs_cloned: u64,
+    /// Seconds the flushes (level 0) and compactions into this level held the engine's single
+    /// background job slot, in the run's time base (simulated: the background lane's time).
+    pub job_s: f64,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -71,6 +74,10 @@ pub struct RunResult {
     pub effective_spare_factor: Option<f64>,
     /// Simulated time of the whole run (simulation only).
     pub sim_time_s: Option<f64>,
+    /// Where each lane's simulated time went: reads, data writes and file-system metadata waited
+    /// for, key-value SSD commands, stalls, idle time (simulation only; each lane's parts sum to
+    /// its time).
+    pub lanes: Option<Lanes>,
     /// Throughput and latency of the last phase (the measured one).
     pub ops_per_sec: f64,
     pub latency: flashsim::LatencySummary,
@@ -86,6 +93,14 @@ pub struct RunResult {
     pub device_work: Option<kvssd::DeviceWork>,
     /// The database's contents at the end, when the run asked for it (`RunSpec::digest`).
     pub content_digest: Option<ContentDigest>,
+}
+
+/// The simulated time of the foreground (user operations) and background (flushes, compactions)
+/// lanes, by what each waited for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Lanes {
+    pub foreground: flashsim::LaneTime,
+    pub background: flashsim::LaneTime,
 }
 
 /// The clock a run's times are measured in: `simulated` (the device model's) or `wall-clock`.
@@ -145,6 +160,7 @@ impl RunResult {
                 bytes_written: l.bytes_written,
                 bytes_moved: l.bytes_moved,
                 bytes_remapped: l.cloned_bytes,
+                job_s: l.micros as f64 / 1e6,
                 host_write_bytes: dev
                     .as_ref()
                     .map(|d| d.levels.iter().find(|x| x.level == level).map_or(0, |x| x.host_write_bytes)),
@@ -180,6 +196,10 @@ impl RunResult {
             spare_factor: flash.map(|f| f.spare_factor),
             effective_spare_factor: flash.map(|f| f.effective_spare_factor),
             sim_time_s: stack.simulated().then(|| stack.now_ns() as f64 / 1e9),
+            lanes: stack.clock.as_ref().map(|c| Lanes {
+                foreground: c.spent(flashsim::Lane::Foreground),
+                background: c.spent(flashsim::Lane::Background),
+            }),
             ops_per_sec: last.map_or(0.0, |p| p.ops_per_sec),
             latency: last.map_or_else(empty_latency, |p| p.latency.clone()),
             stall_count: stats.slowdowns + stats.memtable_stalls + stats.l0_stop_stalls,

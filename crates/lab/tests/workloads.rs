@@ -240,3 +240,62 @@ fn bench_fills_start_on_a_fresh_database_as_db_bench() {
     let v = json(&["bench", "--fs", "mem", "--num", "4000", "--benchmarks", "fillseq,overwrite,readseq", "--json"]);
     assert_eq!(v["phases"][2]["ops"].as_u64().unwrap(), 4000, "overwrite keeps the database");
 }
+
+/// Every simulated second of the foreground lane is accounted for by what it waited for, and a
+/// compaction that reads its inputs ahead (the page cache's readahead under LevelDB) waits less
+/// for reads than one that reads block by block, for the same flash pages read.
+#[test]
+fn lanes_account_for_the_simulated_time_and_readahead_shortens_compaction_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("readahead.toml");
+    std::fs::write(
+        &file,
+        r#"
+title = "readahead"
+[engine]
+write_buffer_size = "256KiB"
+max_file_size = "256KiB"
+max_bytes_for_level_base = "1MiB"
+[device]
+fs = "sim"
+preset = "femu"
+capacity = "256MiB"
+[workload]
+name = "fillrandom"
+data = "16MiB"
+value_size = 1000
+seed = 7
+[[variant]]
+name = "readahead"
+[[variant]]
+name = "block by block"
+engine = { compaction_readahead = 0 }
+"#,
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let (code, _, err) = flashkv(&["run", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let set: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("results.json")).unwrap()).unwrap();
+    let runs = set["runs"].as_array().unwrap();
+    let lane = |r: &serde_json::Value, l: &str, k: &str| r["lanes"][l][k].as_u64().unwrap();
+    for r in runs {
+        let parts = ["read_ns", "write_ns", "metadata_ns", "device_ns", "stall_ns", "idle_ns", "gc_ns"];
+        let fg: u64 = parts.iter().map(|k| lane(r, "foreground", k)).sum();
+        let sim_ns = r["sim_time_s"].as_f64().unwrap() * 1e9;
+        assert!((fg as f64 - sim_ns).abs() < 1e3, "foreground parts {fg} ns, simulated time {sim_ns} ns");
+        let jobs: f64 = r["levels"].as_array().unwrap().iter().map(|l| l["job_s"].as_f64().unwrap()).sum();
+        let bg: u64 = parts.iter().map(|k| lane(r, "background", k)).sum();
+        assert!(jobs > 0.0 && jobs * 1e9 <= bg as f64 + 1e3, "jobs {jobs} s inside the background lane's {bg} ns");
+    }
+    let (ahead, blockwise) = (&runs[0], &runs[1]);
+    let reads = |r: &serde_json::Value| lane(r, "background", "read_ns") as f64;
+    assert!(
+        reads(ahead) * 2.0 < reads(blockwise),
+        "compaction read waits: {} ns with readahead, {} ns block by block",
+        reads(ahead),
+        reads(blockwise)
+    );
+    let pages = |r: &serde_json::Value| r["flash_read_bytes"].as_f64().unwrap();
+    assert!(pages(ahead) < pages(blockwise) * 1.2, "readahead reads about the same pages");
+}

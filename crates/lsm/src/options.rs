@@ -33,6 +33,10 @@ pub struct Options {
     pub bloom_bits_per_key: Option<u32>,
     /// Target size of an SST (2 MiB).
     pub max_file_size: u64,
+    /// Bytes a compaction reads ahead in each input table (128 KiB: Linux's default readahead,
+    /// which LevelDB's sequential reads of its inputs get from the page cache; 0 reads block by
+    /// block).
+    pub compaction_readahead: usize,
     /// Start every data block at a multiple of the file system's block size and pad it there
     /// (RemapCom needs it to clone unchanged blocks; off by default).
     pub align_blocks: bool,
@@ -74,6 +78,7 @@ impl Default for Options {
             block_restart_interval: 16,
             bloom_bits_per_key: Some(10),
             max_file_size: 2 << 20,
+            compaction_readahead: 128 << 10,
             align_blocks: false,
             remap: RemapMode::Off,
             compaction: CompactionStyle::Leveled,
@@ -159,4 +164,6 @@ pub struct ReadOptions {
     pub fill_cache_disabled: bool,
     /// Read as of this snapshot (`Db::snapshot().sequence()`) instead of now.
     pub snapshot: Option<SequenceNumber>,
+    /// Bytes a table iterator reads ahead of the block it needs (0: block by block).
+    pub readahead: usize,
 }

@@ -66,8 +66,12 @@ pub fn run_compaction(
     new_number: &mut dyn FnMut() -> u64,
     observer: &mut dyn CompactionObserver,
 ) -> Result<(Vec<OutputFile>, JobStats)> {
-    let read_opts =
-        ReadOptions { verify_checksums: env.options.paranoid_checks, fill_cache_disabled: true, snapshot: None };
+    let read_opts = ReadOptions {
+        verify_checksums: env.options.paranoid_checks,
+        fill_cache_disabled: true,
+        snapshot: None,
+        readahead: env.options.compaction_readahead,
+    };
     let mut stats = JobStats::default();
     let mut inputs: Vec<(TableIterator, EntrySourceBase)> = Vec::new();
     let mut infos = Vec::new();

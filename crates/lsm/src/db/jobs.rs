@@ -4,9 +4,8 @@
 
 use std::sync::atomic::Ordering as AtomicOrdering;
 use std::sync::{Arc, MutexGuard};
-use std::time::Instant;
 
-use flashsim::Lane;
+use flashsim::{Lane, Wait};
 use storage::WriteHint;
 
 use super::{DbInner, DbState};
@@ -74,7 +73,7 @@ impl DbInner {
                     // Busy in simulated time: the job starts when a later write finds it idle.
                     return ran;
                 }
-                clock.advance(Lane::Background, fg);
+                clock.advance(Lane::Background, fg, Wait::Idle);
                 st.work_requested = false;
             }
             let _lane = self.enter_lane(Lane::Background);
@@ -128,7 +127,7 @@ impl DbInner {
 
     /// Writes `imm` to an SST, installs it, and drops the memtable and its WAL.
     fn flush_memtable(&self, imm: &Arc<MemTable>, to: FlushTo) -> Result<()> {
-        let started = Instant::now();
+        let started = self.job_stopwatch();
         let (number, base) = {
             let mut st = self.lock();
             let n = st.versions.new_file_number();
@@ -159,7 +158,7 @@ impl DbInner {
         s.flush_bytes += size;
         s.level_mut(level).bytes_written += size;
         s.level_mut(level).files_written += (size > 0) as u64;
-        s.level_mut(level).micros += started.elapsed().as_micros() as u64;
+        s.level_mut(level).micros += started.micros();
         if let Some(c) = &self.sim {
             st.flush_done_at = c.time(Lane::Background);
         }
@@ -218,7 +217,7 @@ impl DbInner {
 
     /// Runs compaction `c` and installs its result.
     pub(crate) fn compact(&self, c: &Compaction) -> Result<()> {
-        let started = Instant::now();
+        let started = self.job_stopwatch();
         if c.is_trivial_move() {
             let f = &c.inputs[0][0];
             let mut edit = VersionEdit::default();
@@ -419,7 +418,7 @@ fn record_compaction(
     outputs: &[OutputFile],
     s: &JobStats,
     udb: &UdbStats,
-    started: Instant,
+    started: super::JobStopwatch,
 ) {
     st.stats.compactions += 1;
     // A routed compaction (gear) writes into deeper levels too: each level counts its outputs.
@@ -447,7 +446,7 @@ fn record_compaction(
     l.bytes_written += s.moved_bytes;
     l.entries_dropped += s.entries_dropped;
     l.add_udb_stats(udb);
-    l.micros += started.elapsed().as_micros() as u64;
+    l.micros += started.micros();
 }
 
 /// The background thread: waits for work, runs one job at a time, until shutdown.
@@ -606,7 +605,7 @@ pub(super) fn wait_idle(inner: &Arc<DbInner>) -> Result<()> {
                 }
             }
             let bg = clock.time(Lane::Background);
-            clock.advance(Lane::Foreground, bg);
+            clock.advance(Lane::Foreground, bg, Wait::Stall);
             if !inner.run_inline_jobs() {
                 return Ok(());
             }
@@ -629,7 +628,7 @@ impl DbInner {
     /// In simulation: the background lane, starting no earlier than the foreground's now.
     pub(crate) fn background_lane_now(&self) -> super::LaneGuard {
         if let Some(c) = &self.sim {
-            c.advance(Lane::Background, c.time(Lane::Foreground));
+            c.advance(Lane::Background, c.time(Lane::Foreground), Wait::Idle);
         }
         self.enter_lane(Lane::Background)
     }

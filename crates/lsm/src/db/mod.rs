@@ -352,6 +352,15 @@ impl DbInner {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// A stopwatch for a background job on the database's clock: the background lane's simulated
+    /// time in simulation (so a job's duration is what it held the lane), the wall clock otherwise.
+    pub fn job_stopwatch(&self) -> JobStopwatch {
+        match &self.sim {
+            Some(c) => JobStopwatch::Simulated(c.clone(), c.time(Lane::Background)),
+            None => JobStopwatch::Wall(std::time::Instant::now()),
+        }
+    }
+
     /// The simulated-time lane I/O is charged to now is `lane` until the guard drops.
     pub fn enter_lane(&self, lane: Lane) -> LaneGuard {
         let previous = self.sim.as_ref().map(|c| c.set_lane(lane));
@@ -408,6 +417,21 @@ impl DbInner {
             }
         }
         Ok(result.flatten())
+    }
+}
+
+/// When a background job started, on the database's clock (see [`DbInner::job_stopwatch`]).
+pub(crate) enum JobStopwatch {
+    Simulated(SimClock, u64),
+    Wall(std::time::Instant),
+}
+
+impl JobStopwatch {
+    pub fn micros(&self) -> u64 {
+        match self {
+            JobStopwatch::Simulated(c, start) => c.time(Lane::Background).saturating_sub(*start) / 1000,
+            JobStopwatch::Wall(t) => t.elapsed().as_micros() as u64,
+        }
     }
 }
 

@@ -48,6 +48,9 @@ pub struct LevelStats {
     pub udb_retentions: u64,
     pub udbs_written: u64,
     pub entries_dropped: u64,
+    /// Duration of the flushes (level 0) and compactions into this level, on the database's
+    /// clock: in simulation the background lane's simulated time (a compaction's includes any
+    /// flush it ran in between), on real files wall-clock time.
     pub micros: u64,
 }
 

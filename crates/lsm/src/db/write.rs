@@ -3,7 +3,7 @@
 use std::sync::{Arc, MutexGuard};
 use std::time::{Duration, Instant};
 
-use flashsim::Lane;
+use flashsim::{Lane, Wait};
 
 use super::{DbInner, DbState};
 use crate::batch::WriteBatch;
@@ -90,7 +90,11 @@ pub(super) fn make_room_for_write<'a>(
             st.stats.slowdowns += 1;
             match &inner.sim {
                 Some(clock) => {
-                    clock.advance(Lane::Foreground, clock.time(Lane::Foreground) + SLOWDOWN.as_nanos() as u64);
+                    clock.advance(
+                        Lane::Foreground,
+                        clock.time(Lane::Foreground) + SLOWDOWN.as_nanos() as u64,
+                        Wait::Stall,
+                    );
                     st.stats.stall_nanos += SLOWDOWN.as_nanos() as u64;
                 }
                 None => {
@@ -164,7 +168,7 @@ fn stall<'a>(inner: &'a DbInner, mut st: MutexGuard<'a, DbState>) -> Result<Mute
             let target = clock.time(Lane::Background).max(st.flush_done_at);
             if target > fg {
                 st.stats.stall_nanos += target - fg;
-                clock.advance(Lane::Foreground, target);
+                clock.advance(Lane::Foreground, target, Wait::Stall);
             }
             inner.maybe_schedule(&mut st);
             drop(st);

@@ -9,6 +9,7 @@
 //!   data-block offsets).
 //! - [`table_builder`]: writes a table; aligned layout and cloned blocks.
 //! - [`table`] / [`table_iter`]: opens a table, point lookups, the two-level iterator.
+//! - [`readahead`]: a sequential reader's buffer (a compaction's inputs), as the OS page cache does.
 //!
 //! Every failure to decode is an [`crate::Error::Corruption`] naming the file and an offset; nothing here
 //! panics on bad data.
@@ -17,6 +18,7 @@ pub mod block;
 pub mod block_builder;
 pub mod filter;
 pub mod format;
+pub mod readahead;
 pub mod table;
 pub mod table_builder;
 pub mod table_iter;

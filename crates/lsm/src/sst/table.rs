@@ -172,6 +172,17 @@ impl Table {
 
     /// Data block `i` (in key order): from the mapping of a mapped file, else from the cache or the file.
     pub fn data_block(&self, i: usize, read_opts: &ReadOptions) -> Result<Block> {
+        self.data_block_via(i, read_opts, &*self.file)
+    }
+
+    /// The table's file, for a reader that wraps it (a readahead buffer).
+    pub fn file(&self) -> &Arc<dyn RandomAccessFile> {
+        &self.file
+    }
+
+    /// [`Table::data_block`], reading through `file` (the table's file or a wrapper of it) where
+    /// a block is not mapped or cached.
+    pub fn data_block_via(&self, i: usize, read_opts: &ReadOptions, file: &dyn RandomAccessFile) -> Result<Block> {
         let handle = self
             .index
             .get(i)
@@ -184,7 +195,7 @@ impl Table {
             let seen = word.is_some_and(|w| w.load(AtomicOrdering::Relaxed) & bit != 0);
             let verify = !seen || self.paranoid || read_opts.verify_checksums;
             self.counters.block_reads.fetch_add(1, AtomicOrdering::Relaxed);
-            let contents = read_block(&*self.file, &handle, self.file_size, verify)?;
+            let contents = read_block(file, &handle, self.file_size, verify)?;
             if contents.mapped {
                 let block = Block::with_origin(contents.data, self.path.clone(), handle.offset)?;
                 if let Some(w) = word {
@@ -201,7 +212,7 @@ impl Table {
         let fill = self.cache.is_some() && !read_opts.fill_cache_disabled;
         let verify = fill || self.paranoid || read_opts.verify_checksums;
         self.counters.block_reads.fetch_add(1, AtomicOrdering::Relaxed);
-        let contents = read_block(&*self.file, &handle, self.file_size, verify)?;
+        let contents = read_block(file, &handle, self.file_size, verify)?;
         let block = Block::with_origin(contents.data, self.path.clone(), handle.offset)?;
         if let (true, Some(cache)) = (fill, &self.cache) {
             cache.insert(self.file_number, handle.offset, block.clone());

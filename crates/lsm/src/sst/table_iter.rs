@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use super::block::{Block, BlockIter};
 use super::format::BlockHandle;
+use super::readahead::Readahead;
 use super::table::Table;
 use crate::error::{Error, Result};
 use crate::iter::InternalIterator;
@@ -20,6 +21,8 @@ use crate::options::ReadOptions;
 pub struct TableIterator {
     table: Arc<Table>,
     read_opts: ReadOptions,
+    /// The table's file behind a readahead buffer, when `read_opts.readahead` asks for one.
+    readahead: Option<Readahead>,
     /// Ordinal of the block `data` iterates.
     block_index: usize,
     data: Option<BlockIter>,
@@ -28,7 +31,9 @@ pub struct TableIterator {
 
 impl TableIterator {
     pub(crate) fn new(table: Arc<Table>, read_opts: &ReadOptions) -> TableIterator {
-        TableIterator { table, read_opts: read_opts.clone(), block_index: 0, data: None, err: None }
+        let readahead =
+            (read_opts.readahead > 0).then(|| Readahead::new(Arc::clone(table.file()), read_opts.readahead));
+        TableIterator { table, read_opts: read_opts.clone(), readahead, block_index: 0, data: None, err: None }
     }
 
     pub fn table(&self) -> &Arc<Table> {
@@ -59,7 +64,11 @@ impl TableIterator {
         if self.err.is_some() || i >= self.table.num_data_blocks() {
             return false;
         }
-        match self.table.data_block(i, &self.read_opts) {
+        let block = match &self.readahead {
+            Some(file) => self.table.data_block_via(i, &self.read_opts, file),
+            None => self.table.data_block(i, &self.read_opts),
+        };
+        match block {
             Ok(block) => {
                 self.data = Some(block.iter());
                 true

@@ -6,7 +6,7 @@
 //! one, whose synced prefix does not change); a clone over pages of the durable snapshot puts them
 //! at fresh LPNs and sets `cow`.
 
-use flashsim::{BlockSsd, HostLabel, Nanos, SimClock};
+use flashsim::{BlockSsd, HostLabel, Nanos, SimClock, Wait};
 
 use super::{device_error, label, State, DURABLE, VOLATILE};
 use crate::error::{FsError, Result};
@@ -57,7 +57,7 @@ impl Inode {
         let done = dev
             .read(clock.now(), lpn as u64, &mut page, HostLabel::Unlabelled)
             .map_err(|e| device_error("mount", "", e))?;
-        clock.advance_current(done);
+        clock.wait(done, Wait::Read);
         page.truncate(rem);
         self.tail = page;
         Ok(())
@@ -206,7 +206,7 @@ pub(crate) fn read(
         let s = &src[(from - page_start) as usize..(to - page_start) as usize];
         dst.copy_from_slice(s);
     }
-    clock.advance_current(done);
+    clock.wait(done, Wait::Read);
     Ok(n)
 }
 
@@ -255,7 +255,9 @@ pub(crate) fn sync(st: &mut State, clock: &SimClock, ino: u64, path: &str, windo
     freed.dedup();
     st.release_pages(at, &freed);
     let done = st.commit(at, vec![record])?;
-    clock.advance_current(done.max(pending));
+    // The journal record is written beside the data: the lane waits for the data, then the rest.
+    clock.wait(pending, Wait::Write);
+    clock.wait(done, Wait::Metadata);
     Ok(())
 }
 

@@ -27,7 +27,7 @@ use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use flashsim::{BlockSsd, FlashError, HostLabel, Nanos, SimClock};
+use flashsim::{BlockSsd, FlashError, HostLabel, Nanos, SimClock, Wait};
 
 use crate::host_writes::HostWriteStats;
 
@@ -108,7 +108,7 @@ impl SimFs {
             });
         }
         let (journal, done) = Journal::format(&mut dev, clock.now(), opts.checkpoint_slot_pages, opts.log_pages)?;
-        clock.advance_current(done);
+        clock.wait(done, Wait::Metadata);
         let pages_written = journal.pages_written;
         let fs = SimFs::mount_with(dev, clock, opts, Some(journal))?;
         lock(&fs.shared.state).stats.fs_metadata_bytes += pages_written * fs.page_size();
@@ -244,7 +244,7 @@ impl State {
             None => {
                 let (j, meta, done) =
                     Journal::recover(&mut self.dev, clock.now(), opts.checkpoint_slot_pages, opts.log_pages)?;
-                clock.advance_current(done);
+                clock.wait(done, Wait::Metadata);
                 (j, meta)
             }
         };
@@ -481,7 +481,7 @@ impl Fs for SimFs {
         // Directories are durable as soon as they exist, as in MemFs.
         let at = self.shared.clock.now();
         let done = st.commit(at, records)?;
-        self.shared.clock.advance_current(done);
+        self.shared.clock.wait(done, Wait::Metadata);
         Ok(())
     }
 
@@ -497,7 +497,7 @@ impl Fs for SimFs {
             st.collect_inode(ino, at);
         }
         let done = st.commit(at, vec![Record::Rmdir { dir: dir.to_string() }])?;
-        self.shared.clock.advance_current(done);
+        self.shared.clock.wait(done, Wait::Metadata);
         Ok(())
     }
 
@@ -552,7 +552,7 @@ impl Fs for SimFs {
         for ino in dropped {
             st.collect_inode(ino, at);
         }
-        self.shared.clock.advance_current(done);
+        self.shared.clock.wait(done, Wait::Metadata);
         Ok(())
     }
 

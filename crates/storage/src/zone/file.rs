@@ -2,7 +2,7 @@
 //! pages at a time), sync (the partial last page written padded, then the file's durable record
 //! journaled) and read (extents from the device, the rest from the buffer).
 
-use flashsim::SimClock;
+use flashsim::{SimClock, Wait};
 
 use super::extent::Inode;
 use super::label;
@@ -57,7 +57,8 @@ pub(crate) fn sync(st: &mut State, clock: &SimClock, ino: u64, path: &str) -> Re
     // The record goes out once the data it points at is on the flash.
     let at = inode(st, ino, "sync", path)?.pending.max(clock.now());
     let done = st.commit(at, vec![record])?;
-    clock.advance_current(done);
+    clock.wait(at, Wait::Write);
+    clock.wait(done, Wait::Metadata);
     Ok(())
 }
 
@@ -98,7 +99,7 @@ pub(crate) fn read(
         buf[at_buf..at_buf + p.len].copy_from_slice(&pages[p.skip..p.skip + p.len]);
         at_buf += p.len;
     }
-    clock.advance_current(done);
+    clock.wait(done, Wait::Read);
     Ok(n as usize)
 }
 

@@ -13,7 +13,7 @@
 //! host writes with label `ZoneGc` and in `zone_gc_bytes`, its reads in `read_bytes` (and as
 //! `ZoneGc` reads on the device).
 
-use flashsim::{HostLabel, SimClock, ZoneState};
+use flashsim::{HostLabel, SimClock, Wait, ZoneState};
 
 use super::alloc::ZoneClass;
 use super::extent::Extent;
@@ -135,7 +135,7 @@ impl State {
                 .map_err(|err| super::device_error("gc", path, err))?;
             self.stats.read_bytes += pages * ps;
             // The copy is programmed once its pages are read (the lane waits for GC anyway).
-            clock.advance_current(read);
+            clock.wait(read, Wait::Gc);
             let mut new = Vec::new();
             let mut sink = |_: &mut State, x: Extent| new.push(x);
             let r = self.write_stream(clock, key, class, &page, e.bytes, HostLabel::ZoneGc, false, op, path, &mut sink);
@@ -171,7 +171,7 @@ impl State {
         }
         let done = self.reset_zone_labelled(committed, victim, "gc", HostLabel::ZoneGc)?;
         self.counters.gc_runs += 1;
-        clock.advance_current(done);
+        clock.wait(done, Wait::Gc);
         Ok(true)
     }
 

@@ -50,7 +50,7 @@ use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use flashsim::{FlashError, HostLabel, SimClock, ZonedSsd};
+use flashsim::{FlashError, HostLabel, SimClock, Wait, ZonedSsd};
 
 use crate::clone::{check_alignment, check_ranges};
 use crate::error::{FsError, Result};
@@ -342,7 +342,7 @@ impl Fs for ZoneFs {
         // Directories are durable as soon as they exist, as in MemFs.
         let at = self.shared.clock.now();
         let done = st.commit(at, records)?;
-        self.shared.clock.advance_current(done);
+        self.shared.clock.wait(done, Wait::Metadata);
         Ok(())
     }
 
@@ -357,7 +357,7 @@ impl Fs for ZoneFs {
         for ino in held {
             st.collect_inode(ino, at);
         }
-        self.shared.clock.advance_current(done);
+        self.shared.clock.wait(done, Wait::Metadata);
         Ok(())
     }
 
@@ -414,7 +414,7 @@ impl Fs for ZoneFs {
         for ino in dropped {
             st.collect_inode(ino, at);
         }
-        self.shared.clock.advance_current(done);
+        self.shared.clock.wait(done, Wait::Metadata);
         Ok(())
     }
 

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use flashsim::{Nanos, SimClock, ZoneState, ZonedSsd};
+use flashsim::{Nanos, SimClock, Wait, ZoneState, ZonedSsd};
 
 use super::alloc::{ZoneAllocator, ZoneClass};
 use super::extent::Inode;
@@ -107,7 +107,7 @@ impl State {
         }
         let zones = (0..opts.metadata_zones).collect();
         let (journal, t) = Journal::format(&mut st.dev, clock.now(), zones)?;
-        clock.advance_current(done.max(t));
+        clock.wait(done.max(t), Wait::Metadata);
         st.stats.fs_metadata_bytes += journal.pages_written * st.page_size as u64;
         st.journal = journal;
         st.ns = Namespace::from_durable(&st.meta.dirs);
@@ -124,7 +124,7 @@ impl State {
     pub fn reload(&mut self, clock: &SimClock) -> Result<()> {
         let zones = (0..self.opts.metadata_zones).collect();
         let (journal, meta, done) = Journal::recover(&mut self.dev, clock.now(), zones)?;
-        clock.advance_current(done);
+        clock.wait(done, Wait::Metadata);
         self.journal = journal;
         self.ns = Namespace::from_durable(&meta.dirs);
         self.inodes.clear();
