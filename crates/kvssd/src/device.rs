@@ -83,8 +83,9 @@ pub trait KvDevice {
     /// The value stored under `key`, if any.
     fn retrieve(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<Option<Vec<u8>>>>;
 
-    /// Removes `key`; `true` when it was there.
-    fn delete(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<bool>>;
+    /// Removes `key`; a key that holds no value is [`KvError::KeyNotFound`] (the KV-SSD API's
+    /// "key does not exist"), which says when the device found out.
+    fn delete(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<()>>;
 
     /// Whether a value is stored under `key`.
     fn exist(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<bool>>;

@@ -1,7 +1,7 @@
 //! Errors of the key-value devices: bad input, bad configuration, a full device, bytes on flash
 //! that do not decode, and failures of the media below. Each names what was wrong and the limit.
 
-use flashsim::FlashError;
+use flashsim::{FlashError, Nanos};
 
 /// Result alias for the key-value devices.
 pub type Result<T> = std::result::Result<T, KvError>;
@@ -20,6 +20,11 @@ pub enum KvError {
     /// A value longer than the device accepts.
     #[error("value too large: {len} bytes exceeds the maximum value size of {max} bytes")]
     ValueTooLarge { len: usize, max: usize },
+
+    /// A delete of a key that holds no value (as the KV-SSD API's "key does not exist"). `done` is
+    /// when the device had found out, so a caller can still account the lookup's time.
+    #[error("delete: no value is stored under key {key}")]
+    KeyNotFound { key: String, done: Nanos },
 
     /// A configuration parameter out of range; `field` names it.
     #[error("invalid configuration: {field}: {reason}")]
@@ -60,4 +65,14 @@ pub(crate) fn media_config(media: &flashsim::MediaConfig) -> Result<()> {
         FlashError::InvalidConfig { field, reason } => KvError::InvalidConfig { field, reason },
         e => KvError::Flash(e),
     })
+}
+
+impl KvError {
+    /// The error of a delete that found no value under `key` at `done` (the key shown as text,
+    /// bytes outside printable ASCII escaped, at most 64 of them).
+    pub fn key_not_found(key: &[u8], done: Nanos) -> KvError {
+        let shown: String = key.iter().take(64).flat_map(|&b| std::ascii::escape_default(b)).map(char::from).collect();
+        let more = if key.len() > 64 { format!("... ({} bytes)", key.len()) } else { String::new() };
+        KvError::KeyNotFound { key: format!("'{shown}'{more}"), done }
+    }
 }

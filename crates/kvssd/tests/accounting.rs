@@ -19,7 +19,7 @@ fn churn(cfg: PlscConfig) -> Plsc {
         t = match r.below(10) {
             0..=5 => dev.store(t, &k, &value(seq, r.below(1500) as usize)).unwrap().done,
             6..=8 => dev.retrieve(t, &k).unwrap().done,
-            _ => dev.delete(t, &k).unwrap().done,
+            _ => common::delete(&mut dev, t, &k).0,
         };
     }
     dev.check().unwrap();

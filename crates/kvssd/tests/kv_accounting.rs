@@ -19,7 +19,7 @@ fn churn<D: KvDevice>(mut dev: D, n: u64) -> D {
         t = match r.below(10) {
             0..=5 => dev.store(t, &k, &value(seq, r.below(2049) as usize)).unwrap().done,
             6..=8 => dev.retrieve(t, &k).unwrap().done,
-            _ => dev.delete(t, &k).unwrap().done,
+            _ => common::delete(&mut dev, t, &k).0,
         };
     }
     dev

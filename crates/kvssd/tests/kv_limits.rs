@@ -23,7 +23,9 @@ fn refuses_bad_input(dev: &mut dyn KvDevice, max_value: usize) {
     assert!(e.to_string().contains(&format!("maximum value size of {max_value} bytes")), "{e}");
     assert!(!dev.exist(0, b"k").unwrap().value);
     assert_eq!(dev.counters().programs, 0, "{}: nothing written", dev.name());
-    assert!(!dev.delete(0, b"k").unwrap().value, "deleting an absent key is `false`, not an error");
+    let e = dev.delete(0, b"k\x01").unwrap_err();
+    assert!(matches!(e, KvError::KeyNotFound { done: 0, .. }), "{}: {e:?}", dev.name());
+    assert_eq!(e.to_string(), "delete: no value is stored under key 'k\\x01'", "{}", dev.name());
     let big = value(1, max_value);
     let done = dev.store(0, b"k", &big).unwrap().done;
     assert_eq!(dev.retrieve(done, b"k").unwrap().value, Some(big));
@@ -116,7 +118,7 @@ fn fills_up<D: KvDevice>(dev: &mut D, check: impl Fn(&D) -> Result<(), String>) 
     }
     // Deleting makes room again.
     for i in 0..stored / 2 {
-        assert!(dev.delete(t, format!("key{i}").as_bytes()).unwrap().value);
+        dev.delete(t, format!("key{i}").as_bytes()).unwrap();
     }
     dev.store(t, b"again", &value(7, 2048)).unwrap();
     check(dev).unwrap();

@@ -386,10 +386,10 @@ impl KvDevice for DftlKv {
         Ok(Completed { done, value })
     }
 
-    fn delete(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<bool>> {
+    fn delete(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<()>> {
         check_key(key, self.max_key_size())?;
         let Some(id) = self.ids.remove(key) else {
-            return Ok(Completed { done: at, value: false });
+            return Err(KvError::key_not_found(key, at));
         };
         self.cmt.begin_request();
         let old = self.keys[id as usize]
@@ -400,7 +400,7 @@ impl KvDevice for DftlKv {
         self.counts.space.removed(old.len as u64, (old.lpas.len() * self.ps()) as u64);
         self.counts.deletes += 1;
         let done = self.finish_deferred(t)?;
-        Ok(Completed { done, value: true })
+        Ok(Completed { done, value: () })
     }
 
     fn exist(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<bool>> {

@@ -544,10 +544,10 @@ impl KvDevice for Kvftl {
         Ok(Completed { done, value })
     }
 
-    fn delete(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<bool>> {
+    fn delete(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<()>> {
         check_key(key, self.max_key_size())?;
         let Some(id) = self.heads.id(key) else {
-            return Ok(Completed { done: at, value: false });
+            return Err(KvError::key_not_found(key, at));
         };
         let chain = self.heads.head(id).map_or(0, |h| self.chain_len(h.first));
         let at = self.room_for_tables(at, chain, "a delete")?;
@@ -559,7 +559,7 @@ impl KvDevice for Kvftl {
         self.counts.space.removed(head.len as u64, bytes);
         self.counts.deletes += 1;
         let done = self.touch_all(at, &locs)?;
-        Ok(Completed { done, value: true })
+        Ok(Completed { done, value: () })
     }
 
     fn exist(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<bool>> {

@@ -412,14 +412,14 @@ impl KvDevice for LsmInDevice {
         Ok(Completed { done, value })
     }
 
-    fn delete(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<bool>> {
+    fn delete(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<()>> {
         check_key(key, self.max_key_size())?;
         let (value, looked) = self.lookup(at, key)?;
-        let done = match value {
-            Some(_) => self.put(looked, key, None)?,
-            None => looked,
-        };
-        Ok(Completed { done, value: value.is_some() })
+        if value.is_none() {
+            return Err(KvError::key_not_found(key, looked));
+        }
+        let done = self.put(looked, key, None)?;
+        Ok(Completed { done, value: () })
     }
 
     fn exist(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<bool>> {

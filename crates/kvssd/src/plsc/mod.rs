@@ -324,7 +324,7 @@ impl KvDevice for Plsc {
         Ok(Completed { done, value: Some(value) })
     }
 
-    fn delete(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<bool>> {
+    fn delete(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<()>> {
         check_key(key, self.max_key_size())?;
         let found = match self.buffer.remove(key) {
             Some(_) => true,
@@ -336,7 +336,10 @@ impl KvDevice for Plsc {
                 None => false,
             },
         };
-        Ok(Completed { done: at, value: found })
+        if !found {
+            return Err(KvError::key_not_found(key, at));
+        }
+        Ok(Completed { done: at, value: () })
     }
 
     fn exist(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<bool>> {

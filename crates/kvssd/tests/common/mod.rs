@@ -5,8 +5,8 @@
 
 pub mod model;
 
-use flashsim::{Geometry, MediaConfig, Preset};
-use kvssd::{DftlKvConfig, KvftlConfig, LsmConfig, PlscConfig, Variant};
+use flashsim::{Geometry, MediaConfig, Nanos, Preset};
+use kvssd::{DftlKvConfig, KvDevice, KvError, KvftlConfig, LsmConfig, PlscConfig, Variant};
 
 /// The `plsc` preset scaled down: 2 channels x 1 chip x 1 die x 2 planes (4 planes, 2 dies),
 /// 8 blocks of 16 pages of 1 KiB per plane = 512 pages. Pages and blocks are smaller than the
@@ -130,5 +130,16 @@ impl Lcg {
 
     pub fn below(&mut self, n: u64) -> u64 {
         self.next() % n
+    }
+}
+
+/// Deletes `k` at `t`: when the device answered, and whether the key held a value (an absent key
+/// is the device's `KeyNotFound`, which says when it found out; any other error fails the test).
+#[allow(dead_code)]
+pub fn delete(dev: &mut dyn KvDevice, t: Nanos, k: &[u8]) -> (Nanos, bool) {
+    match dev.delete(t, k) {
+        Ok(c) => (c.done, true),
+        Err(KvError::KeyNotFound { done, .. }) => (done, false),
+        Err(e) => panic!("{}: delete: {e}", dev.name()),
     }
 }

@@ -135,10 +135,10 @@ pub fn run<D: Checked>(mut dev: D, ops: &[Op]) -> Result<D, TestCaseError> {
             }
             Op::Delete(k) => {
                 let k = key(*k);
-                let got = dev.delete(t, &k).unwrap();
-                prop_assert!(got.done >= t);
-                t = got.done;
-                prop_assert_eq!(got.value, model.remove(&k).is_some(), "delete of {:?}", k);
+                let (done, found) = super::delete(&mut dev, t, &k);
+                prop_assert!(done >= t);
+                t = done;
+                prop_assert_eq!(found, model.remove(&k).is_some(), "delete of {:?}", k);
             }
             Op::Exist(k) => {
                 let k = key(*k);
