@@ -15,7 +15,7 @@
 //!   partition (a buffered one is a buffer read; an internal one costs one page read; an external
 //!   one the pages that hold value bytes). **delete** (Alg. 3) sets pre = NULL along the chain,
 //!   with no flash access (but table loads and stores under a RAM budget); deleting an absent key
-//!   returns `false` (the paper's "Fail").
+//!   is `KvError::KeyNotFound` (the paper's "Fail").
 //! - **GC** (`gc`, Alg. 4): while fewer blocks than the threshold are free, the block with the
 //!   largest W = invalid partitions x partition size / live pages (infinite with no live page) is
 //!   collected: each live page is read once, each valid partition re-put into the GC running block
