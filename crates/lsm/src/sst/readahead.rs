@@ -9,7 +9,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 use storage::{RandomAccessFile, Result};
 
 /// A file read through a readahead buffer of `window` bytes.
@@ -23,13 +23,53 @@ pub struct Readahead {
 #[derive(Default)]
 struct Buffer {
     start: u64,
-    data: Vec<u8>,
+    data: Bytes,
     eof: bool,
 }
 
 impl Readahead {
     pub fn new(file: Arc<dyn RandomAccessFile>, window: usize) -> Readahead {
         Readahead { file, window, buf: Mutex::new(Buffer::default()) }
+    }
+
+    /// The `len` bytes at `offset` (short at the end of the file), from the buffer, refilled first
+    /// when they are not all in it.
+    fn slice(&self, offset: u64, len: usize) -> Result<Bytes> {
+        let mut b = self.buf.lock().unwrap_or_else(|e| e.into_inner());
+        let end = b.start + b.data.len() as u64;
+        if offset < b.start || offset > end {
+            // A miss: one request of the window (or of the whole read, if larger) from `offset`.
+            *b = Buffer { start: offset, data: Bytes::new(), eof: false };
+        }
+        if offset + len as u64 > b.start + b.data.len() as u64 && !b.eof {
+            // Keep what is buffered from `offset` on and read the next window after it, so a
+            // block that straddles two windows is not read twice.
+            let from = (offset - b.start) as usize;
+            let old = std::mem::take(&mut b.data);
+            let keep = old.len() - from;
+            let ask = self.window.max(len - keep);
+            // The old buffer's memory is reused when no block still holds a slice of it: its
+            // stale bytes are overwritten by the read, so nothing is zeroed first.
+            let mut data = match old.try_into_mut() {
+                Ok(mut m) => {
+                    m.copy_within(from.., 0);
+                    m
+                }
+                Err(old) => BytesMut::from(&old[from..]),
+            };
+            // Only bytes beyond the old length are zeroed (`resize`); within it, `truncate`.
+            if data.len() >= keep + ask {
+                data.truncate(keep + ask);
+            } else {
+                data.resize(keep + ask, 0);
+            }
+            let got = self.file.read_at(offset + keep as u64, &mut data[keep..])?;
+            data.truncate(keep + got);
+            *b = Buffer { start: offset, data: data.freeze(), eof: got < ask };
+        }
+        let from = (offset - b.start) as usize;
+        let n = len.min(b.data.len().saturating_sub(from));
+        Ok(b.data.slice(from..from + n))
     }
 }
 
@@ -43,36 +83,15 @@ impl RandomAccessFile for Readahead {
     }
 
     fn read_at(&self, offset: u64, out: &mut [u8]) -> Result<usize> {
-        let mut b = self.buf.lock().unwrap_or_else(|e| e.into_inner());
-        let end = b.start + b.data.len() as u64;
-        let want = offset + out.len() as u64;
-        if offset < b.start || offset > end {
-            // A miss: one request of the window (or of the whole read, if larger) from `offset`.
-            b.data.clear();
-            b.start = offset;
-            b.eof = false;
-        }
-        if want > b.start + b.data.len() as u64 && !b.eof {
-            // Keep what is buffered from `offset` on and read the next window after it, so a
-            // block that straddles two windows is not read twice.
-            let from = (offset - b.start) as usize;
-            b.data.drain(..from);
-            b.start = offset;
-            let have = b.data.len();
-            let ask = self.window.max(out.len() - have);
-            b.data.resize(have + ask, 0);
-            let got = self.file.read_at(offset + have as u64, &mut b.data[have..])?;
-            b.data.truncate(have + got);
-            b.eof = got < ask;
-        }
-        let from = (offset - b.start) as usize;
-        let n = out.len().min(b.data.len().saturating_sub(from));
-        out[..n].copy_from_slice(&b.data[from..from + n]);
-        Ok(n)
+        let got = self.slice(offset, out.len())?;
+        out[..got.len()].copy_from_slice(&got);
+        Ok(got.len())
     }
 
+    /// The buffer's bytes without a copy (a mapped file's own mapping when it has one); `None`
+    /// only when the read fails, and then `read_at` reports the error.
     fn read_shared(&self, offset: u64, len: usize) -> Option<Bytes> {
-        self.file.read_shared(offset, len)
+        self.file.read_shared(offset, len).or_else(|| self.slice(offset, len).ok())
     }
 }
 
@@ -130,6 +149,10 @@ mod tests {
         let mut back = vec![0u8; 10];
         assert_eq!(ra.read_at(50, &mut back).unwrap(), 10);
         assert_eq!(back[0], 50);
+        assert_eq!(file.reads.load(Ordering::Relaxed), 5);
+        // Shared reads come from the same buffer, without a copy or another request.
+        let shared = ra.read_shared(60, 100).unwrap();
+        assert_eq!(shared.as_ref(), &want[60..160]);
         assert_eq!(file.reads.load(Ordering::Relaxed), 5);
     }
 }
