@@ -12,7 +12,7 @@ use workload::{Op, ValueSize, Workload, WorkloadSpec, YcsbWorkload};
 use crate::engine::{KvEngine, LsmEngine};
 use crate::harness::{run_phase, PhaseResult};
 use crate::kv_device::{KvDesign, KvDeviceEngine};
-use crate::resources;
+use crate::resources::{self, DiskGate};
 use crate::result::{RunResult, Timing};
 use crate::run_cache::RunCache;
 use crate::stack::{Backend, DeviceArgs, Stack};
@@ -42,6 +42,15 @@ pub struct RunSpec {
     /// Ends the run with a full scan into `RunResult::content_digest` (after the accounting is
     /// taken, so the scan's reads are not in it).
     pub digest: bool,
+}
+
+impl RunSpec {
+    /// User data the run writes before its measured phase: every record, a key and a mean value
+    /// each (what a device holds live, for sizing its spill file).
+    pub fn data_bytes(&self) -> u64 {
+        let key = self.key_size.unwrap_or(24) as f64;
+        (self.records as f64 * (self.value_size.mean() + key)) as u64
+    }
 }
 
 /// Runs `spec`. Phases are: YCSB load, then the workload; Mixgraph fill, then the mix; db_bench
@@ -199,21 +208,37 @@ pub fn run_many(
             }
         }
     }
-    let mut per_run = 0;
+    let (mut per_run, mut max_disk) = (0, 0);
+    let mut disk_need = vec![0; specs.len()];
+    let mut spill_dir = None;
     for &i in &todo {
-        per_run = per_run.max(specs[i].1.device.memory_estimate()?);
+        let spec = &specs[i].1;
+        per_run = per_run.max(spec.device.memory_estimate()?);
+        let (disk, dir) = spec.device.disk_estimate(spec.data_bytes())?;
+        disk_need[i] = disk;
+        max_disk = max_disk.max(disk);
+        spill_dir = spill_dir.or(dir);
     }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let memory = resources::available_memory();
     let workers = resources::workers(todo.len(), cores, per_run, memory);
+    // A margin for everything else that writes to that disk meanwhile.
+    let disk = spill_dir.as_deref().and_then(resources::available_disk).map(|d| d.saturating_sub(2 << 30));
+    let gate = DiskGate::new(disk);
     // A batch of one (a run planned alone) needs no header.
     if progress && specs.len() > 1 {
         let cached = specs.len() - todo.len();
         if todo.is_empty() {
             eprintln!("{} runs, all done before (read from the result folder)", specs.len());
         } else {
+            let disk = match disk {
+                Some(d) if max_disk > 0 => {
+                    format!("; disk {} GiB free, up to {} GiB per run", d >> 30, max_disk.div_ceil(1 << 30))
+                }
+                _ => String::new(),
+            };
             eprintln!(
-                "{} runs{}, {workers} at a time ({cores} cores, {} MiB available, up to {} MiB per run)",
+                "{} runs{}, {workers} at a time ({cores} cores, {} MiB available, up to {} MiB per run{disk})",
                 specs.len(),
                 if cached > 0 {
                     format!(" ({cached} already done, read from the result folder)")
@@ -232,10 +257,12 @@ pub fn run_many(
             scope.spawn(|| {
                 while let Some(&i) = todo.get(next.fetch_add(1, Ordering::Relaxed)) {
                     let (label, spec) = &specs[i];
+                    let hold = gate.admit(disk_need[i]);
                     if progress {
                         eprintln!("[{}] {label}", first + i + 1);
                     }
                     let r = run(spec, false).map_err(|e| format!("{label}: {e}"));
+                    drop(hold);
                     // Not kept, the run is still a result: a resumed batch would only run it again.
                     if let (Some(c), Ok((result, timing))) = (cache, &r) {
                         if let Err(e) = c.put(label, spec, result, timing) {

@@ -264,6 +264,33 @@ impl DeviceArgs {
         Ok(ENGINE_BYTES + tables + pages)
     }
 
+    /// Disk one run on this stack may fill, and where, when its device spills page contents to a
+    /// file: the live pages of `data_bytes` of user data (estimated at 1.5 times the data, for the
+    /// versions an LSM keeps until compaction drops them; never more than the device holds) beyond
+    /// what the store keeps in memory. `(0, None)` when nothing goes to a file.
+    pub fn disk_estimate(&self, data_bytes: u64) -> Result<(u64, Option<PathBuf>), String> {
+        let (media, user_bytes) = match self.fs.as_str() {
+            "sim" => {
+                let cfg = self.ssd_config()?;
+                let user = cfg.user_bytes();
+                (cfg.media, user)
+            }
+            "zone" => {
+                let cfg = self.zoned_config()?;
+                let user = cfg.media.geometry.total_pages() * cfg.media.geometry.page_size as u64;
+                (cfg.media, user)
+            }
+            _ => return Ok((0, None)),
+        };
+        let live = user_bytes.min(data_bytes.saturating_mul(3) / 2);
+        Ok(match media.store {
+            DataMode::MemoryThenFile { memory_bytes, dir } => (live.saturating_sub(memory_bytes), Some(dir)),
+            DataMode::TempFile(dir) => (live, Some(dir)),
+            DataMode::SparseFile(path) => (live, path.parent().map(PathBuf::from)),
+            _ => (0, None),
+        })
+    }
+
     /// A short description for reports.
     /// `, CAPACITY, P KiB pages, NAND READ/PROGRAM/ERASE/TRANSFER` of a simulated device.
     pub fn shape(&self) -> String {

@@ -156,9 +156,13 @@ pub(crate) fn append(st: &mut State, clock: &SimClock, ino: u64, path: &str, dat
         i.tail_on_device = false;
         rest = &rest[n..];
         if i.tail.len() == ps {
-            let page = std::mem::take(&mut i.tail);
+            let mut page = std::mem::take(&mut i.tail);
             write_page(st, clock, ino, path, idx, &page, window)?;
-            inode(st, ino, "append", path)?.tail_on_device = true;
+            // The emptied buffer is the next tail: no allocation per page.
+            page.clear();
+            let i = inode(st, ino, "append", path)?;
+            i.tail_on_device = true;
+            i.tail = page;
         }
     }
     Ok(())
@@ -189,20 +193,25 @@ pub(crate) fn read(
     let hint = label(i.hint);
     let mut k = 0;
     for p in first..=last {
+        let page_start = p * ps;
+        let from = offset.max(page_start);
+        let to = (offset + n as u64).min(page_start + ps);
+        let dst = &mut buf[(from - offset) as usize..(to - offset) as usize];
         let src: &[u8] = if Some(p) == tail_idx {
             &tail
         } else {
             let lpn = pages[k];
             k += 1;
-            done =
-                done.max(st.dev.read(at, lpn as u64, &mut page, hint).map_err(|e| device_error("read_at", path, e))?);
+            // A page the buffer holds whole is read straight into it (no bounce copy).
+            let whole = dst.len() == ps as usize;
+            let into: &mut [u8] = if whole { dst } else { &mut page };
+            done = done.max(st.dev.read(at, lpn as u64, into, hint).map_err(|e| device_error("read_at", path, e))?);
             st.stats.read_bytes += ps;
+            if whole {
+                continue;
+            }
             &page
         };
-        let page_start = p * ps;
-        let from = offset.max(page_start);
-        let to = (offset + n as u64).min(page_start + ps);
-        let dst = &mut buf[(from - offset) as usize..(to - offset) as usize];
         let s = &src[(from - page_start) as usize..(to - page_start) as usize];
         dst.copy_from_slice(s);
     }
