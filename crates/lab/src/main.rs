@@ -4,26 +4,7 @@
 //! Subcommands run the individual tools; every result is available as JSON with the accounting
 //! names of DESIGN.md, and as a result folder with tables and charts.
 
-mod bench;
-mod demo;
-mod engine;
-mod experiment;
-mod ftl;
-mod harness;
-mod input;
-mod kv_device;
-mod progress;
-mod publish;
-mod report;
-mod repro;
-mod resources;
-mod result;
-mod run_cache;
-mod runner;
-mod size;
-mod stack;
-mod table;
-mod workload_cmd;
+use lab::{bench, demo, ftl, publish, report, repro, result, workload_cmd};
 
 use std::io::IsTerminal;
 use std::path::PathBuf;

@@ -1,0 +1,25 @@
+//! The flash laboratory as a library: the storage stacks (simulated SSDs, ZNS SSDs, key-value
+//! SSDs, real files), the one runner every command uses, results with DESIGN.md's accounting names,
+//! experiment files, the seed papers' repros and result folders. The `flashkv` command line and
+//! the Python package are front ends over it.
+
+pub mod bench;
+pub mod demo;
+pub mod engine;
+pub mod experiment;
+pub mod ftl;
+pub mod harness;
+pub mod input;
+pub mod kv_device;
+pub mod progress;
+pub mod publish;
+pub mod report;
+pub mod repro;
+pub mod resources;
+pub mod result;
+pub mod run_cache;
+pub mod runner;
+pub mod size;
+pub mod stack;
+pub mod table;
+pub mod workload_cmd;
