@@ -45,6 +45,12 @@ pub struct RunSpec {
 }
 
 impl RunSpec {
+    /// The run's weight in a batch's estimate of time left: the user bytes of its load and of
+    /// its operations.
+    pub fn work(&self) -> f64 {
+        (self.records + self.operations) as f64 * (self.value_size.mean() + self.key_size.unwrap_or(24) as f64)
+    }
+
     /// User data the run writes before its measured phase: every record, a key and a mean value
     /// each (what a device holds live, for sizing its spill file).
     pub fn data_bytes(&self) -> u64 {
@@ -251,7 +257,7 @@ pub fn run_many(
         }
     }
     let next = AtomicUsize::new(0);
-    let eta = Mutex::new(Eta::new(todo.len()));
+    let eta = Mutex::new(Eta::new(todo.iter().map(|&i| specs[i].1.work())));
     std::thread::scope(|scope| {
         for _ in 0..workers {
             scope.spawn(|| {
@@ -270,7 +276,7 @@ pub fn run_many(
                         }
                     }
                     if progress {
-                        let left = eta.lock().map(|mut e| e.finished()).unwrap_or_default();
+                        let left = eta.lock().map(|mut e| e.finished(spec.work())).unwrap_or_default();
                         match &r {
                             Ok((_, t)) => {
                                 eprintln!("[{}] {label}: done in {:.1} s{left}", first + i + 1, t.wall_time_s)
@@ -294,27 +300,38 @@ pub fn run_many(
         .collect())
 }
 
-/// The time left of a batch of runs: the batch's pace so far (wall time since it began per
-/// finished run, the workers' overlap included) times the runs left.
+/// The time left of a batch of runs: the batch's pace so far (wall time since it began per unit
+/// of finished work, the workers' overlap included) times the work left, each run weighing its
+/// user data (`RunSpec::work`), so that small runs done first do not promise a short wait.
 struct Eta {
     start: std::time::Instant,
     total: usize,
     done: usize,
+    work_total: f64,
+    work_done: f64,
 }
 
 impl Eta {
-    fn new(total: usize) -> Eta {
-        Eta { start: std::time::Instant::now(), total, done: 0 }
+    fn new(work: impl Iterator<Item = f64>) -> Eta {
+        let work: Vec<f64> = work.collect();
+        Eta {
+            start: std::time::Instant::now(),
+            total: work.len(),
+            done: 0,
+            work_total: work.iter().sum(),
+            work_done: 0.0,
+        }
     }
 
-    /// Counts a finished run; returns `" (3 of 12 runs done, about 25 min left)"`.
-    fn finished(&mut self) -> String {
+    /// Counts a finished run of `work`; returns `" (3 of 12 runs done, about 25 min left)"`.
+    fn finished(&mut self, work: f64) -> String {
         self.done += 1;
-        let left = self.total - self.done;
-        if left == 0 {
+        self.work_done += work;
+        if self.done == self.total {
             return format!(" ({} of {} runs done)", self.done, self.total);
         }
-        let secs = self.start.elapsed().as_secs_f64() / self.done as f64 * left as f64;
+        let left = (self.work_total - self.work_done).max(0.0);
+        let secs = self.start.elapsed().as_secs_f64() / self.work_done.max(1.0) * left;
         let human = if secs >= 3600.0 {
             format!("{:.1} h", secs / 3600.0)
         } else if secs >= 60.0 {
