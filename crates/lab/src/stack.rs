@@ -239,21 +239,28 @@ impl DeviceArgs {
         }
     }
 
-    /// Memory one run on this stack may need at most (page contents bounded by the user capacity
-    /// and the store's memory budget), for sizing how many runs go in parallel.
-    pub fn memory_estimate(&self) -> Result<u64, String> {
-        let (media, user_bytes) = match self.fs.as_str() {
+    /// The simulated device's media and the bytes it offers the host (`None` on real files).
+    fn simulated_media(&self) -> Result<Option<(MediaConfig, u64)>, String> {
+        Ok(match self.fs.as_str() {
             "sim" => {
                 let cfg = self.ssd_config()?;
                 let user = cfg.user_bytes();
-                (cfg.media, user)
+                Some((cfg.media, user))
             }
             "zone" => {
                 let cfg = self.zoned_config()?;
                 let user = cfg.media.geometry.total_pages() * cfg.media.geometry.page_size as u64;
-                (cfg.media, user)
+                Some((cfg.media, user))
             }
-            _ => return Ok(ENGINE_BYTES),
+            _ => None,
+        })
+    }
+
+    /// Memory one run on this stack may need at most (page contents bounded by the user capacity
+    /// and the store's memory budget), for sizing how many runs go in parallel.
+    pub fn memory_estimate(&self) -> Result<u64, String> {
+        let Some((media, user_bytes)) = self.simulated_media()? else {
+            return Ok(ENGINE_BYTES);
         };
         let tables = media.geometry.total_pages() * TABLE_BYTES_PER_PAGE;
         let pages = match &media.store {
@@ -269,18 +276,8 @@ impl DeviceArgs {
     /// versions an LSM keeps until compaction drops them; never more than the device holds) beyond
     /// what the store keeps in memory. `(0, None)` when nothing goes to a file.
     pub fn disk_estimate(&self, data_bytes: u64) -> Result<(u64, Option<PathBuf>), String> {
-        let (media, user_bytes) = match self.fs.as_str() {
-            "sim" => {
-                let cfg = self.ssd_config()?;
-                let user = cfg.user_bytes();
-                (cfg.media, user)
-            }
-            "zone" => {
-                let cfg = self.zoned_config()?;
-                let user = cfg.media.geometry.total_pages() * cfg.media.geometry.page_size as u64;
-                (cfg.media, user)
-            }
-            _ => return Ok((0, None)),
+        let Some((media, user_bytes)) = self.simulated_media()? else {
+            return Ok((0, None));
         };
         let live = user_bytes.min(data_bytes.saturating_mul(3) / 2);
         Ok(match media.store {
