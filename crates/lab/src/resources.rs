@@ -42,10 +42,24 @@ pub struct DiskGate {
     freed: Condvar,
 }
 
+/// Disk kept free for everything else that writes there meanwhile.
+pub const DISK_MARGIN: u64 = 2 << 30;
+
 impl DiskGate {
+    /// A gate over the disk holding `dir` (`None`: no limit): its free space now, less
+    /// [`DISK_MARGIN`], is the budget.
+    pub fn over(dir: Option<&Path>) -> DiskGate {
+        DiskGate::new(dir.and_then(available_disk).map(|d| d.saturating_sub(DISK_MARGIN)))
+    }
+
     /// A gate over `budget` bytes (unknown: no limit).
     pub fn new(budget: Option<u64>) -> DiskGate {
         DiskGate { budget, held: Mutex::new(0), freed: Condvar::new() }
+    }
+
+    /// The budget, if known.
+    pub fn budget(&self) -> Option<u64> {
+        self.budget
     }
 
     /// Waits until `need` bytes fit, and holds them until the returned guard drops.

@@ -228,9 +228,8 @@ pub fn run_many(
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let memory = resources::available_memory();
     let workers = resources::workers(todo.len(), cores, per_run, memory);
-    // A margin for everything else that writes to that disk meanwhile.
-    let disk = spill_dir.as_deref().and_then(resources::available_disk).map(|d| d.saturating_sub(2 << 30));
-    let gate = DiskGate::new(disk);
+    let gate = DiskGate::over(spill_dir.as_deref());
+    let disk = gate.budget();
     // A batch of one (a run planned alone) needs no header.
     if progress && specs.len() > 1 {
         let cached = specs.len() - todo.len();
@@ -239,7 +238,11 @@ pub fn run_many(
         } else {
             let disk = match disk {
                 Some(d) if max_disk > 0 => {
-                    format!("; disk {} GiB free, up to {} GiB per run", d >> 30, max_disk.div_ceil(1 << 30))
+                    format!(
+                        "; {} GiB of disk for spill files, up to {} GiB per run",
+                        d >> 30,
+                        max_disk.div_ceil(1 << 30)
+                    )
                 }
                 _ => String::new(),
             };
