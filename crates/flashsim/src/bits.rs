@@ -23,21 +23,6 @@ impl BitSet {
         }
     }
 
-    /// Whether no bit of `start..end` is set.
-    pub fn none_in(&self, start: u32, end: u32) -> bool {
-        let mut i = start;
-        while i < end {
-            let (w, lo) = ((i / 64) as usize, i % 64);
-            let n = (end - i).min(64 - lo);
-            let mask = if n == 64 { u64::MAX } else { ((1u64 << n) - 1) << lo };
-            if self.words[w] & mask != 0 {
-                return false;
-            }
-            i += n;
-        }
-        true
-    }
-
     /// Indexes of the set bits, ascending.
     pub fn ones(&self) -> impl Iterator<Item = u32> + '_ {
         self.words.iter().enumerate().flat_map(|(wi, &w)| {
@@ -67,18 +52,5 @@ mod tests {
         b.set(63, false);
         assert!(b.get(0) && !b.get(63) && b.get(64) && b.get(129));
         assert_eq!(b.ones().collect::<Vec<_>>(), vec![0, 64, 129]);
-    }
-
-    #[test]
-    fn none_in_matches_a_scan_of_every_range() {
-        let mut b = BitSet::new(200);
-        for i in [5, 63, 64, 130, 199] {
-            b.set(i, true);
-        }
-        for start in 0..200 {
-            for end in start..=200 {
-                assert_eq!(b.none_in(start, end), (start..end).all(|i| !b.get(i)), "{start}..{end}");
-            }
-        }
     }
 }

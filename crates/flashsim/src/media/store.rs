@@ -242,24 +242,37 @@ impl FilePages {
             return;
         }
         self.present.set(ppn, false);
-        let block = ppn / self.pages_per_block;
-        let first = block * self.pages_per_block;
-        if !self.open.contains_key(&block) && self.present.none_in(first, first + self.pages_per_block) {
-            punch_hole(&self.file, first as u64 * self.page_size, self.pages_per_block as u64 * self.page_size);
+        // A dead page gives its disk space back at once (a page of a block still being programmed
+        // is in memory, and is never written: see `write_open_block`). Per page, not per block:
+        // blocks that mix live and dead pages for long would otherwise keep the file at the size
+        // of everything written since their erase.
+        if !self.open.contains_key(&(ppn / self.pages_per_block)) {
+            punch_hole(&self.file, ppn as u64 * self.page_size, self.page_size);
         }
     }
 
-    /// Writes the buffered pages of `block` (programmed in order, so a prefix of it) to the file.
+    /// Writes the buffered pages of `block` (programmed in order, so a prefix of it) that are still
+    /// alive to the file, in runs of consecutive pages: a page that died while its block was open
+    /// (or went to memory) never reaches the file, where no later drop would punch it.
     fn write_open_block(&mut self, block: u32) -> Result<()> {
+        let Some(buf) = self.open.remove(&block) else { return Ok(()) };
         let first = block * self.pages_per_block;
-        if let Some(buf) = self.open.remove(&block) {
-            if self.present.none_in(first, first + self.pages_per_block) {
-                // Every page the file holds of this block died while it was being programmed (the
-                // others went to memory): nothing to write, and no later drop would punch it.
-                return Ok(());
+        let ps = self.page_size as usize;
+        let pages = (buf.len() / ps) as u32;
+        let mut p = 0;
+        while p < pages {
+            if !self.present.get(first + p) {
+                p += 1;
+                continue;
             }
-            let at = block as u64 * self.pages_per_block as u64 * self.page_size;
-            self.file.write_all_at(&buf, at).map_err(|e| backing(&self.path, "write", e))?;
+            let start = p;
+            while p < pages && self.present.get(first + p) {
+                p += 1;
+            }
+            let at = (first + start) as u64 * self.page_size;
+            self.file
+                .write_all_at(&buf[start as usize * ps..p as usize * ps], at)
+                .map_err(|e| backing(&self.path, "write", e))?;
         }
         Ok(())
     }
@@ -466,7 +479,7 @@ mod tests {
         assert!(s.get(31, &mut buf).unwrap() && buf == vec![3; 4096]);
     }
 
-    /// A file block whose pages are all dropped gives its disk space back before any erase.
+    /// A file page that dies gives its disk space back before any erase, alone or with its block.
     #[test]
     fn a_dead_block_leaves_the_file_at_once() {
         use std::os::unix::fs::MetadataExt;
@@ -485,9 +498,31 @@ mod tests {
             s.drop_page(ppn); // the others keep half their pages
         }
         let after = allocated(&s);
-        assert!(after <= full / 2 + 64 * 1024, "half the blocks are dead: {full} -> {after}");
+        assert!(after <= full / 4 + 64 * 1024, "a quarter of the pages live: {full} -> {after}");
         let mut buf = vec![0u8; 4096];
         for ppn in (32 * 16 + 1..64 * 16).step_by(2) {
+            assert!(s.get(ppn, &mut buf).unwrap() && buf == vec![ppn as u8; 4096], "PPN {ppn}");
+        }
+    }
+
+    /// Pages that die while their block is being programmed are not written to the file.
+    #[test]
+    fn pages_dead_before_their_block_is_written_never_reach_the_file() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = PageStore::new(&DataMode::TempFile(dir.path().to_path_buf()), 4 * 16, 4096, 16).unwrap();
+        for ppn in 0..16 {
+            s.put(ppn, Some(&vec![ppn as u8; 4096])).unwrap();
+            if ppn % 4 != 0 && ppn < 15 {
+                s.drop_page(ppn); // dies while block 0 is open
+            }
+        }
+        let f = s.file.as_ref().unwrap();
+        assert!(f.open.is_empty(), "block 0 is full, so written");
+        let allocated = f.file.metadata().unwrap().blocks() * 512;
+        assert!(allocated <= 5 * 4096, "5 of 16 pages live, {allocated} bytes on disk");
+        let mut buf = vec![0u8; 4096];
+        for ppn in [0, 4, 8, 12, 15] {
             assert!(s.get(ppn, &mut buf).unwrap() && buf == vec![ppn as u8; 4096], "PPN {ppn}");
         }
     }
