@@ -48,14 +48,18 @@ impl RunSpec {
     /// The run's weight in a batch's estimate of time left: the user bytes of its load and of
     /// its operations.
     pub fn work(&self) -> f64 {
-        (self.records + self.operations) as f64 * (self.value_size.mean() + self.key_size.unwrap_or(24) as f64)
+        (self.records + self.operations) as f64 * self.record_bytes()
     }
 
-    /// User data the run writes before its measured phase: every record, a key and a mean value
-    /// each (what a device holds live, for sizing its spill file).
+    /// User data the run writes before its measured phase: every record (what a device holds
+    /// live, for sizing its spill file).
     pub fn data_bytes(&self) -> u64 {
-        let key = self.key_size.unwrap_or(24) as f64;
-        (self.records as f64 * (self.value_size.mean() + key)) as u64
+        (self.records as f64 * self.record_bytes()) as u64
+    }
+
+    /// A key (24 bytes when the workload keeps its own) and a mean value.
+    fn record_bytes(&self) -> f64 {
+        self.value_size.mean() + self.key_size.unwrap_or(24) as f64
     }
 }
 
@@ -190,7 +194,9 @@ impl Runner {
 }
 
 /// Runs independent `specs` in parallel, as many at once as the cores and the available memory
-/// allow (each run's `DeviceArgs::memory_estimate`), and returns their outcomes in the order given.
+/// allow (each run's `DeviceArgs::memory_estimate`), a run whose device spills to a file starting
+/// only when its disk estimate fits (`DeviceArgs::disk_estimate`), and returns their outcomes in
+/// the order given.
 /// A run `cache` holds is read back instead of run, and each run that finishes is stored in it
 /// (see [`RunCache`]), so an interrupted caller resumes. `progress` prints a line as each run
 /// starts and ends (numbered from `first + 1`) with an estimate of the time left. Runs are
