@@ -207,14 +207,24 @@ fn lane_row(dname: &str, kv: u64, m: Mode, r: &RunResult) -> Vec<Cell> {
         s(bg.metadata_ns),
         s(bg.idle_ns),
         Cell::Number(r.gc_copied_pages.unwrap_or(0) as f64),
-        mb(r.levels.iter().map(|l| l.padding_bytes).sum()),
-        Cell::Number(r.levels.iter().filter(|l| l.files > 0).count() as f64),
+        mb(padding_bytes(r)),
+        Cell::Number(levels_in_use(r) as f64),
     ]
+}
+
+/// Alignment padding in the outputs of every level (UDB retention's cost included).
+fn padding_bytes(r: &RunResult) -> u64 {
+    r.levels.iter().map(|l| l.padding_bytes).sum()
+}
+
+/// Levels holding any file at the end.
+fn levels_in_use(r: &RunResult) -> usize {
+    r.levels.iter().filter(|l| l.files > 0).count()
 }
 
 /// The note that explains RemapCom's throughput against Baseline's at 1 KiB from the lanes.
 fn explain_throughput(dname: &str, base: &RunResult, full: &RunResult) -> String {
-    let (b, f) = (base.lanes.unwrap_or_default().background, full.lanes.unwrap_or_default().background);
+    let (b, f) = (base.lanes.unwrap_or_default(), full.lanes.unwrap_or_default());
     let d = |x: u64, y: u64| (y as f64 - x as f64) / 1e9;
     format!(
         "{dname}, 1 KiB: the engine has one background job slot, and simulated throughput is bound by it (the \
@@ -223,20 +233,20 @@ fn explain_throughput(dname: &str, base: &RunResult, full: &RunResult) -> String
          fewer flash pages, but GC copied {} pages (Baseline {}) (our reading: a remapped page outlives the pages \
          programmed beside it, so flash blocks no longer die whole with their SSTs), and UDB retention padded {:.0} \
          MiB of output blocks (Baseline {:.0}), which makes the tree larger ({} levels against {}).",
-        base.lanes.unwrap_or_default().foreground.stall_ns as f64 / 1e9,
+        b.foreground.stall_ns as f64 / 1e9,
         base.sim_time_s.unwrap_or(0.0),
         full.sim_time_s.unwrap_or(0.0) - base.sim_time_s.unwrap_or(0.0),
-        d(b.write_ns, f.write_ns),
-        d(b.read_ns, f.read_ns),
-        d(b.metadata_ns, f.metadata_ns),
+        d(b.background.write_ns, f.background.write_ns),
+        d(b.background.read_ns, f.background.read_ns),
+        d(b.background.metadata_ns, f.background.metadata_ns),
         (1.0 - full.flash_program_bytes.unwrap_or(0) as f64 / base.flash_program_bytes.unwrap_or(1).max(1) as f64)
             * 100.0,
         full.gc_copied_pages.unwrap_or(0),
         base.gc_copied_pages.unwrap_or(0),
-        full.levels.iter().map(|l| l.padding_bytes).sum::<u64>() as f64 / MIB as f64,
-        base.levels.iter().map(|l| l.padding_bytes).sum::<u64>() as f64 / MIB as f64,
-        full.levels.iter().filter(|l| l.files > 0).count(),
-        base.levels.iter().filter(|l| l.files > 0).count(),
+        padding_bytes(full) as f64 / MIB as f64,
+        padding_bytes(base) as f64 / MIB as f64,
+        levels_in_use(full),
+        levels_in_use(base),
     )
 }
 
