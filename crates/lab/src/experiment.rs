@@ -178,6 +178,9 @@ struct WorkloadConfig {
     key_size: Option<usize>,
     #[serde(default = "default_seed")]
     seed: u64,
+    /// The values' bytes: "generated" (the workload's own) or "zeros" (see `runner::ValueData`).
+    #[serde(default = "default_values")]
+    values: String,
 }
 
 impl WorkloadConfig {
@@ -205,6 +208,9 @@ fn default_value_size() -> Size {
 }
 fn default_seed() -> u64 {
     42
+}
+fn default_values() -> String {
+    "generated".into()
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -642,6 +648,7 @@ fn run_spec(p: &Point) -> Result<RunSpec, String> {
         key_size: w.key_size,
         seed: w.seed,
         digest: false,
+        values: w.values.parse().map_err(|e| format!("workload.values: {e}"))?,
         kv: crate::kv_device::KvDesign::parse(p.engine.name.as_deref().unwrap_or("lsm"), &kv_options(&p.engine))
             .map_err(|e| engine_field(&e))?,
     };

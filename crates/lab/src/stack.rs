@@ -4,7 +4,8 @@
 //! time on the file system's clock).
 //!
 //! A simulated device keeps its page contents where `--store` says: `memory`, `file` (an unnamed
-//! sparse file in the system's temporary directory, or `file:DIR`), or `auto`: memory up to
+//! sparse file in the system's temporary directory, or `file:DIR`), `compact` (memory without the
+//! pages' runs of zero bytes: with zero values, keys and headers only), or `auto`: memory up to
 //! [`AUTO_MEMORY`] of live pages, a temporary file beyond. The store changes memory and speed, never
 //! a result.
 
@@ -48,7 +49,8 @@ pub struct DeviceArgs {
     #[arg(long, default_value_t = 0.07, value_parser = crate::input::fraction, allow_hyphen_values = true)]
     pub spare_factor: f64,
     /// Where the simulated device keeps page contents: auto (memory up to 4 GiB of live pages, a
-    /// temporary file beyond), memory, file (a temporary sparse file), file:DIR.
+    /// temporary file beyond), memory, compact (memory without zero runs: for --values zeros),
+    /// file (a temporary sparse file), file:DIR.
     #[arg(long, default_value = "auto")]
     pub store: String,
     #[command(flatten)]
@@ -232,9 +234,10 @@ impl DeviceArgs {
             "auto" => Ok(DataMode::MemoryThenFile { memory_bytes: AUTO_MEMORY, dir: std::env::temp_dir() }),
             "file" => Ok(DataMode::TempFile(std::env::temp_dir())),
             "memory" => Ok(DataMode::Memory),
+            "compact" => Ok(DataMode::Compact),
             other => match other.strip_prefix("file:") {
                 Some(dir) if !dir.is_empty() => Ok(DataMode::TempFile(PathBuf::from(dir))),
-                _ => Err(format!("--store: unknown store '{other}'; accepted: auto, memory, file, file:DIR")),
+                _ => Err(format!("--store: unknown store '{other}'; accepted: auto, memory, compact, file, file:DIR")),
             },
         }
     }
@@ -257,8 +260,9 @@ impl DeviceArgs {
     }
 
     /// Memory one run on this stack may need at most (page contents bounded by the user capacity
-    /// and the store's memory budget), for sizing how many runs go in parallel.
-    pub fn memory_estimate(&self) -> Result<u64, String> {
+    /// and the store's memory budget; in the compact store, twice the `kept_bytes` of its records,
+    /// for old versions not yet dropped), for sizing how many runs go in parallel.
+    pub fn memory_estimate(&self, kept_bytes: u64) -> Result<u64, String> {
         let Some((media, user_bytes)) = self.simulated_media()? else {
             return Ok(ENGINE_BYTES);
         };
@@ -266,6 +270,7 @@ impl DeviceArgs {
         let pages = match &media.store {
             DataMode::Memory => user_bytes,
             DataMode::MemoryThenFile { memory_bytes, .. } => user_bytes.min(*memory_bytes),
+            DataMode::Compact => user_bytes.min(kept_bytes.saturating_mul(2)),
             _ => 0,
         };
         Ok(ENGINE_BYTES + tables + pages)

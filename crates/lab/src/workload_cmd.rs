@@ -71,6 +71,10 @@ pub struct YcsbArgs {
     pub key_size: Option<usize>,
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
+    /// The values' bytes: generated (the workload's own) or zeros (same sizes and results; with
+    /// --store compact the device keeps only keys and headers).
+    #[arg(long, default_value = "generated")]
+    pub values: String,
     #[command(flatten)]
     pub engine: EngineArgs,
     #[command(flatten)]
@@ -95,6 +99,10 @@ pub struct MixgraphArgs {
     pub key_size: Option<usize>,
     #[arg(long, default_value_t = 1000)]
     pub seed: u64,
+    /// The values' bytes: generated (the workload's own) or zeros (same sizes and results; with
+    /// --store compact the device keeps only keys and headers).
+    #[arg(long, default_value = "generated")]
+    pub values: String,
     #[command(flatten)]
     pub engine: EngineArgs,
     #[command(flatten)]
@@ -116,6 +124,7 @@ pub fn run_ycsb(a: &YcsbArgs, progress: bool) -> Result<(RunResult, Timing), Str
         key_size: a.key_size,
         seed: a.seed,
         digest: false,
+        values: a.values.parse().map_err(|e| format!("--values: {e}"))?,
         kv: a.engine.kv()?,
     };
     runner::run(&spec, progress)
@@ -135,6 +144,7 @@ pub fn run_mixgraph(a: &MixgraphArgs, progress: bool) -> Result<(RunResult, Timi
         key_size: a.key_size,
         seed: a.seed,
         digest: false,
+        values: a.values.parse().map_err(|e| format!("--values: {e}"))?,
         kv: a.engine.kv()?,
     };
     runner::run(&spec, progress)

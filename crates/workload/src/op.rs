@@ -77,6 +77,15 @@ impl OpKind {
 }
 
 impl Op {
+    /// The same operation with its value's bytes set to zero (sizes unchanged): for runs whose
+    /// results depend on sizes only, where a store that leaves out zero runs then keeps keys alone.
+    pub fn zero_value(mut self) -> Op {
+        if let Op::Insert { value, .. } | Op::Update { value, .. } | Op::ReadModifyWrite { value, .. } = &mut self {
+            value.fill(0);
+        }
+        self
+    }
+
     /// The operation's kind.
     pub fn kind(&self) -> OpKind {
         match self {

@@ -18,6 +18,7 @@
 //! at that moment. Everything here survives a power cut except what the FTL rebuilds: validity,
 //! which recovery resets with [`Media::set_valid`].
 
+mod compact;
 mod counters;
 mod store;
 

@@ -1,6 +1,8 @@
 //! Where page contents live: in memory, in a sparse backing file (devices larger than RAM), in
-//! memory up to a budget and in a file beyond it, or nowhere (metadata-only mode for pure FTL
-//! studies).
+//! memory up to a budget and in a file beyond it, in memory without their zero runs ([`compact`]),
+//! or nowhere (metadata-only mode for pure FTL studies).
+//!
+//! [`compact`]: super::compact
 //!
 //! The store is indexed by physical page, so it sees exactly what the NAND sees, and it keeps only
 //! pages that can still be read: the media layer drops a page's contents the moment its FTL
@@ -25,6 +27,7 @@ use std::fs::{File, OpenOptions};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
+use super::compact::CompactPages;
 use crate::bits::BitSet;
 use crate::error::{FlashError, Result};
 
@@ -40,6 +43,9 @@ pub enum DataMode {
     TempFile(PathBuf),
     /// Page contents in RAM up to `memory_bytes`, beyond it in an unnamed sparse file in `dir`.
     MemoryThenFile { memory_bytes: u64, dir: PathBuf },
+    /// Page contents in RAM without their runs of zero bytes (see `media::compact`): for runs whose
+    /// values are zeros, where only keys and headers take memory.
+    Compact,
     /// No contents: reads fail with `NoData`. For FTL studies where only the accounting matters.
     MetadataOnly,
 }
@@ -51,6 +57,7 @@ const NO_SLOT: u32 = u32::MAX;
 
 pub(crate) struct PageStore {
     memory: Option<MemoryPages>,
+    compact: Option<CompactPages>,
     file: Option<FilePages>,
     /// Where the file goes when it is created on demand (memory-then-file).
     spill_dir: Option<PathBuf>,
@@ -81,7 +88,8 @@ struct FilePages {
 
 impl PageStore {
     pub fn new(mode: &DataMode, pages: u64, page_size: u32, pages_per_block: u32) -> Result<PageStore> {
-        let mut store = PageStore { memory: None, file: None, spill_dir: None, pages, page_size, pages_per_block };
+        let mut store =
+            PageStore { memory: None, compact: None, file: None, spill_dir: None, pages, page_size, pages_per_block };
         let memory = |max_slots: u64| MemoryPages {
             page_size: page_size as usize,
             slot_of: vec![NO_SLOT; pages as usize],
@@ -93,6 +101,7 @@ impl PageStore {
         match mode {
             DataMode::Memory => store.memory = Some(memory(pages)),
             DataMode::MetadataOnly => {}
+            DataMode::Compact => store.compact = Some(CompactPages::new(pages, page_size)),
             DataMode::SparseFile(path) => {
                 let f = OpenOptions::new()
                     .read(true)
@@ -135,6 +144,10 @@ impl PageStore {
             self.drop_page(ppn);
             return Ok(());
         };
+        if let Some(c) = self.compact.as_mut() {
+            c.put(ppn, d);
+            return Ok(());
+        }
         if let Some(m) = self.memory.as_mut() {
             if m.has_room() {
                 m.put(ppn, d);
@@ -165,6 +178,9 @@ impl PageStore {
 
     /// Reads `ppn` into `buf`; `Ok(false)` when the page has no kept contents.
     pub fn get(&self, ppn: u32, buf: &mut [u8]) -> Result<bool> {
+        if let Some(c) = &self.compact {
+            return Ok(c.get(ppn, buf));
+        }
         if self.memory.as_ref().is_some_and(|m| m.get(ppn, buf)) {
             return Ok(true);
         }
@@ -176,6 +192,10 @@ impl PageStore {
 
     /// Moves the contents of `from` to `to` (a relocation): `from` keeps nothing.
     pub fn move_page(&mut self, from: u32, to: u32, scratch: &mut Vec<u8>) -> Result<()> {
+        if let Some(c) = self.compact.as_mut() {
+            c.move_page(from, to);
+            return Ok(());
+        }
         if let Some(m) = self.memory.as_mut() {
             if m.slot_of[from as usize] != NO_SLOT {
                 m.drop_page(to);
@@ -192,6 +212,9 @@ impl PageStore {
 
     /// Forgets the contents of `ppn` (invalidated: it can never be read again).
     pub fn drop_page(&mut self, ppn: u32) {
+        if let Some(c) = self.compact.as_mut() {
+            c.drop_page(ppn);
+        }
         if let Some(m) = self.memory.as_mut() {
             m.drop_page(ppn);
         }
@@ -213,7 +236,8 @@ impl PageStore {
 
     /// Bytes of page contents held in memory.
     pub fn resident_bytes(&self) -> u64 {
-        self.memory.as_ref().map_or(0, |m| m.chunks.len() as u64 * (SLOTS_PER_CHUNK * m.page_size) as u64)
+        let slots = self.memory.as_ref().map_or(0, |m| m.chunks.len() as u64 * (SLOTS_PER_CHUNK * m.page_size) as u64);
+        slots + self.compact.as_ref().map_or(0, CompactPages::resident_bytes)
     }
 }
 
@@ -393,6 +417,7 @@ mod tests {
     #[test]
     fn every_store_keeps_moves_and_drops_pages() {
         check_store(PageStore::new(&DataMode::Memory, 16, 512, 8).unwrap());
+        check_store(PageStore::new(&DataMode::Compact, 16, 512, 8).unwrap());
         let dir = tempfile::tempdir().unwrap();
         check_store(PageStore::new(&DataMode::SparseFile(dir.path().join("p.img")), 16, 512, 8).unwrap());
         check_store(PageStore::new(&DataMode::TempFile(dir.path().to_path_buf()), 16, 512, 8).unwrap());

@@ -151,6 +151,7 @@ fn spec(scale: &Scale, j: &Job, store: &str) -> RunSpec {
         key_size: None,
         seed: 42,
         digest: false,
+        values: crate::runner::ValueData::Zeros,
     }
 }
 
@@ -690,6 +691,7 @@ fn notes() -> Vec<String> {
          its time loading at 128 KiB, a working set our reading of its table does not have. KVFTL-WS's \
          PartitionPtrTables are larger (a table page per partitioned block) and do load below 512 KiB, as the \
          paper's do.",
+        super::ZERO_VALUES_NOTE,
     ]
     .map(String::from)
     .to_vec()

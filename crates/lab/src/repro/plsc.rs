@@ -108,6 +108,7 @@ fn spec(scale: &Scale, d: Design, class: SizeClass, store: &str, timing: Option<
         key_size: None,
         seed: 42,
         digest: false,
+        values: crate::runner::ValueData::Zeros,
     }
 }
 
@@ -369,5 +370,6 @@ fn notes(chip: &flashsim::Timing, chosen: bool) -> Vec<String> {
     .map(String::from)
     .to_vec();
     notes.insert(1, timing);
+    notes.push(super::ZERO_VALUES_NOTE.into());
     notes
 }

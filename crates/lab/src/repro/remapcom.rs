@@ -149,6 +149,7 @@ impl Runs<'_> {
             key_size: None,
             seed: 42,
             digest: false,
+            values: crate::runner::ValueData::Zeros,
             kv: None,
         }
     }
@@ -277,6 +278,7 @@ pub fn run(
             "Write amplification = flash page programs x page size / user bytes (WAL, flushes, compactions, file-system \
              metadata and GC relocations included; remaps excluded)."
                 .into(),
+            super::ZERO_VALUES_NOTE.into(),
             "KV size S: 4096 / S KVs fill one 4 KiB data block exactly (16-byte keys; values of 227, 482, 992, 2013 and \
              4055 bytes for 256 B .. 4 KiB), as the paper's reasoning about KVs per block assumes.".into(),
             "Compactions read their inputs ahead 128 KiB at a time (Linux's default readahead under LevelDB; our \

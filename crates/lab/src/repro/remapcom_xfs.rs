@@ -105,6 +105,7 @@ fn measure(work: &std::path::Path, data: u64, divisor: u64, progress: bool) -> R
                 key_size: None,
                 seed: 42,
                 digest: false,
+                values: crate::runner::ValueData::Generated,
                 kv: None,
             };
             if progress {

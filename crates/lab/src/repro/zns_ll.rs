@@ -175,6 +175,7 @@ pub fn spec(scale: &Scale, row: Row, store: &str, workload: Workload, records: u
         key_size: None,
         seed: 42,
         digest: true,
+        values: crate::runner::ValueData::Generated,
         kv: None,
     }
 }
