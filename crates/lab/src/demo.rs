@@ -12,7 +12,7 @@ const DEMO: &str = include_str!("../experiments/demo.toml");
 pub fn run(out: &Path, progress: bool) -> Result<(), String> {
     let e = Experiment::parse(DEMO).map_err(|e| format!("built-in demo experiment: {e}"))?;
     eprintln!("{} (more: flashkv --help)", e.title());
-    let (set, timings) = e.run(progress)?;
+    let (set, timings) = e.run(&crate::runner::Runner { progress, ..Default::default() })?;
     print!("{}", publish::summary(&set));
     publish::write_folder(out, &set, &timings)?;
     println!("report: {}", out.join("index.html").display());

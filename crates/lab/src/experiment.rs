@@ -35,7 +35,7 @@ use workload::ValueSize;
 
 use crate::report::model::{Cell, Figure, FigureKind, ResultSet, ResultTable, Series};
 use crate::result::{RunResult, TimeBase, Timing};
-use crate::runner::{self, RunSpec};
+use crate::runner::{Outcome, RunSpec, Runner};
 use crate::size::parse_size;
 use crate::stack::{DeviceArgs, ZoneArgs};
 
@@ -370,27 +370,49 @@ impl Experiment {
         Ok(Experiment { file, points })
     }
 
+    /// The experiment-file text of `json`, an object of the same sections and fields (for callers
+    /// that hold the experiment as data, such as the Python package's dicts).
+    pub fn text_from_json(json: &str) -> Result<String, String> {
+        let table: Table = serde_json::from_str(json).map_err(|e| format!("experiment: {e}"))?;
+        toml::to_string(&table).map_err(|e| format!("experiment: {e}"))
+    }
+
     pub fn title(&self) -> &str {
         &self.file.title
     }
 
-    /// Runs every point; returns the result set and the wall-clock timings.
-    pub fn run(&self, progress: bool) -> Result<(ResultSet, Vec<Timing>), String> {
-        let mut results = Vec::new();
-        let mut timings = Vec::new();
-        for (i, p) in self.points.iter().enumerate() {
-            if progress {
-                eprintln!(
-                    "[{}/{}] {}{}",
-                    i + 1,
-                    self.points.len(),
+    /// Every point as a labelled run (`variant`, or `variant @ sweep value`).
+    pub fn runs(&self) -> Result<Vec<(String, RunSpec)>, String> {
+        self.points
+            .iter()
+            .map(|p| {
+                let label = format!(
+                    "{}{}",
                     p.variant,
                     sweep_label(&p.sweep_value).map_or(String::new(), |v| format!(" @ {v}"))
                 );
-            }
-            let (r, t) = run_spec(p)
-                .and_then(|spec| runner::run(&spec, progress))
-                .map_err(|e| format!("variant '{}': {e}", p.variant))?;
+                run_spec(p).map(|spec| (label, spec)).map_err(|e| format!("variant '{}': {e}", p.variant))
+            })
+            .collect()
+    }
+
+    /// Runs every point with `runner`; returns the result set and the wall-clock timings.
+    pub fn run(&self, runner: &Runner) -> Result<(ResultSet, Vec<Timing>), String> {
+        let runs = self.runs()?;
+        self.assemble(runner.run_many(&runs, 0)?)
+    }
+
+    /// The result set of the points' `outcomes` (in the order of [`Experiment::runs`], wherever
+    /// they ran), and their timings; the first failed run is the error.
+    pub fn assemble(&self, outcomes: Vec<Outcome>) -> Result<(ResultSet, Vec<Timing>), String> {
+        if outcomes.len() != self.points.len() {
+            return Err(format!("{} outcomes for the experiment's {} runs", outcomes.len(), self.points.len()));
+        }
+        let mut results = Vec::new();
+        let mut timings = Vec::new();
+        for o in outcomes {
+            // The runner's error names the run already.
+            let (r, t) = o?;
             timings.push(t);
             results.push(r);
         }
@@ -509,8 +531,20 @@ impl Experiment {
             notes,
             tables,
             figures,
-            runs: results.iter().filter_map(|r| serde_json::to_value(r).ok()).collect(),
+            runs: self.points.iter().zip(results).filter_map(|(p, r)| self.labelled(p, r)).collect(),
         }
+    }
+
+    /// A run's JSON with its point: `variant`, and the sweep's parameter (e.g.
+    /// `workload.value_size`) with its value, so that each run of results.json says what it was.
+    fn labelled(&self, p: &Point, r: &RunResult) -> Option<serde_json::Value> {
+        let mut v = serde_json::to_value(r).ok()?;
+        let m = v.as_object_mut()?;
+        m.insert("variant".into(), p.variant.clone().into());
+        if let (Some(s), Some(value)) = (&self.file.sweep, sweep_label(&p.sweep_value)) {
+            m.insert(s.parameter.clone(), value.into());
+        }
+        Some(v)
     }
 
     fn figure(&self, metric: &str, results: &[RunResult]) -> Figure {

@@ -17,7 +17,7 @@ use crate::size::parse_size;
 use crate::stack::{DeviceArgs, DeviceReport};
 
 /// The key-value SSD designs `--engine` names besides `lsm`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum KvDesign {
     /// The PLSC-tree (seed 002).
     Plsc,

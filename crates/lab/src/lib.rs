@@ -13,6 +13,7 @@ pub mod input;
 pub mod kv_device;
 pub mod progress;
 pub mod publish;
+pub mod ray;
 pub mod report;
 pub mod repro;
 pub mod resources;

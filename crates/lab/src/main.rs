@@ -42,6 +42,11 @@ enum Command {
         /// The result folder (default: results/<file stem>).
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Where the runs go: local (this machine's cores), ray (a Ray started here) or
+        /// ray=ADDRESS (a Ray cluster, e.g. ray=auto or ray=ray://HEAD:10001); ray needs the
+        /// Python package (pip install ./python ray).
+        #[arg(long, default_value = "local", value_parser = str::parse::<lab::runner::Executor>)]
+        executor: lab::runner::Executor,
     },
     /// Reproduces a seed paper's experiments beside the paper's numbers (remapcom, remapcom-xfs).
     Repro(repro::ReproArgs),
@@ -71,7 +76,7 @@ fn main() -> ExitCode {
                 publish::emit(&r.workload.clone(), &r, &t, &args.output, text)
             })
         }
-        Some(Command::Run { file, out }) => publish::run_experiment(&file, out, progress),
+        Some(Command::Run { file, out, executor }) => publish::run_experiment(&file, out, executor, progress),
         Some(Command::Repro(args)) => repro::run(&args, progress),
         Some(Command::Report { dir }) => report::rebuild(&dir).map(|index| println!("report: {}", index.display())),
     };

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use crate::experiment::Experiment;
 use crate::report::model::{Cell, ResultSet, ResultTable};
 use crate::result::{RunResult, Timing};
+use crate::runner::{Executor, Runner};
 
 /// Where a single-run command's result goes (`--json`, `--out`), the same for every command.
 #[derive(clap::Args, Debug, Clone)]
@@ -78,13 +79,13 @@ pub fn write_folder(dir: &Path, set: &ResultSet, timings: &[Timing]) -> Result<(
     std::fs::write(dir.join("timing.json"), t).map_err(|e| format!("{}: {e}", dir.join("timing.json").display()))
 }
 
-/// `flashkv run FILE`.
-pub fn run_experiment(file: &Path, out: Option<PathBuf>, progress: bool) -> Result<(), String> {
+/// `flashkv run FILE`, its runs carried out by `executor`.
+pub fn run_experiment(file: &Path, out: Option<PathBuf>, executor: Executor, progress: bool) -> Result<(), String> {
     let e = Experiment::load(file)?;
     let out = out.unwrap_or_else(|| {
         PathBuf::from("results").join(file.file_stem().map_or("experiment".into(), |s| s.to_string_lossy().to_string()))
     });
-    let (set, timings) = e.run(progress)?;
+    let (set, timings) = e.run(&Runner { progress, cache: None, executor })?;
     print!("{}", summary(&set));
     write_folder(&out, &set, &timings)?;
     println!("report: {}", out.join("index.html").display());

@@ -5,6 +5,8 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+use serde::{Deserialize, Serialize};
+
 use workload::db_bench::DbBenchKind;
 use workload::mixgraph::{Mixgraph, MixgraphConfig, MixgraphFill};
 use workload::{Op, ValueSize, Workload, WorkloadSpec, YcsbWorkload};
@@ -20,8 +22,9 @@ use crate::stack::{Backend, DeviceArgs, Stack};
 /// What a run gives back.
 pub type Outcome = Result<(RunResult, Timing), String>;
 
-/// Everything that defines a run.
-#[derive(Clone, Debug)]
+/// Everything that defines a run. It serializes (as JSON) for runs carried out by another process,
+/// a Ray worker for instance (see [`Executor`]).
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RunSpec {
     pub device: DeviceArgs,
     /// Engine options; the simulation clock is filled in from the stack.
@@ -78,7 +81,7 @@ impl RunSpec {
 /// only (no engine or device here compresses), so the two give identical results but for content
 /// digests; zeros let `--store compact` keep only keys and headers, which is what makes the
 /// paper-scale key-value SSD runs fit in memory.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ValueData {
     /// The workload's own bytes (random, or db_bench's compressible ones).
     #[default]
@@ -217,25 +220,51 @@ pub fn finish(
     Ok((result, Timing { wall_time_s, nand_ops_per_wall_sec }))
 }
 
-/// How a batch of independent runs (a repro's) is carried out: progress lines or not, and the
-/// result folder's cache of finished runs, if any.
+/// How a batch of independent runs (a repro's, an experiment's) is carried out: where, progress
+/// lines or not, and the result folder's cache of finished runs, if any.
 #[derive(Clone, Debug, Default)]
 pub struct Runner {
     pub progress: bool,
     pub cache: Option<RunCache>,
+    pub executor: Executor,
 }
 
 impl Runner {
     /// Runs `specs` (see [`run_many`]) and numbers their progress lines from `first + 1`.
     pub fn run_many(&self, specs: &[(String, RunSpec)], first: usize) -> Result<Vec<Outcome>, String> {
-        run_many(specs, first, self.progress, self.cache.as_ref())
+        run_many(specs, first, self.progress, self.cache.as_ref(), &self.executor)
     }
 }
 
-/// Runs independent `specs` in parallel, as many at once as the cores and the available memory
-/// allow (each run's `DeviceArgs::memory_estimate`), a run whose device spills to a file starting
-/// only when its disk estimate fits (`DeviceArgs::disk_estimate`), and returns their outcomes in
-/// the order given.
+/// Where the runs of a batch are carried out. Runs are deterministic, so every executor gives the
+/// same results.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Executor {
+    /// In this process, as many at once as the cores, the memory and the disk allow.
+    #[default]
+    Local,
+    /// As Ray tasks, on the cluster at `address` or on a Ray started here (see [`crate::ray`]).
+    Ray { address: Option<String> },
+}
+
+impl std::str::FromStr for Executor {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Executor, String> {
+        match s {
+            "local" => Ok(Executor::Local),
+            "ray" => Ok(Executor::Ray { address: None }),
+            other => match other.strip_prefix("ray=") {
+                Some(a) if !a.is_empty() => Ok(Executor::Ray { address: Some(a.to_string()) }),
+                _ => Err(format!("unknown executor '{other}'; accepted: local, ray, ray=ADDRESS")),
+            },
+        }
+    }
+}
+
+/// Runs independent `specs` and returns their outcomes in the order given. Locally, as many run
+/// in parallel as the cores and the available memory allow (each run's
+/// `DeviceArgs::memory_estimate`), a run whose device spills to a file starting only when its disk
+/// estimate fits (`DeviceArgs::disk_estimate`); on Ray, Ray schedules them.
 /// A run `cache` holds is read back instead of run, and each run that finishes is stored in it
 /// (see [`RunCache`]), so an interrupted caller resumes. `progress` prints a line as each run
 /// starts and ends (numbered from `first + 1`) with an estimate of the time left. Runs are
@@ -245,6 +274,7 @@ pub fn run_many(
     first: usize,
     progress: bool,
     cache: Option<&RunCache>,
+    executor: &Executor,
 ) -> Result<Vec<Outcome>, String> {
     let slots: Vec<Mutex<Option<Outcome>>> = specs.iter().map(|_| Mutex::new(None)).collect();
     let mut todo = Vec::new();
@@ -259,10 +289,75 @@ pub fn run_many(
             }
         }
     }
+    let eta = Mutex::new(Eta::new(todo.iter().map(|&i| specs[i].1.work())));
+    // What every finished run goes through, wherever it ran: the cache, the progress line, its slot.
+    let finished = |i: usize, r: Outcome| {
+        let (label, spec) = &specs[i];
+        let r = r.map_err(|e| format!("{label}: {e}"));
+        // Not kept, the run is still a result: a resumed batch would only run it again.
+        if let (Some(c), Ok((result, timing))) = (cache, &r) {
+            if let Err(e) = c.put(label, spec, result, timing) {
+                eprintln!("warning: {label}: {e}");
+            }
+        }
+        if progress {
+            let left = eta.lock().map(|mut e| e.finished(spec.work())).unwrap_or_default();
+            match &r {
+                Ok((_, t)) => eprintln!("[{}] {label}: done in {:.1} s{left}", first + i + 1, t.wall_time_s),
+                Err(e) => eprintln!("[{}] failed: {e}{left}", first + i + 1),
+            }
+        }
+        if let Ok(mut slot) = slots[i].lock() {
+            *slot = Some(r);
+        }
+    };
+    let cached = specs.len() - todo.len();
+    let header = |how: String| {
+        // A batch of one (a run planned alone) needs no header.
+        if progress && specs.len() > 1 {
+            if todo.is_empty() {
+                eprintln!("{} runs, all done before (read from the result folder)", specs.len());
+            } else {
+                let before = if cached > 0 {
+                    format!(" ({cached} already done, read from the result folder)")
+                } else {
+                    String::new()
+                };
+                eprintln!("{} runs{before}, {how}", specs.len());
+            }
+        }
+    };
+    match executor {
+        Executor::Local => run_here(specs, &todo, first, progress, &finished, header)?,
+        Executor::Ray { address } => {
+            let runs: Vec<(usize, &RunSpec)> = todo.iter().map(|&i| (i, &specs[i].1)).collect();
+            header(format!("{} on Ray ({})", todo.len(), address.as_deref().unwrap_or("a Ray started here")));
+            crate::ray::run(address.as_deref(), &runs, finished)?;
+        }
+    }
+    Ok(slots
+        .into_iter()
+        .zip(specs)
+        .map(|(slot, (label, _))| {
+            slot.into_inner().ok().flatten().unwrap_or_else(|| Err(format!("{label}: the run did not finish")))
+        })
+        .collect())
+}
+
+/// Runs `specs[todo]` on this machine's cores, sized to its memory and disk, passing each outcome
+/// to `finished`; `header` prints the batch's line.
+fn run_here(
+    specs: &[(String, RunSpec)],
+    todo: &[usize],
+    first: usize,
+    progress: bool,
+    finished: &(dyn Fn(usize, Outcome) + Sync),
+    header: impl Fn(String),
+) -> Result<(), String> {
     let (mut per_run, mut max_disk) = (0, 0);
     let mut disk_need = vec![0; specs.len()];
     let mut spill_dir = None;
-    for &i in &todo {
+    for &i in todo {
         let spec = &specs[i].1;
         per_run = per_run.max(spec.device.memory_estimate(spec.kept_bytes())?);
         let (disk, dir) = spec.device.disk_estimate(spec.data_bytes())?;
@@ -274,38 +369,18 @@ pub fn run_many(
     let memory = resources::available_memory();
     let workers = resources::workers(todo.len(), cores, per_run, memory);
     let gate = DiskGate::over(spill_dir.as_deref());
-    let disk = gate.budget();
-    // A batch of one (a run planned alone) needs no header.
-    if progress && specs.len() > 1 {
-        let cached = specs.len() - todo.len();
-        if todo.is_empty() {
-            eprintln!("{} runs, all done before (read from the result folder)", specs.len());
-        } else {
-            let disk = match disk {
-                Some(d) if max_disk > 0 => {
-                    format!(
-                        "; {} GiB of disk for spill files, up to {} GiB per run",
-                        d >> 30,
-                        max_disk.div_ceil(1 << 30)
-                    )
-                }
-                _ => String::new(),
-            };
-            eprintln!(
-                "{} runs{}, {workers} at a time ({cores} cores, {} MiB available, up to {} MiB per run{disk})",
-                specs.len(),
-                if cached > 0 {
-                    format!(" ({cached} already done, read from the result folder)")
-                } else {
-                    String::new()
-                },
-                memory.map_or("unknown".into(), |m| (m >> 20).to_string()),
-                per_run >> 20
-            );
+    let disk = match gate.budget() {
+        Some(d) if max_disk > 0 => {
+            format!("; {} GiB of disk for spill files, up to {} GiB per run", d >> 30, max_disk.div_ceil(1 << 30))
         }
-    }
+        _ => String::new(),
+    };
+    header(format!(
+        "{workers} at a time ({cores} cores, {} MiB available, up to {} MiB per run{disk})",
+        memory.map_or("unknown".into(), |m| (m >> 20).to_string()),
+        per_run >> 20
+    ));
     let next = AtomicUsize::new(0);
-    let eta = Mutex::new(Eta::new(todo.iter().map(|&i| specs[i].1.work())));
     std::thread::scope(|scope| {
         for _ in 0..workers {
             scope.spawn(|| {
@@ -315,37 +390,14 @@ pub fn run_many(
                     if progress {
                         eprintln!("[{}] {label}", first + i + 1);
                     }
-                    let r = run(spec, false).map_err(|e| format!("{label}: {e}"));
+                    let r = run(spec, false);
                     drop(hold);
-                    // Not kept, the run is still a result: a resumed batch would only run it again.
-                    if let (Some(c), Ok((result, timing))) = (cache, &r) {
-                        if let Err(e) = c.put(label, spec, result, timing) {
-                            eprintln!("warning: {label}: {e}");
-                        }
-                    }
-                    if progress {
-                        let left = eta.lock().map(|mut e| e.finished(spec.work())).unwrap_or_default();
-                        match &r {
-                            Ok((_, t)) => {
-                                eprintln!("[{}] {label}: done in {:.1} s{left}", first + i + 1, t.wall_time_s)
-                            }
-                            Err(e) => eprintln!("[{}] failed: {e}{left}", first + i + 1),
-                        }
-                    }
-                    if let Ok(mut slot) = slots[i].lock() {
-                        *slot = Some(r);
-                    }
+                    finished(i, r);
                 }
             });
         }
     });
-    Ok(slots
-        .into_iter()
-        .zip(specs)
-        .map(|(slot, (label, _))| {
-            slot.into_inner().ok().flatten().unwrap_or_else(|| Err(format!("{label}: the run did not finish")))
-        })
-        .collect())
+    Ok(())
 }
 
 /// The time left of a batch of runs: the batch's pace so far (wall time since it began per unit
@@ -388,5 +440,32 @@ impl Eta {
             format!("{secs:.0} s")
         };
         format!(" ({} of {} runs done, about {human} left)", self.done, self.total)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A run sent to another process (a Ray worker) is the same run: its spec survives JSON whole
+    /// (the run cache compares the `Debug` text, which names every field).
+    #[test]
+    fn specs_survive_json_and_executors_parse() {
+        let demo = crate::experiment::Experiment::parse(include_str!("../experiments/demo.toml")).unwrap();
+        let mut runs = demo.runs().unwrap();
+        runs[0].1.values = ValueData::Zeros;
+        runs[1].1.kv = Some(KvDesign::DftlKv { mapping_ram: Some(4096) });
+        for (label, spec) in &runs {
+            let back: RunSpec = serde_json::from_str(&serde_json::to_string(spec).unwrap()).unwrap();
+            assert_eq!(format!("{back:?}"), format!("{spec:?}"), "{label}");
+        }
+        assert_eq!("local".parse(), Ok(Executor::Local));
+        assert_eq!("ray".parse(), Ok(Executor::Ray { address: None }));
+        assert_eq!("ray=auto".parse(), Ok(Executor::Ray { address: Some("auto".into()) }));
+        assert_eq!(
+            "ray=".parse::<Executor>().unwrap_err(),
+            "unknown executor 'ray='; accepted: local, ray, ray=ADDRESS"
+        );
+        assert!("zeros".parse::<ValueData>().is_ok() && "ones".parse::<ValueData>().is_err());
     }
 }

@@ -25,7 +25,7 @@ use crate::kv_device::{KvDesign, SharedKvSsd};
 use crate::size::parse_size;
 
 /// Device flags shared by `bench`, `ycsb` and `mixgraph`.
-#[derive(clap::Args, Debug, Clone)]
+#[derive(clap::Args, Debug, Clone, Serialize, Deserialize)]
 pub struct DeviceArgs {
     /// Where the database lives: sim (simulated block SSD), zone (simulated ZNS SSD with ZoneFs),
     /// posix:DIR (a host directory), mem.
@@ -58,7 +58,7 @@ pub struct DeviceArgs {
 }
 
 /// The zoned device and ZoneFs flags (`--fs zone`).
-#[derive(clap::Args, Debug, Clone, PartialEq)]
+#[derive(clap::Args, Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ZoneArgs {
     /// Zone size (a whole number of erase blocks striped evenly over the planes); the default is
     /// one erase block in every plane (femu: 64 MiB).

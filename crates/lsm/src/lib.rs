@@ -18,6 +18,6 @@ pub mod version;
 pub mod wal;
 
 pub use batch::WriteBatch;
-pub use db::{destroy, Db, DbIterator, DbStats, LevelStats, RecoveryReport, Snapshot, WalRecoveryMode};
+pub use db::{destroy, Db, DbIterator, DbStats, LevelStats, RecoveryReport, ScanIter, Snapshot, WalRecoveryMode};
 pub use error::{Error, Result};
 pub use options::{CompactionStyle, Options, ReadOptions, RemapMode, WriteOptions};

@@ -9,7 +9,9 @@ use crate::error::{Error, Result};
 use crate::key::SequenceNumber;
 
 /// How a database is opened and tuned.
-#[derive(Clone, Debug)]
+/// Serializable so that a run can be sent to another process (a Ray worker); the simulation
+/// clock is the receiving process's own.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Options {
     pub create_if_missing: bool,
     pub error_if_exists: bool,
@@ -61,6 +63,7 @@ pub struct Options {
     /// Run in simulated time: background work inline at deterministic points, charged to the
     /// background lane of this clock (the clock of the `SimFs` the database lives on). `None`: a real
     /// background thread and the wall clock.
+    #[serde(skip)]
     pub sim_clock: Option<SimClock>,
 }
 

@@ -38,7 +38,7 @@ pub const LEVELDB_FIRST_SEED: u64 = 1001;
 pub const MAX_NUM: u64 = i32::MAX as u64;
 
 /// A db_bench benchmark.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub enum DbBenchKind {
     /// Keys 0..num in order.
     FillSeq,

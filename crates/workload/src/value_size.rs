@@ -37,7 +37,7 @@ use std::str::FromStr;
 pub const KINETIC_MAX_VALUE: u32 = 1 << 20;
 
 /// A distribution of value sizes in bytes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum ValueSize {
     /// Every value has this many bytes.
     Fixed(u32),
@@ -51,7 +51,7 @@ pub enum ValueSize {
 }
 
 /// The page-relative value-size classes of seeds 002 and 004 (our definition; see the module docs).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum SizeClass {
     /// Values no larger than a flash page: uniform `[1, P]`.
     Small,
@@ -62,7 +62,7 @@ pub enum SizeClass {
 }
 
 /// Which paper's reading of the "uniform" class to use (the other classes are the same in both).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum SizeProfile {
     /// Seed 002 (PLSC-tree): uniform is `[1, 2P]`.
     Plsc,

@@ -15,7 +15,7 @@ use std::fmt;
 use std::str::FromStr;
 
 /// Any workload this crate generates.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub enum Workload {
     /// A YCSB core workload or the load phase.
     Ycsb(YcsbWorkload),

@@ -27,7 +27,7 @@
 use std::fmt;
 
 /// How the value partitioner limits the partitions of one value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Variant {
     /// KVFTL: every power of two the value holds, down to the device's smallest partition.
     Pure,

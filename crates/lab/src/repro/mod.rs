@@ -44,6 +44,9 @@ pub struct ReproArgs {
     /// Run everything again: delete the result folder's finished runs first.
     #[arg(long)]
     pub fresh: bool,
+    /// Where the runs go: local, ray or ray=ADDRESS (see `--executor` of run).
+    #[arg(long, default_value = "local", value_parser = str::parse::<crate::runner::Executor>)]
+    pub executor: crate::runner::Executor,
 }
 
 /// A repro's scale: the paper's sizes divided by one divisor, so that device, data, SST, memtable
@@ -166,7 +169,7 @@ pub fn run(a: &ReproArgs, progress: bool) -> Result<(), String> {
     }
     // Long runs: progress lines always go to stderr.
     let cache = RunCache::open(&out, a.fresh).map_err(|e| e.to_string())?;
-    let runner = Runner { progress: true, cache: Some(cache) };
+    let runner = Runner { progress: true, cache: Some(cache), executor: a.executor.clone() };
     let (set, timings) = match a.name.as_str() {
         "remapcom" => remapcom::run(
             &Scale::parse(&a.scale, &remapcom::SCALES)?,

@@ -15,7 +15,7 @@ use crate::wal::Problem;
 /// follow) is what a crash during an unsynced append leaves; a *damaged* tail is a complete
 /// record whose checksum, length or type is wrong: it was written whole, so it may have been
 /// acknowledged.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum WalRecoveryMode {
     /// An incomplete tail is dropped; any damaged record, at the tail or not, fails the open.
     TolerateCorruptedTailRecords,

@@ -46,7 +46,7 @@ pub const ROCKSDB_SEED: u64 = 1000;
 pub const MIX_VALUE_HARD_MAX: u64 = 1 << 20;
 
 /// The four FAST'20 synthetic workloads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub enum MixgraphKind {
     /// Uniform keys.
     AllRandom,

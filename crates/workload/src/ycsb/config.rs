@@ -14,7 +14,7 @@ pub enum Phase {
 }
 
 /// The load phase and the six core workloads of YCSB's `workloads/` directory.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub enum YcsbWorkload {
     /// The load phase (the same for every core workload).
     Load,

@@ -33,7 +33,7 @@ pub use observer::{RemapCom, UdbTrace};
 pub use state_machine::{transition, BlockState, Event};
 
 /// Which parts of RemapCom a compaction uses; see the module documentation.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum RemapMode {
     #[default]
     Off,

@@ -76,7 +76,7 @@ pub trait CompactionStrategy: Send + Sync + fmt::Debug {
 }
 
 /// The strategies by name: what `Options::compaction` holds.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum CompactionStyle {
     /// LevelDB's leveled compaction.
     #[default]

@@ -1,0 +1,96 @@
+"""Experiments from Python: the same runner, result folder and results.json as ``flashkv run``."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Mapping, Optional, Union
+
+from . import _native
+
+Experiment = Union[str, os.PathLike, Mapping[str, Any]]
+
+
+def experiment_text(experiment: Experiment) -> str:
+    """The experiment-file (TOML) text of ``experiment``: a path to a file, the text itself, or a
+    dict of the file's sections (``{"title": ..., "workload": {...}, "variant": [...]}``)."""
+    if isinstance(experiment, Mapping):
+        return _native.experiment_text(json.dumps(experiment))
+    if isinstance(experiment, os.PathLike) or (isinstance(experiment, str) and "\n" not in experiment):
+        return Path(experiment).read_text()
+    return experiment
+
+
+class Results:
+    """A finished experiment: its result folder and what its results.json holds."""
+
+    def __init__(self, folder: Path):
+        self.folder = Path(folder)
+        self.data: dict = json.loads((self.folder / "results.json").read_text())
+
+    @property
+    def runs(self) -> list[dict]:
+        """One dict per run, in the experiment's order (variant, sweep value, then the accounting)."""
+        return self.data["runs"]
+
+    @property
+    def tables(self) -> dict[str, list[dict]]:
+        """The report's tables, each as a list of rows (dicts keyed by column)."""
+        return {t["name"]: [dict(zip(t["columns"], row)) for row in t["rows"]] for t in self.data["tables"]}
+
+    def frame(self):
+        """A pandas DataFrame, one row per run: every number and text of a run, nested objects
+        flattened one level (``latency.p99_us``); lists (phases, levels) are left to ``runs``."""
+        import pandas
+
+        rows = []
+        for run in self.runs:
+            row = {}
+            for key, value in run.items():
+                if isinstance(value, dict):
+                    for k, v in value.items():
+                        if not isinstance(v, (dict, list)):
+                            row[f"{key}.{k}"] = v
+                elif not isinstance(value, list):
+                    row[key] = value
+            rows.append(row)
+        return pandas.DataFrame(rows)
+
+    def __repr__(self) -> str:
+        return f"Results({self.data['title']!r}, {len(self.runs)} runs, folder={str(self.folder)!r})"
+
+
+def run(
+    experiment: Experiment,
+    out: Optional[Union[str, os.PathLike]] = None,
+    executor: str = "local",
+    address: Optional[str] = None,
+    workers: Optional[int] = None,
+    progress: bool = False,
+) -> Results:
+    """Runs ``experiment`` and writes its result folder ``out`` (a new temporary folder when None).
+
+    ``executor``: ``"local"`` (this machine's cores, as ``flashkv run``) or ``"ray"``: every run a
+    Ray task, on the running Ray (``ray.init()`` done before), on the cluster at ``address``, or on
+    a Ray started here with ``workers`` CPUs.
+    """
+    text = experiment_text(experiment)
+    folder = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="flashkv-"))
+    if executor == "local":
+        _native.run_experiment(text, str(folder), "local", progress)
+    elif executor == "ray":
+        from .ray_runs import run_specs
+
+        runs = _native.experiment_runs(text)
+        outcomes: list[Optional[str]] = [None] * len(runs)
+        specs = [(i, spec) for i, (_, spec) in enumerate(runs)]
+        for done, (index, outcome) in enumerate(run_specs(specs, address=address, workers=workers), 1):
+            outcomes[index] = outcome
+            if progress:
+                print(f"[{done}/{len(runs)}] {runs[index][0]}: done", flush=True)
+        _native.assemble_experiment(text, outcomes, str(folder))
+    else:
+        raise ValueError(f"executor: unknown executor {executor!r}; accepted: local, ray")
+    return Results(folder)

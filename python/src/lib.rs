@@ -1,0 +1,243 @@
+//! `flashkv._native`: the Rust side of the Python package. Thin on purpose: every function calls
+//! the lab or the lsm engine as the `flashkv` command does, so that a result from Python is the
+//! command's, byte for byte. Errors become `flashkv.FlashkvError` with the Rust message.
+//!
+//! Long calls (a run, an experiment) release the GIL, so Python threads and Ray's workers go on.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use lab::experiment::Experiment;
+use lab::runner::{Executor, Outcome, RunSpec, Runner};
+use lab::stack::{DeviceArgs, Stack};
+use pyo3::create_exception;
+use pyo3::exceptions::PyException;
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+
+create_exception!(_native, FlashkvError, PyException, "An error from flashkv, with its message.");
+
+fn error(e: impl ToString) -> PyErr {
+    FlashkvError::new_err(e.to_string())
+}
+
+/// Runs one run given as the JSON of a `RunSpec` (as `flashkv.ray_runs` receives it) and returns
+/// its outcome as JSON: `{"result", "timing"}`, or `{"error"}` when the run failed.
+#[pyfunction]
+fn run_spec(py: Python<'_>, spec_json: &str) -> PyResult<String> {
+    let spec: RunSpec = serde_json::from_str(spec_json).map_err(|e| error(format!("run spec: {e}")))?;
+    let outcome = py.allow_threads(|| lab::runner::run(&spec, false));
+    serde_json::to_string(&lab::ray::Reply::from(outcome)).map_err(error)
+}
+
+/// The experiment-file text of an experiment given as JSON (a dict of the file's sections).
+#[pyfunction]
+fn experiment_text(json: &str) -> PyResult<String> {
+    Experiment::text_from_json(json).map_err(error)
+}
+
+/// The runs of an experiment (its file's text): `(label, spec JSON)` per point, in order.
+#[pyfunction]
+fn experiment_runs(text: &str) -> PyResult<Vec<(String, String)>> {
+    let e = Experiment::parse(text).map_err(error)?;
+    let runs = e.runs().map_err(error)?;
+    runs.iter().map(|(label, spec)| Ok((label.clone(), serde_json::to_string(spec).map_err(error)?))).collect()
+}
+
+/// Runs an experiment (its file's text) as `flashkv run` does, its runs on `executor` ("local",
+/// "ray" or "ray=ADDRESS"), and writes its result folder `out`.
+#[pyfunction]
+#[pyo3(signature = (text, out, executor = "local", progress = false))]
+fn run_experiment(py: Python<'_>, text: &str, out: PathBuf, executor: &str, progress: bool) -> PyResult<()> {
+    let e = Experiment::parse(text).map_err(error)?;
+    let executor: Executor = executor.parse().map_err(error)?;
+    py.allow_threads(|| {
+        let (set, timings) = e.run(&Runner { progress, cache: None, executor })?;
+        lab::publish::write_folder(&out, &set, &timings)
+    })
+    .map_err(error)
+}
+
+/// Writes the result folder `out` of an experiment (its file's text) from the outcomes of its runs,
+/// in the order of `experiment_runs`, each as `run_spec` returned it (wherever it ran).
+#[pyfunction]
+fn assemble_experiment(text: &str, outcomes: Vec<String>, out: PathBuf) -> PyResult<()> {
+    let e = Experiment::parse(text).map_err(error)?;
+    let runs = e.runs().map_err(error)?;
+    if outcomes.len() != runs.len() {
+        return Err(error(format!("{} outcomes for the experiment's {} runs", outcomes.len(), runs.len())));
+    }
+    // Named as the runner names a failed run.
+    let outcomes = runs
+        .iter()
+        .zip(&outcomes)
+        .map(|((label, _), o)| {
+            let reply: lab::ray::Reply =
+                serde_json::from_str(o).map_err(|e| error(format!("{label}: outcome: {e}")))?;
+            Ok(Outcome::from(reply).map_err(|e| format!("{label}: {e}")))
+        })
+        .collect::<PyResult<Vec<Outcome>>>()?;
+    let (set, timings) = e.assemble(outcomes).map_err(error)?;
+    lab::publish::write_folder(&out, &set, &timings).map_err(error)
+}
+
+/// The lsm engine, embedded: on a host directory (`Db.open`) or on a simulated SSD in memory
+/// (`Db.simulated`). Keys and values are bytes.
+#[pyclass(unsendable, module = "flashkv")]
+struct Db {
+    db: Option<lsm::Db>,
+    fs: Arc<dyn storage::Fs>,
+    dir: String,
+    options: lsm::Options,
+    /// The simulated device under a simulated database, kept alive with it.
+    _stack: Option<Stack>,
+    /// Write with `sync` (the write-ahead log synced at every write).
+    sync: bool,
+}
+
+impl Db {
+    fn db(&self) -> PyResult<&lsm::Db> {
+        self.db.as_ref().ok_or_else(|| error("the database is closed"))
+    }
+
+    fn write_options(&self) -> lsm::WriteOptions {
+        lsm::WriteOptions { sync: self.sync }
+    }
+}
+
+#[pymethods]
+impl Db {
+    /// Opens (creating it if missing) the database in directory `path` of the host file system.
+    #[staticmethod]
+    #[pyo3(signature = (path, sync = false))]
+    fn open(py: Python<'_>, path: PathBuf, sync: bool) -> PyResult<Db> {
+        let fs: Arc<dyn storage::Fs> = Arc::new(storage::PosixFs::new(&path).map_err(error)?);
+        let options = lsm::Options { create_if_missing: true, ..lsm::Options::default() };
+        let db = py.allow_threads(|| lsm::Db::open(Arc::clone(&fs), "", options.clone())).map_err(error)?;
+        Ok(Db { db: Some(db), fs, dir: String::new(), options, _stack: None, sync })
+    }
+
+    /// Opens a new database on a simulated SSD of `capacity` (the `--preset` devices of the
+    /// command line), in simulated time; it lives as long as this object.
+    #[staticmethod]
+    #[pyo3(signature = (capacity = "1GiB", preset = "femu"))]
+    fn simulated(capacity: &str, preset: &str) -> PyResult<Db> {
+        let args = DeviceArgs {
+            fs: "sim".into(),
+            preset: preset.into(),
+            capacity: Some(capacity.into()),
+            store: "memory".into(),
+            ..DeviceArgs::default()
+        };
+        let stack = Stack::build(&args).map_err(error)?;
+        let fs = stack.fs().map_err(error)?;
+        let options =
+            lsm::Options { create_if_missing: true, sim_clock: stack.clock.clone(), ..lsm::Options::default() };
+        let db = lsm::Db::open(Arc::clone(&fs), "db", options.clone()).map_err(error)?;
+        Ok(Db { db: Some(db), fs, dir: "db".into(), options, _stack: Some(stack), sync: false })
+    }
+
+    fn put(&self, key: &[u8], value: &[u8]) -> PyResult<()> {
+        self.db()?.put(&self.write_options(), key, value).map_err(error)
+    }
+
+    /// The value of `key`, or None.
+    fn get<'py>(&self, py: Python<'py>, key: &[u8]) -> PyResult<Option<Bound<'py, PyBytes>>> {
+        let v = self.db()?.get(&lsm::ReadOptions::default(), key).map_err(error)?;
+        Ok(v.map(|v| PyBytes::new(py, &v)))
+    }
+
+    /// Deletes `key` (nothing happens when it is absent).
+    fn delete(&self, key: &[u8]) -> PyResult<()> {
+        self.db()?.delete(&self.write_options(), key).map_err(error)
+    }
+
+    /// Applies `ops` atomically: `(key, value)` puts and `(key, None)` deletes, in order.
+    fn write_batch(&self, ops: Vec<(Vec<u8>, Option<Vec<u8>>)>) -> PyResult<()> {
+        let mut batch = lsm::WriteBatch::new();
+        for (k, v) in &ops {
+            match v {
+                Some(v) => batch.put(k, v),
+                None => batch.delete(k),
+            }
+        }
+        self.db()?.write(&self.write_options(), batch).map_err(error)
+    }
+
+    /// The `(key, value)` pairs with `start <= key < end` in key order (either bound may be None).
+    #[pyo3(signature = (start = None, end = None))]
+    fn range(&self, start: Option<Vec<u8>>, end: Option<Vec<u8>>) -> PyResult<Range> {
+        use std::ops::Bound;
+        let lo = start.as_deref().map_or(Bound::Unbounded, Bound::Included);
+        let hi = end.as_deref().map_or(Bound::Unbounded, Bound::Excluded);
+        let it = self.db()?.scan(&lsm::ReadOptions::default(), lo, hi).map_err(error)?;
+        Ok(Range { it })
+    }
+
+    /// Closes the database and opens it again (recovery from its files, as after a restart).
+    fn reopen(&mut self, py: Python<'_>) -> PyResult<()> {
+        if let Some(db) = self.db.take() {
+            py.allow_threads(|| db.close()).map_err(error)?;
+        }
+        let (fs, dir, options) = (Arc::clone(&self.fs), self.dir.clone(), self.options.clone());
+        self.db = Some(py.allow_threads(|| lsm::Db::open(fs, &dir, options)).map_err(error)?);
+        Ok(())
+    }
+
+    /// Closes the database (its data stays in its directory); later calls fail.
+    fn close(&mut self, py: Python<'_>) -> PyResult<()> {
+        match self.db.take() {
+            Some(db) => py.allow_threads(|| db.close()).map_err(error),
+            None => Ok(()),
+        }
+    }
+
+    fn __enter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __exit__(
+        &mut self,
+        py: Python<'_>,
+        _t: Option<PyObject>,
+        _v: Option<PyObject>,
+        _tb: Option<PyObject>,
+    ) -> PyResult<bool> {
+        self.close(py)?;
+        Ok(false)
+    }
+}
+
+/// An iterator over a range of a [`Db`], yielding `(key, value)` bytes pairs.
+#[pyclass(unsendable, module = "flashkv")]
+struct Range {
+    it: lsm::ScanIter,
+}
+
+#[pymethods]
+impl Range {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__<'py>(&mut self, py: Python<'py>) -> PyResult<Option<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)>> {
+        match self.it.next() {
+            Some(Ok((k, v))) => Ok(Some((PyBytes::new(py, &k), PyBytes::new(py, &v)))),
+            Some(Err(e)) => Err(error(e)),
+            None => Ok(None),
+        }
+    }
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("FlashkvError", m.py().get_type::<FlashkvError>())?;
+    m.add_function(wrap_pyfunction!(run_spec, m)?)?;
+    m.add_function(wrap_pyfunction!(experiment_text, m)?)?;
+    m.add_function(wrap_pyfunction!(experiment_runs, m)?)?;
+    m.add_function(wrap_pyfunction!(run_experiment, m)?)?;
+    m.add_function(wrap_pyfunction!(assemble_experiment, m)?)?;
+    m.add_class::<Db>()?;
+    m.add_class::<Range>()?;
+    Ok(())
+}

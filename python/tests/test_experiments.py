@@ -1,0 +1,78 @@
+"""Experiments from Python give the command line's results, locally and on Ray."""
+
+import os
+import subprocess
+import sys
+
+import flashkv
+
+from conftest import sweep
+
+
+def write_file(tmp_path, experiment):
+    path = tmp_path / "sweep.toml"
+    path.write_text(flashkv.experiment_text(experiment))
+    return path
+
+
+def test_results_json_from_python_equals_the_command_lines_byte_for_byte(tmp_path, flashkv_bin):
+    experiment = sweep(runs_per_variant=2)
+    path = write_file(tmp_path, experiment)
+    cli = tmp_path / "cli"
+    subprocess.run([flashkv_bin, "run", str(path), "--out", str(cli)], check=True, capture_output=True)
+    from_file = flashkv.run(path, out=tmp_path / "file")
+    from_dict = flashkv.run(experiment, out=tmp_path / "dict")
+    expected = (cli / "results.json").read_bytes()
+    assert (from_file.folder / "results.json").read_bytes() == expected
+    assert (from_dict.folder / "results.json").read_bytes() == expected
+    # One row per run, with the point and DESIGN.md's accounting names as columns.
+    frame = from_dict.frame()
+    assert len(frame) == 4
+    assert list(frame["variant"]) == ["LevelDB", "LevelDB", "RemapCom", "RemapCom"]
+    assert list(frame["workload.value_size"]) == ["992", "2013", "992", "2013"]
+    for column in ["user_bytes", "host_write_bytes", "flash_program_bytes", "write_amplification", "latency.p99_us"]:
+        assert column in frame.columns, column
+    assert (frame["flash_program_bytes"] > frame["user_bytes"]).all()
+    assert from_dict.tables["runs"][0]["variant"] == "LevelDB"
+
+
+def test_a_sweep_on_ray_with_two_workers_equals_the_local_run(tmp_path, flashkv_bin):
+    experiment = sweep(runs_per_variant=4)
+    local = flashkv.run(experiment, out=tmp_path / "local")
+    assert len(local.runs) == 8
+    on_ray = flashkv.run(experiment, out=tmp_path / "ray", executor="ray", workers=2)
+    expected = (local.folder / "results.json").read_bytes()
+    assert (on_ray.folder / "results.json").read_bytes() == expected
+    # The command line's --executor ray goes through the same tasks (its own Ray).
+    path = write_file(tmp_path, experiment)
+    env = dict(os.environ, FLASHKV_PYTHON=sys.executable)
+    done = subprocess.run(
+        [flashkv_bin, "run", str(path), "--out", str(tmp_path / "cli-ray"), "--executor", "ray"],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "cli-ray" / "results.json").read_bytes() == expected
+
+
+def test_a_failed_run_on_ray_names_the_run(tmp_path):
+    # 64 MiB of data on a 16 MiB device: the device fills; the error names the variant.
+    experiment = sweep(runs_per_variant=1, data="64MiB")
+    experiment["device"]["capacity"] = "16MiB"
+    try:
+        flashkv.run(experiment, out=tmp_path / "ray", executor="ray", workers=2)
+    except flashkv.FlashkvError as e:
+        assert "LevelDB" in str(e), e
+    else:
+        raise AssertionError("a run on a full device must fail")
+
+
+def test_the_example_runs_its_sweep_and_plots_it(tmp_path):
+    example = os.path.join(os.path.dirname(__file__), "..", "examples", "sweep.py")
+    done = subprocess.run(
+        [sys.executable, example, "--out", str(tmp_path / "sweep")], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert "8 runs in" in done.stdout and "RemapCom" in done.stdout, done.stdout
+    assert (tmp_path / "sweep" / "sweep.png").stat().st_size > 10_000
