@@ -6,6 +6,7 @@ sizes, 8 runs. Run it locally, or on Ray:
     python python/examples/sweep.py                 # this machine's cores
     python python/examples/sweep.py --ray           # a Ray started here
     python python/examples/sweep.py --ray auto      # the Ray cluster this machine belongs to
+    python python/examples/sweep.py --data 256MiB   # longer runs
 
 It prints the runs as a table and writes sweep.png beside the result folder.
 """
@@ -36,7 +37,9 @@ def main():
     parser.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS", help="run on Ray")
     parser.add_argument("--workers", type=int, help="CPUs of a Ray started here")
     parser.add_argument("--out", default="results/python-sweep")
+    parser.add_argument("--data", default="32MiB", help="user data per run")
     args = parser.parse_args()
+    EXPERIMENT["workload"]["data"] = args.data
 
     start = time.time()
     if args.ray is None:
