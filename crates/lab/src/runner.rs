@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use workload::db_bench::DbBenchKind;
 use workload::mixgraph::{Mixgraph, MixgraphConfig, MixgraphFill};
+pub use workload::ValueData;
 use workload::{Op, ValueSize, Workload, WorkloadSpec, YcsbWorkload};
 
 use crate::engine::{KvEngine, LsmEngine};
@@ -77,30 +78,6 @@ impl RunSpec {
     }
 }
 
-/// What the bytes of the values written are. Every count and simulated time depends on the sizes
-/// only (no engine or device here compresses), so the two give identical results but for content
-/// digests; zeros let `--store compact` keep only keys and headers, which is what makes the
-/// paper-scale key-value SSD runs fit in memory.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub enum ValueData {
-    /// The workload's own bytes (random, or db_bench's compressible ones).
-    #[default]
-    Generated,
-    /// Zeros.
-    Zeros,
-}
-
-impl std::str::FromStr for ValueData {
-    type Err = String;
-    fn from_str(s: &str) -> Result<ValueData, String> {
-        match s {
-            "generated" => Ok(ValueData::Generated),
-            "zeros" => Ok(ValueData::Zeros),
-            other => Err(format!("unknown value data '{other}'; accepted: generated, zeros")),
-        }
-    }
-}
-
 /// Runs `spec`. Phases are: YCSB load, then the workload; Mixgraph fill, then the mix; db_bench
 /// fills alone, reads after a fillrandom. In simulation each phase ends when its background work
 /// is done, so its cost is inside it.
@@ -115,14 +92,11 @@ pub fn run(spec: &RunSpec, progress: bool) -> Result<(RunResult, Timing), String
         operations: spec.operations.max(1),
         value_size: spec.value_size,
         key_size: spec.key_size,
+        values: spec.values,
     };
     let settle = stack.simulated();
     let mut phases: Vec<PhaseResult> = Vec::new();
     let mut phase = |name: &str, ops: Box<dyn Iterator<Item = Op> + Send>, n: u64, engine: &mut dyn KvEngine| {
-        let ops: Box<dyn Iterator<Item = Op> + Send> = match spec.values {
-            ValueData::Generated => ops,
-            ValueData::Zeros => Box::new(ops.map(Op::zero_value)),
-        };
         run_phase(name, engine, &stack, ops, n, settle, progress).map(|p| phases.push(p))
     };
     let build = |w: Workload, seed: u64| w.build(&ws, seed).map_err(|e| e.to_string());
@@ -139,12 +113,20 @@ pub fn run(spec: &RunSpec, progress: bool) -> Result<(RunResult, Timing), String
             }
         }
         Workload::Mixgraph(k) => {
-            let cfg = MixgraphConfig::fast20(k, spec.records, spec.operations.max(1));
+            let mut cfg = MixgraphConfig::fast20(k, spec.records, spec.operations.max(1));
+            if let Some(k) = spec.key_size {
+                cfg.key_size = k;
+            }
             let fill = MixgraphFill::new(&cfg, spec.seed).map_err(|e| e.to_string())?;
-            phase("fill", Box::new(fill), spec.records, engine.as_mut())?;
+            phase("fill", spec.values.apply(Box::new(fill)), spec.records, engine.as_mut())?;
             if spec.operations > 0 {
                 let mix = Mixgraph::new(cfg, spec.seed + 1).map_err(|e| e.to_string())?;
-                phase(&format!("run {}", k.name()), Box::new(mix), spec.operations, engine.as_mut())?;
+                phase(
+                    &format!("run {}", k.name()),
+                    spec.values.apply(Box::new(mix)),
+                    spec.operations,
+                    engine.as_mut(),
+                )?;
             }
         }
         Workload::DbBench(k) => {

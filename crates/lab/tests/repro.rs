@@ -92,7 +92,13 @@ fn zns_ll_rows_agree_on_the_data_and_differ_in_zones() {
     // The model: the fillrandom's writes in a map (the runner seeds a db_bench write phase with
     // the run's seed + 1), folded as the engine's digest is (length-prefixed key and value, FNV-1a).
     let records = fill("LL")["phases"][0]["ops"].as_u64().unwrap();
-    let spec = WorkloadSpec { records, operations: 1, value_size: ValueSize::Fixed(512), key_size: None };
+    let spec = WorkloadSpec {
+        records,
+        operations: 1,
+        value_size: ValueSize::Fixed(512),
+        key_size: None,
+        values: Default::default(),
+    };
     let mut model = std::collections::BTreeMap::new();
     for op in Workload::DbBench(DbBenchKind::FillRandom).build(&spec, 43).unwrap() {
         if let Op::Insert { key, value } | Op::Update { key, value } = op {

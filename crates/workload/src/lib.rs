@@ -15,6 +15,7 @@ pub mod mt19937;
 pub mod op;
 pub mod park_miller;
 pub mod rng;
+pub mod value_data;
 pub mod value_size;
 pub mod workload;
 pub mod ycsb;
@@ -22,6 +23,7 @@ pub mod zipfian;
 
 pub use error::WorkloadError;
 pub use op::{Op, OpKind};
+pub use value_data::ValueData;
 pub use value_size::{SizeClass, SizeProfile, ValueSize};
 pub use workload::{Workload, WorkloadSpec};
 pub use ycsb::{Ycsb, YcsbConfig, YcsbWorkload};

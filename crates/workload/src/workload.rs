@@ -9,6 +9,7 @@ use crate::db_bench::{DbBench, DbBenchConfig, DbBenchKind, MAX_KEY_SIZE};
 use crate::error::WorkloadError;
 use crate::mixgraph::{Mixgraph, MixgraphConfig, MixgraphKind};
 use crate::op::Op;
+use crate::value_data::ValueData;
 use crate::value_size::ValueSize;
 use crate::ycsb::{FieldLengthDistribution, Ycsb, YcsbConfig, YcsbWorkload};
 use std::fmt;
@@ -41,6 +42,8 @@ pub struct WorkloadSpec {
     /// number has no more digits, which hashed keys never have from 24 B up); db_bench and Mixgraph with their
     /// `--key_size`.
     pub key_size: Option<usize>,
+    /// The values' bytes: the workload's own, or zeros (the same stream otherwise; see [`ValueData`]).
+    pub values: ValueData,
 }
 
 impl Workload {
@@ -86,6 +89,9 @@ impl Workload {
                     }
                     c.zero_padding = (k - 4) as u32;
                 }
+                // YCSB draws its values from the stream its keys come from: the generator skips the
+                // draws of zero values rather than making bytes to throw away.
+                c.values = spec.values;
                 Box::new(Ycsb::new(c, seed)?)
             }
             Workload::DbBench(k) => {
@@ -95,14 +101,14 @@ impl Workload {
                 if let Some(k) = spec.key_size {
                     c.key_size = k;
                 }
-                Box::new(DbBench::new(c, seed)?)
+                spec.values.apply(Box::new(DbBench::new(c, seed)?))
             }
             Workload::Mixgraph(k) => {
                 let mut c = MixgraphConfig::fast20(k, spec.records, spec.operations);
                 if let Some(k) = spec.key_size {
                     c.key_size = k;
                 }
-                Box::new(Mixgraph::new(c, seed)?)
+                spec.values.apply(Box::new(Mixgraph::new(c, seed)?))
             }
         })
     }
@@ -160,7 +166,13 @@ mod tests {
 
     #[test]
     fn build_every_workload() {
-        let spec = WorkloadSpec { records: 1000, operations: 50, value_size: ValueSize::Fixed(256), key_size: None };
+        let spec = WorkloadSpec {
+            records: 1000,
+            operations: 50,
+            value_size: ValueSize::Fixed(256),
+            key_size: None,
+            values: ValueData::Generated,
+        };
         for w in Workload::all() {
             let ops: Vec<Op> = w.build(&spec, 1).unwrap().collect();
             assert!(!ops.is_empty(), "{w}");
@@ -179,8 +191,35 @@ mod tests {
     }
 
     #[test]
+    fn zero_values_keep_every_key_and_length_of_the_generated_stream() {
+        // Uniform lengths, so a wrongly skipped draw shifts every later key and length.
+        let generated = WorkloadSpec {
+            records: 300,
+            operations: 400,
+            value_size: ValueSize::Uniform { min: 1, max: 700 },
+            key_size: None,
+            values: ValueData::Generated,
+        };
+        let zeros = WorkloadSpec { values: ValueData::Zeros, ..generated };
+        for w in Workload::all() {
+            let want: Vec<Op> = w.build(&generated, 5).unwrap().map(Op::zero_value).collect();
+            let got: Vec<Op> = w.build(&zeros, 5).unwrap().collect();
+            assert_eq!(got, want, "{w}");
+            if let Workload::Ycsb(YcsbWorkload::Load | YcsbWorkload::A) = w {
+                assert!(got.iter().any(|o| o.value().is_some_and(|v| !v.is_empty())), "{w} writes values");
+            }
+        }
+    }
+
+    #[test]
     fn key_size_sets_every_familys_keys() {
-        let spec = WorkloadSpec { records: 500, operations: 50, value_size: ValueSize::Fixed(64), key_size: Some(397) };
+        let spec = WorkloadSpec {
+            records: 500,
+            operations: 50,
+            value_size: ValueSize::Fixed(64),
+            key_size: Some(397),
+            values: ValueData::Generated,
+        };
         for w in ["load", "a", "fillrandom", "readrandom", "all_random"] {
             let ops: Vec<Op> = w.parse::<Workload>().unwrap().build(&spec, 3).unwrap().collect();
             assert!(!ops.is_empty(), "{w}");

@@ -1,6 +1,7 @@
 //! YCSB workload parameters: the core workloads' property files and CoreWorkload's defaults.
 
 use crate::error::WorkloadError;
+use crate::value_data::ValueData;
 use std::fmt;
 use std::str::FromStr;
 
@@ -192,6 +193,9 @@ pub struct YcsbConfig {
     pub max_scan_length: u64,
     /// `scanlengthdistribution` (default uniform).
     pub scan_length_distribution: ScanLengthDistribution,
+    /// The values' bytes (not a YCSB property): YCSB's random printable ones, or zeros drawn all
+    /// the same, so that keys and lengths are the ones generated values give.
+    pub values: ValueData,
 }
 
 impl YcsbConfig {
@@ -233,6 +237,7 @@ impl YcsbConfig {
             min_scan_length: 1,
             max_scan_length: if workload == YcsbWorkload::E { 100 } else { 1000 },
             scan_length_distribution: ScanLengthDistribution::Uniform,
+            values: ValueData::Generated,
         }
     }
 

@@ -3,10 +3,11 @@
 use super::config::{
     FieldLengthDistribution, InsertOrder, Phase, RequestDistribution, ScanLengthDistribution, YcsbConfig,
 };
-use super::keys::{build_key_name, fill_random_printable};
+use super::keys::{build_key_name, fill_random_printable, skip_random_printable};
 use crate::error::WorkloadError;
 use crate::op::{Op, OpKind};
 use crate::rng::{below, in_range, seeded, unit_f64, Pcg64Mcg};
+use crate::value_data::ValueData;
 use crate::zipfian::{ScrambledZipfian, SkewedLatest, Zipfian, ZIPFIAN_CONSTANT};
 
 /// How reads, updates, scans and read-modify-writes choose a key number (YCSB's `keychooser`).
@@ -249,9 +250,17 @@ impl Ycsb {
         let mut v = Vec::with_capacity(self.config.record_bytes() as usize);
         for _ in 0..self.config.field_count {
             let len = self.field_length.next(&mut self.rng) as usize;
-            fill_random_printable(&mut self.rng, len, &mut v);
+            self.fill_value(len, &mut v);
         }
         v
+    }
+
+    /// Appends a field of `len` value bytes: YCSB's random printable ones, or zeros.
+    fn fill_value(&mut self, len: usize, v: &mut Vec<u8>) {
+        match self.config.values {
+            ValueData::Generated => fill_random_printable(&mut self.rng, len, v),
+            ValueData::Zeros => skip_random_printable(&mut self.rng, len, v),
+        }
     }
 
     fn update_value(&mut self) -> Vec<u8> {
@@ -263,7 +272,7 @@ impl Ycsb {
         let _field = below(&mut self.rng, self.config.field_count as u64);
         let len = self.field_length.next(&mut self.rng) as usize;
         let mut v = Vec::with_capacity(len);
-        fill_random_printable(&mut self.rng, len, &mut v);
+        self.fill_value(len, &mut v);
         v
     }
 }

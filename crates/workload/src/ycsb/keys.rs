@@ -1,6 +1,7 @@
 //! YCSB key names and random field bytes.
 
 use crate::fnv::fnvhash64;
+use crate::rng::Pcg64Mcg;
 use rand::Rng;
 
 /// YCSB's `CoreWorkload.buildKeyName`: `"user"`, then `'0'`s up to `zero_padding` digits, then the decimal key number
@@ -53,6 +54,14 @@ pub fn fill_random_printable(rng: &mut (impl Rng + ?Sized), len: usize, out: &mu
         let n = rest.len();
         rest.copy_from_slice(&draw(rng)[..n]);
     }
+}
+
+/// Append `len` zeros, advancing `rng` exactly as [`fill_random_printable`] does for `len` bytes
+/// (one draw per six bytes or part of six), so that every later draw is the one it would be.
+pub fn skip_random_printable(rng: &mut Pcg64Mcg, len: usize, out: &mut Vec<u8>) {
+    // Pcg64Mcg's 32-bit draw is one step of its 64-bit stream, and `advance` jumps n steps.
+    rng.advance(len.div_ceil(6) as u128);
+    out.resize(out.len() + len, 0);
 }
 
 #[cfg(test)]
