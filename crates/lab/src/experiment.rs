@@ -76,6 +76,8 @@ struct EngineConfig {
     block_cache: Option<Size>,
     /// Bytes a compaction reads ahead in each input table (0: block by block).
     compaction_readahead: Option<Size>,
+    /// LevelDB's seek-triggered compaction (true by default).
+    seek_compaction: Option<bool>,
     max_bytes_for_level_base: Option<Size>,
     bloom_bits_per_key: Option<u32>,
     l0_compaction_trigger: Option<usize>,
@@ -732,6 +734,9 @@ fn engine_options(e: &EngineConfig) -> Result<lsm::Options, String> {
     }
     if let Some(v) = size(&e.compaction_readahead, "engine.compaction_readahead")? {
         o.compaction_readahead = v as usize;
+    }
+    if let Some(v) = e.seek_compaction {
+        o.seek_compaction = v;
     }
     if let Some(v) = size(&e.max_bytes_for_level_base, "engine.max_bytes_for_level_base")? {
         o.max_bytes_for_level_base = v;

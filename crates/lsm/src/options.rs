@@ -39,6 +39,10 @@ pub struct Options {
     /// which LevelDB's sequential reads of its inputs get from the page cache; 0 reads block by
     /// block).
     pub compaction_readahead: usize,
+    /// Compact a table after it has absorbed its allowance of lookups that read it and then had to
+    /// look further (LevelDB's seek-triggered compaction, one seek per 16 KiB of the table, at
+    /// least 100; on by default, as in LevelDB). Read-heavy workloads rewrite tables for reads alone.
+    pub seek_compaction: bool,
     /// Start every data block at a multiple of the file system's block size and pad it there
     /// (RemapCom needs it to clone unchanged blocks; off by default).
     pub align_blocks: bool,
@@ -82,6 +86,7 @@ impl Default for Options {
             bloom_bits_per_key: Some(10),
             max_file_size: 2 << 20,
             compaction_readahead: 128 << 10,
+            seek_compaction: true,
             align_blocks: false,
             remap: RemapMode::Off,
             compaction: CompactionStyle::Leveled,

@@ -8,7 +8,7 @@ use storage::loop_xfs::LoopXfs;
 use workload::db_bench::DbBenchKind;
 use workload::{ValueSize, Workload};
 
-use super::remapcom::{value_for, Mode, MODES};
+use super::remapcom::{value_for, Mode, DB_BENCH_KEY, MODES};
 use crate::report::model::{Cell, Figure, FigureKind, ResultSet, ResultTable, Series};
 use crate::result::Timing;
 use crate::runner::{self, RunSpec};
@@ -101,7 +101,7 @@ fn measure(work: &std::path::Path, data: u64, divisor: u64, progress: bool) -> R
                 workload: Workload::DbBench(DbBenchKind::FillRandom),
                 records: data / kv,
                 operations: 0,
-                value_size: ValueSize::Fixed(value_for(*kv)),
+                value_size: ValueSize::Fixed(value_for(*kv, DB_BENCH_KEY)),
                 key_size: None,
                 seed: 42,
                 digest: false,

@@ -406,7 +406,7 @@ impl DbInner {
             }
         }
         // The first file read gets a seek charge when the lookup had to read more than one file.
-        if searched > 1 {
+        if searched > 1 && self.options.seek_compaction {
             if let Some((level, f)) = first_searched {
                 if version.record_seek(&f, level) {
                     let mut st = self.lock();
