@@ -86,7 +86,7 @@ fn assemble_experiment(text: &str, outcomes: Vec<String>, out: PathBuf) -> PyRes
 #[pyclass(unsendable, module = "flashkv")]
 struct Db {
     db: Option<lsm::Db>,
-    fs: Arc<dyn storage::Fs>,
+    env: storage::Env,
     dir: String,
     options: lsm::Options,
     /// The simulated device under a simulated database, kept alive with it.
@@ -111,10 +111,10 @@ impl Db {
     #[staticmethod]
     #[pyo3(signature = (path, sync = false))]
     fn open(py: Python<'_>, path: PathBuf, sync: bool) -> PyResult<Db> {
-        let fs: Arc<dyn storage::Fs> = Arc::new(storage::PosixFs::new(&path).map_err(error)?);
+        let env = storage::Env::new(Arc::new(storage::PosixFs::new(&path).map_err(error)?));
         let options = lsm::Options { create_if_missing: true, ..lsm::Options::default() };
-        let db = py.allow_threads(|| lsm::Db::open(Arc::clone(&fs), "", options.clone())).map_err(error)?;
-        Ok(Db { db: Some(db), fs, dir: String::new(), options, _stack: None, sync })
+        let db = py.allow_threads(|| lsm::Db::open(env.clone(), "", options.clone())).map_err(error)?;
+        Ok(Db { db: Some(db), env, dir: String::new(), options, _stack: None, sync })
     }
 
     /// Opens a new database on a simulated SSD of `capacity` (the `--preset` devices of the
@@ -130,11 +130,11 @@ impl Db {
             ..DeviceArgs::default()
         };
         let stack = Stack::build(&args).map_err(error)?;
-        let fs = stack.fs().map_err(error)?;
-        let options =
-            lsm::Options { create_if_missing: true, sim_clock: stack.clock.clone(), ..lsm::Options::default() };
-        let db = lsm::Db::open(Arc::clone(&fs), "db", options.clone()).map_err(error)?;
-        Ok(Db { db: Some(db), fs, dir: "db".into(), options, _stack: Some(stack), sync: false })
+        // The simulated file system makes a simulated Env: the engine runs on its clock.
+        let env = storage::Env::new(stack.fs().map_err(error)?);
+        let options = lsm::Options { create_if_missing: true, ..lsm::Options::default() };
+        let db = lsm::Db::open(env.clone(), "db", options.clone()).map_err(error)?;
+        Ok(Db { db: Some(db), env, dir: "db".into(), options, _stack: Some(stack), sync: false })
     }
 
     fn put(&self, key: &[u8], value: &[u8]) -> PyResult<()> {
@@ -179,8 +179,8 @@ impl Db {
         if let Some(db) = self.db.take() {
             py.allow_threads(|| db.close()).map_err(error)?;
         }
-        let (fs, dir, options) = (Arc::clone(&self.fs), self.dir.clone(), self.options.clone());
-        self.db = Some(py.allow_threads(|| lsm::Db::open(fs, &dir, options)).map_err(error)?);
+        let (env, dir, options) = (self.env.clone(), self.dir.clone(), self.options.clone());
+        self.db = Some(py.allow_threads(|| lsm::Db::open(env, &dir, options)).map_err(error)?);
         Ok(())
     }
 

@@ -134,16 +134,25 @@ fn picoseconds(text: &str) -> Option<u64> {
 
 /// What one operation did to its die: when it completed, and how long it held the die (from the
 /// moment the die took it to completion: array time, its transfers, and any wait for the channel
-/// while the die was held). Queueing before the die was free is not busy time.
+/// while the die was held). Queueing before the die was free is not busy time. `late`: how much
+/// earlier than the latest operation issued before it this one was issued (0 in order).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Busy {
     pub done: Nanos,
     pub busy: Nanos,
+    pub late: Nanos,
 }
 
 /// Busy-until times of every die and channel, and each die's total busy time.
+///
+/// A die's timeline is one busy-until time: an operation issued at `t` starts when the die is
+/// free. That is first-come first-served, exact when operations arrive in non-decreasing issue
+/// time (what the host's lanes guarantee, `crate::clock`); an operation that arrives late would
+/// queue behind work issued after it, so the timeline measures how late each one is.
 #[derive(Clone, Debug)]
 pub struct Timeline {
+    /// The latest issue time seen.
+    latest: Nanos,
     die_free: Vec<Nanos>,
     die_busy: Vec<Nanos>,
     channel_free: Vec<Nanos>,
@@ -156,6 +165,7 @@ pub struct Timeline {
 impl Timeline {
     pub fn new(timing: &Timing, dies: u32, channels: u32, page_size: u32) -> Self {
         Timeline {
+            latest: 0,
             die_free: vec![0; dies as usize],
             die_busy: vec![0; dies as usize],
             channel_free: vec![0; channels as usize],
@@ -170,26 +180,26 @@ impl Timeline {
     pub fn read(&mut self, at: Nanos, die: u32, channel: u32, pages: u32) -> Busy {
         let start = at.max(self.die_free[die as usize]);
         let done = self.transfer(start + self.read_ns, channel, pages);
-        self.hold(die, start, done)
+        self.hold(at, die, start, done)
     }
 
     /// Programs `pages` pages (1, or up to planes-per-die for a multi-plane program) on `die`.
     pub fn program(&mut self, at: Nanos, die: u32, channel: u32, pages: u32) -> Busy {
         let start = at.max(self.die_free[die as usize]);
         let done = self.transfer(start, channel, pages) + self.program_ns;
-        self.hold(die, start, done)
+        self.hold(at, die, start, done)
     }
 
     /// Erases one block (or one block per plane, multi-plane) on `die`.
     pub fn erase(&mut self, at: Nanos, die: u32) -> Busy {
         let start = at.max(self.die_free[die as usize]);
-        self.hold(die, start, start + self.erase_ns)
+        self.hold(at, die, start, start + self.erase_ns)
     }
 
     /// Copyback: read into the page register and program from it, without the channel.
     pub fn copyback(&mut self, at: Nanos, die: u32) -> Busy {
         let start = at.max(self.die_free[die as usize]);
-        self.hold(die, start, start + self.read_ns + self.program_ns)
+        self.hold(at, die, start, start + self.read_ns + self.program_ns)
     }
 
     /// The time at which every unit is idle.
@@ -204,11 +214,13 @@ impl Timeline {
         self.die_busy.iter().sum()
     }
 
-    fn hold(&mut self, die: u32, start: Nanos, done: Nanos) -> Busy {
+    fn hold(&mut self, at: Nanos, die: u32, start: Nanos, done: Nanos) -> Busy {
         let d = die as usize;
         self.die_free[d] = done;
         self.die_busy[d] += done - start;
-        Busy { done, busy: done - start }
+        let late = self.latest.saturating_sub(at);
+        self.latest = self.latest.max(at);
+        Busy { done, busy: done - start, late }
     }
 
     fn transfer(&mut self, ready: Nanos, channel: u32, pages: u32) -> Nanos {

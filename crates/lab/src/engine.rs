@@ -2,10 +2,8 @@
 //! SSD designs (PLSC-tree, KVFTL) will implement the same trait, so every workload, report and
 //! experiment works on all of them.
 
-use std::sync::Arc;
-
 use lsm::{Db, ReadOptions, WriteOptions};
-use storage::Fs;
+use storage::Env;
 
 /// A key-value store under test.
 pub trait KvEngine {
@@ -67,7 +65,7 @@ impl ContentDigest {
 
 /// The LSM engine (`lsm::Db`).
 pub struct LsmEngine {
-    fs: Arc<dyn Fs>,
+    env: Env,
     db: Option<Db>,
     options: lsm::Options,
     write: WriteOptions,
@@ -79,9 +77,9 @@ pub struct LsmEngine {
 const DIR: &str = "db";
 
 impl LsmEngine {
-    pub fn open(fs: Arc<dyn Fs>, options: lsm::Options, sync: bool) -> Result<LsmEngine, String> {
-        let db = Db::open(Arc::clone(&fs), DIR, options.clone()).map_err(|e| e.to_string())?;
-        Ok(LsmEngine { fs, db: Some(db), options, write: WriteOptions { sync }, history: Default::default() })
+    pub fn open(env: Env, options: lsm::Options, sync: bool) -> Result<LsmEngine, String> {
+        let db = Db::open(env.clone(), DIR, options.clone()).map_err(|e| e.to_string())?;
+        Ok(LsmEngine { env, db: Some(db), options, write: WriteOptions { sync }, history: Default::default() })
     }
 
     fn db(&self) -> Result<&Db, String> {
@@ -149,8 +147,8 @@ impl KvEngine for LsmEngine {
             self.history.add_history(&db.stats());
             db.close().map_err(|e| e.to_string())?;
         }
-        lsm::destroy(&*self.fs, DIR).map_err(|e| format!("destroying the database: {e}"))?;
-        self.db = Some(Db::open(Arc::clone(&self.fs), DIR, self.options.clone()).map_err(|e| e.to_string())?);
+        lsm::destroy(&**self.env.fs(), DIR).map_err(|e| format!("destroying the database: {e}"))?;
+        self.db = Some(Db::open(self.env.clone(), DIR, self.options.clone()).map_err(|e| e.to_string())?);
         Ok(())
     }
 

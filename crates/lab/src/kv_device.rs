@@ -9,7 +9,7 @@
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use flashsim::cause::MAX_LEVELS;
-use flashsim::{Cause, FlashReport, FtlCounters, Lane, Media, SimClock, Wait};
+use flashsim::{Cause, FlashReport, FtlCounters, Media, SimClock, Wait};
 use kvssd::{DftlKv, DftlKvConfig, KvDevice, Kvftl, KvftlConfig, LsmConfig, LsmInDevice, Plsc, PlscConfig, Variant};
 
 use crate::engine::{ContentDigest, KvEngine};
@@ -227,9 +227,9 @@ impl KvDeviceEngine {
         &mut self,
         f: impl FnOnce(&mut dyn KvDevice, u64) -> kvssd::Result<kvssd::Completed<T>>,
     ) -> Result<T, String> {
-        let at = self.clock.time(Lane::Foreground);
+        let at = self.clock.now();
         let c = f(self.lock().device(), at).map_err(|e| e.to_string())?;
-        self.clock.advance(Lane::Foreground, c.done, Wait::Device);
+        self.clock.wait(c.done, Wait::Device);
         Ok(c.value)
     }
 }

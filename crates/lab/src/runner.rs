@@ -28,7 +28,7 @@ pub type Outcome = Result<(RunResult, Timing), String>;
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RunSpec {
     pub device: DeviceArgs,
-    /// Engine options; the simulation clock is filled in from the stack.
+    /// Engine options.
     pub engine: lsm::Options,
     /// A key-value SSD design instead of the LSM engine on a file system (`--engine plsc`); the
     /// device flags give its preset and capacity, and `engine` does not apply.
@@ -163,8 +163,8 @@ pub fn open(
         }
         None => {
             let stack = Stack::build(device)?;
-            let options = lsm::Options { sim_clock: stack.clock.clone(), create_if_missing: true, ..engine.clone() };
-            let engine = LsmEngine::open(stack.fs()?, options, sync)?;
+            let options = lsm::Options { create_if_missing: true, ..engine.clone() };
+            let engine = LsmEngine::open(storage::Env::new(stack.fs()?), options, sync)?;
             (stack, Box::new(engine))
         }
     })

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use storage::FsError;
+use storage::{EnvError, FsError};
 
 pub type Result<T> = std::result::Result<T, Error>;
 
@@ -42,11 +42,22 @@ pub enum Error {
 
     #[error("the database is closed")]
     Closed,
+
+    /// The Env could not schedule the work: a thread the host refused, or in simulation a wait
+    /// that no lane could ever end.
+    #[error(transparent)]
+    Env(Arc<EnvError>),
 }
 
 impl From<FsError> for Error {
     fn from(e: FsError) -> Self {
         Error::Fs(Arc::new(e))
+    }
+}
+
+impl From<EnvError> for Error {
+    fn from(e: EnvError) -> Self {
+        Error::Env(Arc::new(e))
     }
 }
 

@@ -1,7 +1,5 @@
 //! Options of the engine, with LevelDB's defaults.
 
-use flashsim::SimClock;
-
 pub use crate::compaction::remapcom::RemapMode;
 pub use crate::compaction::strategy::CompactionStyle;
 pub use crate::db::WalRecoveryMode;
@@ -64,11 +62,6 @@ pub struct Options {
     /// Largest key and value accepted.
     pub max_key_size: usize,
     pub max_value_size: usize,
-    /// Run in simulated time: background work inline at deterministic points, charged to the
-    /// background lane of this clock (the clock of the `SimFs` the database lives on). `None`: a real
-    /// background thread and the wall clock.
-    #[serde(skip)]
-    pub sim_clock: Option<SimClock>,
 }
 
 impl Default for Options {
@@ -98,7 +91,6 @@ impl Default for Options {
             num_levels: 7,
             max_key_size: 64 << 10,
             max_value_size: 64 << 20,
-            sim_clock: None,
         }
     }
 }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use lsm::{CompactionStyle, Db, DbStats, Options, ReadOptions, WriteOptions};
 use rand::{Rng, SeedableRng};
-use storage::MemFs;
+use storage::{Env, MemFs};
 
 fn options(style: CompactionStyle) -> Options {
     Options {
@@ -29,7 +29,7 @@ fn options(style: CompactionStyle) -> Options {
 /// statistics.
 fn run(style: CompactionStyle, seed: u64) -> (u64, u64, DbStats) {
     let fs = Arc::new(MemFs::new());
-    let db = Db::open(fs.clone(), "db", options(style)).unwrap();
+    let db = Db::open(Env::new(fs.clone()), "db", options(style)).unwrap();
     let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(seed);
     let mut below = |n: u64| rng.next_u64() % n;
     let mut model = BTreeMap::new();
@@ -49,7 +49,7 @@ fn run(style: CompactionStyle, seed: u64) -> (u64, u64, DbStats) {
     let stats = db.stats();
     // Reopen: the strategy's compaction pointers and files come back from the MANIFEST.
     drop(db);
-    let db = Db::open(fs, "db", options(style)).unwrap();
+    let db = Db::open(Env::new(fs), "db", options(style)).unwrap();
     let got = db.scan(&ReadOptions::default(), Bound::Unbounded, Bound::Unbounded).unwrap().map(|r| r.unwrap());
     (checksum(got), checksum(model.into_iter()), stats)
 }

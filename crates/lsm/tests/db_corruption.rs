@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use lsm::{Db, Error, Options, ReadOptions, WriteOptions};
-use storage::{Fs, MemFs};
+use storage::{Env, Fs, MemFs};
 
 fn options(paranoid: bool) -> Options {
     Options {
@@ -55,7 +55,7 @@ fn assert_corruption_names(e: &Error, file: &str) {
 fn a_flipped_byte_in_an_sst_block_is_reported_never_returned() {
     let mem = MemFs::new();
     let fs: Arc<dyn Fs> = Arc::new(mem.clone());
-    let db = Db::open(Arc::clone(&fs), "db", options(true)).unwrap();
+    let db = Db::open(Env::new(Arc::clone(&fs)), "db", options(true)).unwrap();
     for i in 0..3000 {
         db.put(&WriteOptions::default(), &key(i), &value(i)).unwrap();
     }
@@ -65,7 +65,7 @@ fn a_flipped_byte_in_an_sst_block_is_reported_never_returned() {
     assert_eq!(ssts.len(), db_files_after_compaction(), "obsolete SSTs are deleted");
     let sst = ssts.into_iter().next().unwrap();
     flip(&*fs, &sst, 100);
-    let db = Db::open(Arc::clone(&fs), "db", options(true)).unwrap();
+    let db = Db::open(Env::new(Arc::clone(&fs)), "db", options(true)).unwrap();
     let mut errors = 0;
     for i in 0..3000 {
         match db.get(&ReadOptions::default(), &key(i)) {
@@ -87,7 +87,7 @@ fn a_flipped_byte_in_an_sst_block_is_reported_never_returned() {
 fn a_flipped_byte_in_a_wal_record_is_corruption_in_a_strict_mode() {
     let mem = MemFs::new();
     let fs: Arc<dyn Fs> = Arc::new(mem.clone());
-    let db = Db::open(Arc::clone(&fs), "db", options(true)).unwrap();
+    let db = Db::open(Env::new(Arc::clone(&fs)), "db", options(true)).unwrap();
     for i in 0..200 {
         db.put(&WriteOptions { sync: true }, &key(i), &value(i)).unwrap();
     }
@@ -95,11 +95,11 @@ fn a_flipped_byte_in_a_wal_record_is_corruption_in_a_strict_mode() {
     let wal = files(&*fs, ".log").into_iter().max().unwrap();
     flip(&*fs, &wal, 1000);
     let strict = Options { wal_recovery_mode: lsm::WalRecoveryMode::TolerateCorruptedTailRecords, ..options(true) };
-    let e = Db::open(Arc::clone(&fs), "db", strict).err().expect("a strict open must fail");
+    let e = Db::open(Env::new(Arc::clone(&fs)), "db", strict).err().expect("a strict open must fail");
     assert_corruption_names(&e, &wal);
     // In the default mode (point in time) the records before the damage come back, and nothing
     // after it.
-    let db = Db::open(Arc::clone(&fs), "db", options(false)).unwrap();
+    let db = Db::open(Env::new(Arc::clone(&fs)), "db", options(false)).unwrap();
     let got: Vec<_> = db
         .scan(&ReadOptions::default(), std::ops::Bound::Unbounded, std::ops::Bound::Unbounded)
         .unwrap()
@@ -115,7 +115,7 @@ fn a_flipped_byte_in_a_wal_record_is_corruption_in_a_strict_mode() {
 fn a_flipped_byte_in_the_manifest_is_corruption() {
     let mem = MemFs::new();
     let fs: Arc<dyn Fs> = Arc::new(mem.clone());
-    let db = Db::open(Arc::clone(&fs), "db", options(true)).unwrap();
+    let db = Db::open(Env::new(Arc::clone(&fs)), "db", options(true)).unwrap();
     for round in 0..4 {
         for i in 0..500 {
             db.put(&WriteOptions::default(), &key(i + round * 500), &value(i)).unwrap();
@@ -126,20 +126,20 @@ fn a_flipped_byte_in_the_manifest_is_corruption() {
     let manifest = files(&*fs, "MANIFEST-").into_iter().next().unwrap();
     // Inside the first record (the snapshot), with later edits after it.
     flip(&*fs, &manifest, 20);
-    let e = Db::open(Arc::clone(&fs), "db", options(true)).err().expect("open must fail");
+    let e = Db::open(Env::new(Arc::clone(&fs)), "db", options(true)).err().expect("open must fail");
     assert_corruption_names(&e, &manifest);
 }
 
 #[test]
 fn missing_current_and_missing_manifest_are_named() {
     let fs: Arc<dyn Fs> = Arc::new(MemFs::new());
-    let e = Db::open(Arc::clone(&fs), "db", Options::default()).err().unwrap();
+    let e = Db::open(Env::new(Arc::clone(&fs)), "db", Options::default()).err().unwrap();
     assert!(matches!(e, Error::NotFound { .. }) && e.to_string().contains("CURRENT"), "{e}");
-    let db = Db::open(Arc::clone(&fs), "db", options(false)).unwrap();
+    let db = Db::open(Env::new(Arc::clone(&fs)), "db", options(false)).unwrap();
     db.close().unwrap();
     let manifest = files(&*fs, "MANIFEST-").into_iter().next().unwrap();
     fs.remove(&manifest).unwrap();
-    let e = Db::open(Arc::clone(&fs), "db", options(false)).err().unwrap();
+    let e = Db::open(Env::new(Arc::clone(&fs)), "db", options(false)).err().unwrap();
     assert!(e.to_string().contains("MANIFEST"), "{e}");
 }
 
@@ -147,7 +147,7 @@ fn missing_current_and_missing_manifest_are_named() {
 fn oversized_keys_and_values_are_refused() {
     let fs: Arc<dyn Fs> = Arc::new(MemFs::new());
     let o = Options { max_key_size: 10, max_value_size: 20, ..options(false) };
-    let db = Db::open(fs, "db", o).unwrap();
+    let db = Db::open(Env::new(fs), "db", o).unwrap();
     let e = db.put(&WriteOptions::default(), &[1; 11], b"v").unwrap_err();
     assert!(matches!(e, Error::KeyTooLarge { len: 11, limit: 10 }), "{e}");
     let e = db.put(&WriteOptions::default(), b"k", &[1; 21]).unwrap_err();
@@ -160,7 +160,7 @@ fn oversized_keys_and_values_are_refused() {
 fn a_full_device_stops_writes_but_keeps_every_acknowledged_one_readable() {
     let mem = MemFs::builder().capacity(2 << 20).build();
     let fs: Arc<dyn Fs> = Arc::new(mem);
-    let db = Db::open(fs, "db", Options { write_buffer_size: 64 << 10, ..options(false) }).unwrap();
+    let db = Db::open(Env::new(fs), "db", Options { write_buffer_size: 64 << 10, ..options(false) }).unwrap();
     let mut acked = 0;
     let err = loop {
         match db.put(&WriteOptions::default(), &key(acked), &value(acked)) {
@@ -184,7 +184,7 @@ fn a_full_device_stops_writes_but_keeps_every_acknowledged_one_readable() {
 fn a_damaged_or_cut_last_manifest_record_is_named_not_a_missing_sst() {
     for cut in [false, true] {
         let fs: Arc<dyn Fs> = Arc::new(MemFs::new());
-        let db = Db::open(Arc::clone(&fs), "db", options(false)).unwrap();
+        let db = Db::open(Env::new(Arc::clone(&fs)), "db", options(false)).unwrap();
         // Two overlapping rounds, each compacted down: the second ends with a merge into the
         // last level that deletes its inputs.
         for _ in 0..2 {
@@ -207,7 +207,7 @@ fn a_damaged_or_cut_last_manifest_record_is_named_not_a_missing_sst() {
             *bytes.last_mut().unwrap() ^= 0x40;
         }
         storage::write_all(&*fs, &manifest, &bytes, true).unwrap();
-        let e = Db::open(Arc::clone(&fs), "db", options(false)).err().expect("open must fail");
+        let e = Db::open(Env::new(Arc::clone(&fs)), "db", options(false)).err().expect("open must fail");
         assert_corruption_names(&e, &manifest);
         let msg = e.to_string();
         assert!(msg.contains(&format!("offset {last}")), "cut {cut}: {msg}");

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use lsm::{Db, Options, ReadOptions, WriteOptions};
 use rand::{Rng, RngExt, SeedableRng};
-use storage::{FaultFs, Fs, IoClass, MemFs};
+use storage::{Env, FaultFs, Fs, IoClass, MemFs};
 
 type Model = BTreeMap<Vec<u8>, Vec<u8>>;
 
@@ -43,7 +43,8 @@ fn recover(
 ) -> Db {
     fault.set_enabled(false);
     mem.crash();
-    let db = Db::open(Arc::clone(fs), "db", options()).unwrap_or_else(|e| panic!("seed {seed}: reopen failed: {e}"));
+    let db = Db::open(Env::new(Arc::clone(fs)), "db", options())
+        .unwrap_or_else(|e| panic!("seed {seed}: reopen failed: {e}"));
     let got = contents(&db);
     let j = (*synced..history.len()).rev().find(|&j| history[j] == got).unwrap_or_else(|| {
         panic!("seed {seed}: contents match no write at or after the last synced {synced} of {}", history.len() - 1)
@@ -61,7 +62,7 @@ fn injected_faults_never_corrupt_the_database() {
         let mem = MemFs::new();
         let fault = FaultFs::new(Arc::new(mem.clone()), seed);
         let fs: Arc<dyn Fs> = Arc::new(fault.clone());
-        let mut db = Db::open(Arc::clone(&fs), "db", options()).unwrap();
+        let mut db = Db::open(Env::new(Arc::clone(&fs)), "db", options()).unwrap();
         fault.set_probability(IoClass::Write, 0.004);
         fault.set_probability(IoClass::Sync, 0.01);
         fault.set_probability(IoClass::Read, 0.004);

@@ -1,5 +1,6 @@
 //! The same workload on PosixFs, MemFs and SimFs (in simulated time) ends with identical contents:
-//! the engine's behaviour does not depend on the file system under it.
+//! the engine's behaviour does not depend on the file system under it, nor on its Env (real threads,
+//! or lanes of simulated time).
 
 use std::collections::BTreeMap;
 use std::ops::Bound;
@@ -8,18 +9,17 @@ use std::sync::Arc;
 use flashsim::SimClock;
 use lsm::{Db, Options, ReadOptions, WriteOptions};
 use rand::{Rng, SeedableRng};
-use storage::{Fs, MemFs, PosixFs, SimFs, SimFsOptions};
+use storage::{Env, Fs, MemFs, PosixFs, SimFs, SimFsOptions};
 
-fn workload(fs: Arc<dyn Fs>, sim: Option<SimClock>) -> (u64, BTreeMap<Vec<u8>, Vec<u8>>) {
+fn workload(fs: Arc<dyn Fs>) -> (u64, BTreeMap<Vec<u8>, Vec<u8>>) {
     let o = Options {
         create_if_missing: true,
         write_buffer_size: 32 << 10,
         max_file_size: 32 << 10,
         max_bytes_for_level_base: 128 << 10,
-        sim_clock: sim,
         ..Options::default()
     };
-    let db = Db::open(fs, "db", o).unwrap();
+    let db = Db::open(Env::new(fs), "db", o).unwrap();
     let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(2024);
     let mut model = BTreeMap::new();
     for i in 0..30_000u64 {
@@ -50,12 +50,12 @@ fn workload(fs: Arc<dyn Fs>, sim: Option<SimClock>) -> (u64, BTreeMap<Vec<u8>, V
 #[test]
 fn posix_mem_and_sim_give_identical_contents() {
     let dir = tempfile::tempdir().unwrap();
-    let posix = workload(Arc::new(PosixFs::new(dir.path()).unwrap()), None);
-    let mem = workload(Arc::new(MemFs::new()), None);
+    let posix = workload(Arc::new(PosixFs::new(dir.path()).unwrap()));
+    let mem = workload(Arc::new(MemFs::new()));
     let clock = SimClock::new();
     let cfg = flashsim::SsdConfig::from_preset(flashsim::Preset::Femu, Some(256 << 20)).unwrap();
     let sim_fs = SimFs::format(flashsim::BlockSsd::new(cfg).unwrap(), clock.clone(), SimFsOptions::default()).unwrap();
-    let sim = workload(Arc::new(sim_fs), Some(clock.clone()));
+    let sim = workload(Arc::new(sim_fs));
     assert_eq!(posix.0, mem.0, "PosixFs and MemFs differ");
     assert_eq!(mem.0, sim.0, "MemFs and SimFs differ");
     assert!(clock.time(flashsim::Lane::Background) > 0, "simulation charged background work to its lane");

@@ -2,8 +2,9 @@
 //! flushes, compactions, reopens and crashes, against a BTreeMap. After a crash every synced write
 //! must be present and the surviving unsynced writes must form a prefix of the write order: the
 //! database must equal the model as of some write at or after the last synced one (no holes, no
-//! resurrected deletes). Runs on MemFs (crash drops unsynced data) with the background thread, and
-//! on SimFs (power cut) in simulated time.
+//! resurrected deletes). Runs under both Envs: on MemFs (crash drops unsynced data) with a real
+//! background thread, and on SimFs and ZoneFs (power cut) with the background lane in simulated
+//! time.
 
 use std::collections::BTreeMap;
 use std::ops::Bound;
@@ -12,7 +13,7 @@ use std::sync::Arc;
 use flashsim::{SimClock, ZonedConfig, ZonedSsd};
 use lsm::{CompactionStyle, Db, Options, ReadOptions, WriteBatch, WriteOptions};
 use proptest::prelude::*;
-use storage::{AllocPolicy, Fs, GcOptions, MemFs, SimFs, SimFsOptions, ZoneFs, ZoneFsOptions};
+use storage::{AllocPolicy, Env, Fs, GcOptions, MemFs, SimFs, SimFsOptions, ZoneFs, ZoneFsOptions};
 
 type Model = BTreeMap<Vec<u8>, Vec<u8>>;
 
@@ -75,19 +76,19 @@ fn options() -> Options {
 }
 
 /// The file system under test and how to crash it.
-struct Env {
+struct Setup {
     fs: Arc<dyn Fs>,
     crash: Box<dyn Fn()>,
     options: Options,
 }
 
-fn mem_env() -> Env {
+fn mem_env() -> Setup {
     let mem = MemFs::new();
     let c = mem.clone();
-    Env { fs: Arc::new(mem), crash: Box::new(move || c.crash()), options: options() }
+    Setup { fs: Arc::new(mem), crash: Box::new(move || c.crash()), options: options() }
 }
 
-fn sim_env() -> Env {
+fn sim_env() -> Setup {
     let clock = SimClock::new();
     let mut cfg = flashsim::SsdConfig::from_preset(flashsim::Preset::Femu, Some(64 << 20)).unwrap();
     cfg.spare_factor = 0.2;
@@ -99,14 +100,12 @@ fn sim_env() -> Env {
     )
     .unwrap();
     let c = fs.clone();
-    let mut o = options();
-    o.sim_clock = Some(clock);
-    Env { fs: Arc::new(fs), crash: Box::new(move || c.power_cut().unwrap()), options: o }
+    Setup { fs: Arc::new(fs), crash: Box::new(move || c.power_cut().unwrap()), options: options() }
 }
 
 /// ZoneFs over a small zoned SSD (4 planes, zones of 16 pages per plane = 256 KiB, 64 zones),
 /// placing by `policy`, with host zone GC.
-fn zone_env(policy: AllocPolicy) -> Env {
+fn zone_env(policy: AllocPolicy) -> Setup {
     let clock = SimClock::new();
     let g = flashsim::Geometry {
         channels: 2,
@@ -123,17 +122,15 @@ fn zone_env(policy: AllocPolicy) -> Env {
     let opts = ZoneFsOptions { policy, gc: Some(GcOptions::default()), ..ZoneFsOptions::default() };
     let fs = ZoneFs::format(dev, clock.clone(), opts).unwrap();
     let c = fs.clone();
-    let mut o = options();
-    o.sim_clock = Some(clock);
-    Env { fs: Arc::new(fs), crash: Box::new(move || c.power_cut().unwrap()), options: o }
+    Setup { fs: Arc::new(fs), crash: Box::new(move || c.power_cut().unwrap()), options: options() }
 }
 
 fn contents(db: &Db) -> Model {
     db.scan(&ReadOptions::default(), Bound::Unbounded, Bound::Unbounded).unwrap().map(|r| r.unwrap()).collect()
 }
 
-fn run(ops: Vec<Op>, env: Env) -> Result<(), TestCaseError> {
-    let mut db = Some(Db::open(Arc::clone(&env.fs), "db", env.options.clone()).unwrap());
+fn run(ops: Vec<Op>, env: Setup) -> Result<(), TestCaseError> {
+    let mut db = Some(Db::open(Env::new(Arc::clone(&env.fs)), "db", env.options.clone()).unwrap());
     // history[i] = model after the i-th write; synced_upto = index of the last synced write.
     let mut history: Vec<Model> = vec![Model::new()];
     let mut synced_upto = 0usize;
@@ -222,14 +219,14 @@ fn run(ops: Vec<Op>, env: Env) -> Result<(), TestCaseError> {
             Op::Reopen => {
                 snapshots.clear();
                 db.take().unwrap().close().unwrap();
-                db = Some(Db::open(Arc::clone(&env.fs), "db", env.options.clone()).unwrap());
+                db = Some(Db::open(Env::new(Arc::clone(&env.fs)), "db", env.options.clone()).unwrap());
                 prop_assert_eq!(contents(db.as_ref().unwrap()), model);
             }
             Op::Crash => {
                 snapshots.clear();
                 drop(db.take());
                 (env.crash)();
-                let reopened = Db::open(Arc::clone(&env.fs), "db", env.options.clone()).unwrap();
+                let reopened = Db::open(Env::new(Arc::clone(&env.fs)), "db", env.options.clone()).unwrap();
                 let got = contents(&reopened);
                 let j = (synced_upto..history.len()).rev().find(|&j| history[j] == got);
                 prop_assert!(

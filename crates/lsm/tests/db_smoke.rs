@@ -1,7 +1,7 @@
 use std::sync::Arc;
 
 use lsm::{Db, Options, ReadOptions, WriteOptions};
-use storage::{Fs, MemFs};
+use storage::{Env, Fs, MemFs};
 
 #[test]
 fn put_get_delete_reopen_threaded() {
@@ -10,7 +10,7 @@ fn put_get_delete_reopen_threaded() {
     let mut o =
         Options { create_if_missing: true, write_buffer_size: 64 << 10, max_file_size: 64 << 10, ..Options::default() };
     o.max_bytes_for_level_base = 256 << 10;
-    let db = Db::open(Arc::clone(&fs), "db", o.clone()).unwrap();
+    let db = Db::open(Env::new(Arc::clone(&fs)), "db", o.clone()).unwrap();
     let w = WriteOptions::default();
     for i in 0..20_000u32 {
         db.put(&w, format!("key{:08}", i % 5000).as_bytes(), format!("value{i:08}-{}", "x".repeat(50)).as_bytes())
@@ -25,7 +25,7 @@ fn put_get_delete_reopen_threaded() {
     let n = db.scan(&r, std::ops::Bound::Unbounded, std::ops::Bound::Unbounded).unwrap().count();
     assert_eq!(n, 4999);
     db.close().unwrap();
-    let db = Db::open(fs, "db", o).unwrap();
+    let db = Db::open(Env::new(fs), "db", o).unwrap();
     assert_eq!(db.get(&r, b"key00000008").unwrap().unwrap()[..13].to_vec(), b"value00015008".to_vec());
     assert_eq!(db.get(&r, b"key00000007").unwrap(), None);
     let n = db.scan(&r, std::ops::Bound::Unbounded, std::ops::Bound::Unbounded).unwrap().count();

@@ -7,13 +7,13 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use lsm::{Db, Options, ReadOptions, WriteOptions};
-use storage::{Fs, MemFs};
+use storage::{Env, Fs, MemFs};
 
 #[test]
 fn compact_range_finishes_while_writers_keep_writing() {
     let fs: Arc<dyn Fs> = Arc::new(MemFs::new());
     let options = Options { create_if_missing: true, ..Options::default() };
-    let db = Arc::new(Db::open(fs, "db", options).unwrap());
+    let db = Arc::new(Db::open(Env::new(fs), "db", options).unwrap());
     let key = |t: u64, i: u64| format!("{:08}", (i * 7919 + t * 104_729) % 2_000_000).into_bytes();
     // Enough for a database of several levels before the manual compaction starts.
     for i in 0..200_000 {

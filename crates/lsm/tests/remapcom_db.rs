@@ -11,13 +11,13 @@ use std::sync::Arc;
 use flashsim::SimClock;
 use lsm::{Db, DbStats, Error, Options, ReadOptions, RemapMode, WriteOptions};
 use rand::{Rng, SeedableRng};
-use storage::{Fs, MemFs, SimFs, SimFsOptions};
+use storage::{Env, Fs, MemFs, SimFs, SimFsOptions};
 
 type Model = BTreeMap<Vec<u8>, Vec<u8>>;
 
 const MODES: [RemapMode; 3] = [RemapMode::Off, RemapMode::Base, RemapMode::Full];
 
-fn options(mode: RemapMode, sim: Option<SimClock>) -> Options {
+fn options(mode: RemapMode) -> Options {
     Options {
         create_if_missing: true,
         align_blocks: true,
@@ -25,7 +25,6 @@ fn options(mode: RemapMode, sim: Option<SimClock>) -> Options {
         write_buffer_size: 64 << 10,
         max_file_size: 64 << 10,
         max_bytes_for_level_base: 256 << 10,
-        sim_clock: sim,
         ..Options::default()
     }
 }
@@ -79,7 +78,7 @@ fn modes_give_identical_contents_on_memfs() {
     let mut results = Vec::new();
     for mode in MODES {
         let fs: Arc<dyn Fs> = Arc::new(MemFs::new());
-        let db = Db::open(Arc::clone(&fs), "db", options(mode, None)).unwrap();
+        let db = Db::open(Env::new(Arc::clone(&fs)), "db", options(mode)).unwrap();
         let mut model = Model::new();
         let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(11);
         writes(&db, &mut model, &mut rng, 6000, false);
@@ -101,7 +100,7 @@ fn modes_survive_a_crash_while_compacting_on_memfs() {
         let fs: Arc<dyn Fs> = Arc::new(mem.clone());
         let mut model = Model::new();
         let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(12);
-        let db = Db::open(Arc::clone(&fs), "db", options(mode, None)).unwrap();
+        let db = Db::open(Env::new(Arc::clone(&fs)), "db", options(mode)).unwrap();
         writes(&db, &mut model, &mut rng, 4000, true);
         assert!(db.stats().compactions > 0, "compactions ran before the crash");
         // Power loss while the background thread is still compacting what those writes left due;
@@ -109,7 +108,7 @@ fn modes_survive_a_crash_while_compacting_on_memfs() {
         mem.crash();
         drop(db);
         mem.crash();
-        let db = Db::open(Arc::clone(&fs), "db", options(mode, None)).unwrap();
+        let db = Db::open(Env::new(Arc::clone(&fs)), "db", options(mode)).unwrap();
         assert!(contents(&db) == model, "{mode}: synced writes lost in the crash");
         writes(&db, &mut model, &mut rng, 3000, true);
         db.compact_range(None, None).unwrap();
@@ -130,15 +129,15 @@ fn modes_survive_a_power_cut_on_simfs() {
         let cfg = flashsim::SsdConfig::from_preset(flashsim::Preset::Femu, Some(256 << 20)).unwrap();
         let sim = SimFs::format(flashsim::BlockSsd::new(cfg).unwrap(), clock.clone(), SimFsOptions::default()).unwrap();
         let fs: Arc<dyn Fs> = Arc::new(sim.clone());
-        let o = options(mode, Some(clock.clone()));
+        let o = options(mode);
         let mut model = Model::new();
         let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(13);
-        let db = Db::open(Arc::clone(&fs), "db", o.clone()).unwrap();
+        let db = Db::open(Env::new(Arc::clone(&fs)), "db", o.clone()).unwrap();
         writes(&db, &mut model, &mut rng, 4000, true);
         let before = udbs(&db.stats());
         sim.power_cut().unwrap();
         drop(db);
-        let db = Db::open(Arc::clone(&fs), "db", o).unwrap();
+        let db = Db::open(Env::new(Arc::clone(&fs)), "db", o).unwrap();
         assert!(contents(&db) == model, "{mode}: synced writes lost in the power cut");
         writes(&db, &mut model, &mut rng, 3000, true);
         db.compact_range(None, None).unwrap();
@@ -159,14 +158,14 @@ fn modes_survive_a_power_cut_on_simfs() {
 #[test]
 fn remap_needs_aligned_blocks() {
     for mode in [RemapMode::Base, RemapMode::Full] {
-        let o = Options { align_blocks: false, ..options(mode, None) };
+        let o = Options { align_blocks: false, ..options(mode) };
         match o.validate() {
             Err(Error::InvalidArgument(m)) => assert!(m.starts_with("remap"), "{m}"),
             other => panic!("{mode} without align_blocks: {other:?}"),
         }
-        let r = Db::open(Arc::new(MemFs::new()), "db", o);
+        let r = Db::open(Env::new(Arc::new(MemFs::new())), "db", o);
         assert!(matches!(r, Err(Error::InvalidArgument(_))));
     }
-    let off = Options { align_blocks: false, ..options(RemapMode::Off, None) };
+    let off = Options { align_blocks: false, ..options(RemapMode::Off) };
     off.validate().unwrap();
 }

@@ -4,12 +4,10 @@
 //! compaction host writes at least as much as `base`. The measured numbers are printed (run with
 //! `--nocapture`) for reports.
 
-use std::sync::Arc;
-
 use flashsim::SimClock;
 use lsm::{Db, Options, RemapMode, WriteOptions};
 use rand::{Rng, SeedableRng};
-use storage::{Fs, SimFs, SimFsOptions};
+use storage::{SimFs, SimFsOptions};
 
 const OPS: u64 = 32_000;
 const VALUE: usize = 1024;
@@ -30,18 +28,10 @@ struct Measured {
 }
 
 fn fillrandom(mode: RemapMode) -> Measured {
-    let clock = SimClock::new();
     let cfg = flashsim::SsdConfig::from_preset(flashsim::Preset::Femu, Some(512 << 20)).unwrap();
-    let sim = SimFs::format(flashsim::BlockSsd::new(cfg).unwrap(), clock.clone(), SimFsOptions::default()).unwrap();
-    let fs: Arc<dyn Fs> = Arc::new(sim.clone());
-    let o = Options {
-        create_if_missing: true,
-        align_blocks: true,
-        remap: mode,
-        sim_clock: Some(clock),
-        ..Options::default()
-    };
-    let db = Db::open(fs, "db", o).unwrap();
+    let sim = SimFs::format(flashsim::BlockSsd::new(cfg).unwrap(), SimClock::new(), SimFsOptions::default()).unwrap();
+    let o = Options { create_if_missing: true, align_blocks: true, remap: mode, ..Options::default() };
+    let db = Db::open(sim.env(), "db", o).unwrap();
     let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(42);
     let mut value = vec![0u8; VALUE];
     for i in 0..OPS {

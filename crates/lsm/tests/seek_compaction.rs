@@ -5,14 +5,14 @@
 use std::sync::Arc;
 
 use lsm::{Db, Options, ReadOptions, WriteOptions};
-use storage::{Fs, MemFs};
+use storage::{Env, Fs, MemFs};
 
 /// Files per level before and after `gets` lookups of a key that a shallower table's range covers
 /// but only a deeper table holds.
 fn files_after_lookups(seek_compaction: bool, gets: usize) -> (Vec<usize>, Vec<usize>) {
     let fs: Arc<dyn Fs> = Arc::new(MemFs::new());
     let options = Options { create_if_missing: true, seek_compaction, ..Options::default() };
-    let db = Db::open(fs, "db", options).unwrap();
+    let db = Db::open(Env::new(fs), "db", options).unwrap();
     let w = WriteOptions::default();
     db.put(&w, b"m", b"deep").unwrap();
     db.flush().unwrap();

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use lsm::wal::{DropReason, LogReader, ReadMode, HEADER_SIZE};
 use lsm::{Db, Options, ReadOptions, WalRecoveryMode, WriteOptions};
-use storage::{Fs, MemFs};
+use storage::{Env, Fs, MemFs};
 
 const RECORDS: u32 = 120;
 const DAMAGED: usize = 60;
@@ -38,7 +38,7 @@ enum Damage {
 /// says; returns the file system and the WAL's path.
 fn damaged_db(damage: Damage) -> (Arc<dyn Fs>, String) {
     let fs: Arc<dyn Fs> = Arc::new(MemFs::new());
-    let db = Db::open(Arc::clone(&fs), "db", options(WalRecoveryMode::PointInTime)).unwrap();
+    let db = Db::open(Env::new(Arc::clone(&fs)), "db", options(WalRecoveryMode::PointInTime)).unwrap();
     for i in 0..RECORDS {
         db.put(&WriteOptions { sync: true }, &key(i), &value(i)).unwrap();
     }
@@ -108,7 +108,7 @@ fn every_mode_gives_its_documented_outcome_and_reports_what_it_dropped() {
         for damage in [Damage::Middle, Damage::FinalChecksum, Damage::TornTail] {
             let case = format!("{mode} / {damage:?}");
             let (fs, wal) = damaged_db(damage);
-            let opened = Db::open(Arc::clone(&fs), "db", options(mode));
+            let opened = Db::open(Env::new(Arc::clone(&fs)), "db", options(mode));
             let Some((kept, dropped_records, reason)) = expected(mode, damage) else {
                 let e = opened.err().unwrap_or_else(|| panic!("{case}: the open must fail"));
                 let msg = e.to_string();
@@ -136,7 +136,7 @@ fn every_mode_gives_its_documented_outcome_and_reports_what_it_dropped() {
             assert!(log.contains(&wal) && log.contains(&format!("offset {}", w.problems[0].offset)), "{case}: {log}");
             // What was kept is durable, and the next open replays nothing damaged.
             db.close().unwrap();
-            let db = Db::open(Arc::clone(&fs), "db", options(mode)).unwrap();
+            let db = Db::open(Env::new(Arc::clone(&fs)), "db", options(mode)).unwrap();
             assert_eq!(keys(&db), kept, "{case}: after a reopen");
             assert!(db.recovery_report().is_clean(), "{case}: {}", db.recovery_report());
         }
@@ -146,12 +146,12 @@ fn every_mode_gives_its_documented_outcome_and_reports_what_it_dropped() {
 #[test]
 fn a_clean_log_reports_nothing_dropped_and_writes_no_info_log() {
     let fs: Arc<dyn Fs> = Arc::new(MemFs::new());
-    let db = Db::open(Arc::clone(&fs), "db", options(WalRecoveryMode::AbsoluteConsistency)).unwrap();
+    let db = Db::open(Env::new(Arc::clone(&fs)), "db", options(WalRecoveryMode::AbsoluteConsistency)).unwrap();
     for i in 0..10 {
         db.put(&WriteOptions { sync: true }, &key(i), &value(i)).unwrap();
     }
     drop(db);
-    let db = Db::open(Arc::clone(&fs), "db", options(WalRecoveryMode::AbsoluteConsistency)).unwrap();
+    let db = Db::open(Env::new(Arc::clone(&fs)), "db", options(WalRecoveryMode::AbsoluteConsistency)).unwrap();
     let report = db.recovery_report();
     assert!(report.is_clean(), "{report}");
     assert_eq!(report.records_applied(), 10);

@@ -315,6 +315,10 @@ impl Fs for FaultFs {
     fn supports_clone(&self) -> bool {
         self.inner.supports_clone()
     }
+
+    fn clock(&self) -> Option<flashsim::SimClock> {
+        self.inner.clock()
+    }
 }
 
 struct FaultWriter {

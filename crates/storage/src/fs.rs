@@ -24,6 +24,7 @@
 use std::fmt;
 
 use bytes::Bytes;
+use flashsim::SimClock;
 
 use crate::clone::CloneOutcome;
 use crate::error::{FsError, Result};
@@ -125,6 +126,12 @@ pub trait Fs: Send + Sync + fmt::Debug {
     /// Whether [`Fs::clone_range`] is expected to share extents here (a hint, for example to decide whether to
     /// align SST blocks; `clone_range` may still answer `Unsupported`).
     fn supports_clone(&self) -> bool;
+
+    /// The simulated clock this file system charges its device time to, for a file system in simulated time;
+    /// `None` (the default) for one in wall-clock time. [`crate::Env::new`] makes its Env from it.
+    fn clock(&self) -> Option<SimClock> {
+        None
+    }
 }
 
 /// An append-only file being written. One owner at a time.

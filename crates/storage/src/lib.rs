@@ -7,6 +7,9 @@
 //! - [`ZoneFs`] (over the simulated ZNS SSD in `flashsim`): files as extents in zones, pluggable
 //!   zone placement (shared, per level with a T-zone, ZenFS's lifetime rule), host zone GC.
 //!
+//! [`Env`] is what an engine runs with: a file system, its clock and background scheduling (real
+//! threads on the wall clock, or lanes of the simulated clock of SimFs and ZoneFs).
+//!
 //! [`conformance`] holds the behavioural suite every implementation must pass, [`history`] the crash-history harness.
 //!
 //! ```
@@ -29,6 +32,7 @@
 
 pub mod clone;
 pub mod conformance;
+pub mod env;
 pub mod error;
 pub mod fault;
 pub mod fs;
@@ -46,6 +50,7 @@ pub mod sim;
 pub mod zone;
 
 pub use clone::{clone_or_copy, CloneOutcome};
+pub use env::{Env, EnvError, Guard, Signal, Task, Worker};
 pub use error::{FsError, Result};
 pub use fault::{FaultFs, FaultStats, IoClass};
 pub use fs::{read_all, write_all, FileLock, Fs, RandomAccessFile, WritableFile, WriteHint};

@@ -151,9 +151,9 @@ fn host_writes_are_counted_by_cause_and_metadata_is_on_the_device() {
 }
 
 #[test]
-fn reads_advance_the_current_lane_and_writes_do_not_wait() {
+fn reads_advance_the_reading_lane_and_writes_do_not_wait() {
     let fs = simfs(64 << 20);
-    let clock = fs.clock().clone();
+    let clock = fs.sim_clock().clone();
     let t0 = clock.now();
     let mut f = fs.create("f").unwrap();
     f.append(&vec![1u8; 64 * 4096]).unwrap();
@@ -161,10 +161,18 @@ fn reads_advance_the_current_lane_and_writes_do_not_wait() {
     f.sync().unwrap();
     let t1 = clock.now();
     assert!(t1 > t0, "sync waits for the programs");
-    let r = fs.open("f").unwrap();
-    let mut buf = vec![0u8; 4096];
-    clock.set_lane(flashsim::Lane::Background);
-    r.read_at(0, &mut buf).unwrap();
-    assert!(clock.time(flashsim::Lane::Background) > 0);
-    assert_eq!(clock.time(flashsim::Lane::Foreground), t1, "the other lane did not move");
+    let reader = fs.clone();
+    let lane = fs
+        .env()
+        .spawn("reader", move || {
+            let r = reader.open("f").unwrap();
+            r.read_at(0, &mut vec![0u8; 4096]).unwrap();
+        })
+        .unwrap();
+    assert_eq!(clock.now(), t1, "spawning a lane does not move the foreground");
+    lane.join().unwrap();
+    let (fg, bg) = (clock.spent(flashsim::Lane::Foreground), clock.spent(flashsim::Lane::Background));
+    assert_eq!(bg.read_ns, clock.time(flashsim::Lane::Background) - t1, "the reading lane waited for its read");
+    assert_eq!(fg.read_ns, 0, "the foreground read nothing");
+    assert_eq!(fg.stall_ns, clock.now() - t1, "it waited for the reading lane to end");
 }

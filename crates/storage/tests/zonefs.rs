@@ -376,7 +376,7 @@ fn many_streams_stay_within_the_devices_open_and_active_limits() {
 #[test]
 fn host_writes_padding_and_simulated_time() {
     let fs = format(device(4, 32, (None, None)), AllocPolicy::PerLevel, false);
-    let clock = fs.clock().clone();
+    let clock = fs.sim_clock().clone();
     let t0 = clock.now();
     let mut wal = fs.create_with_hint("wal", WriteHint::Wal).unwrap();
     wal.append(&[7u8; 10_000]).unwrap();
@@ -406,14 +406,20 @@ fn host_writes_padding_and_simulated_time() {
     let mut want = vec![7u8; 10_000];
     want.extend_from_slice(&[9u8; 100]);
     assert_eq!(storage::read_all(&fs, "wal").unwrap(), want);
-    // A read moves the current lane only.
-    let t1 = clock.now();
-    clock.set_lane(flashsim::Lane::Background);
-    let r = fs.open("sst").unwrap();
-    let mut buf = vec![0u8; PAGE];
-    r.read_at(0, &mut buf).unwrap();
-    assert!(clock.time(flashsim::Lane::Background) > 0);
-    assert_eq!(clock.time(flashsim::Lane::Foreground), t1);
+    // A read moves the lane that reads only: the foreground waits for the background lane's read
+    // as a stall, not as a read of its own.
+    let fg_read = clock.spent(flashsim::Lane::Foreground).read_ns;
+    let reader = fs.clone();
+    let lane = fs
+        .env()
+        .spawn("reader", move || {
+            let r = reader.open("sst").unwrap();
+            r.read_at(0, &mut vec![0u8; PAGE]).unwrap();
+        })
+        .unwrap();
+    lane.join().unwrap();
+    assert!(clock.spent(flashsim::Lane::Background).read_ns > 0);
+    assert_eq!(clock.spent(flashsim::Lane::Foreground).read_ns, fg_read);
     // Utilisation: live bytes over capacity for each used data zone.
     let u = fs.zone_report().utilisation();
     assert_eq!(u.len(), 2);

@@ -9,7 +9,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::cause::Cause;
-use crate::timing::Nanos;
+use crate::timing::{Busy, Nanos};
 
 /// One cause's share of the flash's work.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -21,6 +21,9 @@ pub struct CauseCounts {
     pub erases: u64,
     /// Time this cause's operations held their dies (see [`crate::timing::Busy`]).
     pub busy_ns: Nanos,
+    /// Operations issued at a time earlier than one the media had already been given (see
+    /// [`FlashCounters::out_of_order`]).
+    pub out_of_order: u64,
 }
 
 impl CauseCounts {
@@ -30,6 +33,7 @@ impl CauseCounts {
             programs: self.programs - earlier.programs,
             erases: self.erases - earlier.erases,
             busy_ns: self.busy_ns - earlier.busy_ns,
+            out_of_order: self.out_of_order - earlier.out_of_order,
         }
     }
 
@@ -54,6 +58,12 @@ pub struct FlashCounters {
     pub multi_plane_ops: u64,
     /// Busy time of every operation, summed over dies.
     pub busy_ns: Nanos,
+    /// Operations issued at a simulated time earlier than an operation issued before them, and by
+    /// how much, summed. Zero when every lane's requests reach the media in simulated-time order
+    /// (`crate::clock`); an operation that arrives late may wait behind work that was issued
+    /// after it in simulated time.
+    pub out_of_order: u64,
+    pub out_of_order_ns: Nanos,
     by_cause: [CauseCounts; Cause::COUNT],
 }
 
@@ -66,40 +76,47 @@ impl Default for FlashCounters {
             copybacks: 0,
             multi_plane_ops: 0,
             busy_ns: 0,
+            out_of_order: 0,
+            out_of_order_ns: 0,
             by_cause: [CauseCounts::default(); Cause::COUNT],
         }
     }
 }
 
 impl FlashCounters {
-    pub(crate) fn read(&mut self, cause: Cause, pages: u64, busy: Nanos) {
-        self.count(cause, CauseCounts { reads: pages, programs: 0, erases: 0, busy_ns: busy });
+    pub(crate) fn read(&mut self, cause: Cause, pages: u64, op: Busy) {
+        self.count(cause, CauseCounts { reads: pages, busy_ns: op.busy, ..CauseCounts::default() }, op.late);
     }
 
-    pub(crate) fn program(&mut self, cause: Cause, pages: u64, busy: Nanos) {
-        self.count(cause, CauseCounts { reads: 0, programs: pages, erases: 0, busy_ns: busy });
+    pub(crate) fn program(&mut self, cause: Cause, pages: u64, op: Busy) {
+        self.count(cause, CauseCounts { programs: pages, busy_ns: op.busy, ..CauseCounts::default() }, op.late);
     }
 
-    pub(crate) fn copyback(&mut self, cause: Cause, busy: Nanos) {
+    pub(crate) fn copyback(&mut self, cause: Cause, op: Busy) {
         self.copybacks += 1;
-        self.count(cause, CauseCounts { reads: 1, programs: 1, erases: 0, busy_ns: busy });
+        self.count(cause, CauseCounts { reads: 1, programs: 1, busy_ns: op.busy, ..CauseCounts::default() }, op.late);
     }
 
-    pub(crate) fn erase(&mut self, cause: Cause, busy: Nanos) {
-        self.count(cause, CauseCounts { reads: 0, programs: 0, erases: 1, busy_ns: busy });
+    pub(crate) fn erase(&mut self, cause: Cause, op: Busy) {
+        self.count(cause, CauseCounts { erases: 1, busy_ns: op.busy, ..CauseCounts::default() }, op.late);
     }
 
-    /// Adds one operation to the totals and to its cause's row.
-    fn count(&mut self, cause: Cause, op: CauseCounts) {
+    /// Adds one operation, issued `late` before the latest issue time, to the totals and to its
+    /// cause's row.
+    fn count(&mut self, cause: Cause, op: CauseCounts, late: Nanos) {
         self.reads += op.reads;
         self.programs += op.programs;
         self.erases += op.erases;
         self.busy_ns += op.busy_ns;
+        let out_of_order = (late > 0) as u64;
+        self.out_of_order += out_of_order;
+        self.out_of_order_ns += late;
         let c = &mut self.by_cause[cause.index()];
         c.reads += op.reads;
         c.programs += op.programs;
         c.erases += op.erases;
         c.busy_ns += op.busy_ns;
+        c.out_of_order += out_of_order;
     }
 
     /// What happened between `earlier` and `self`.
@@ -115,6 +132,8 @@ impl FlashCounters {
             copybacks: self.copybacks - earlier.copybacks,
             multi_plane_ops: self.multi_plane_ops - earlier.multi_plane_ops,
             busy_ns: self.busy_ns - earlier.busy_ns,
+            out_of_order: self.out_of_order - earlier.out_of_order,
+            out_of_order_ns: self.out_of_order_ns - earlier.out_of_order_ns,
             by_cause,
         }
     }
@@ -142,6 +161,7 @@ impl FlashCounters {
                 s.programs += c.programs;
                 s.erases += c.erases;
                 s.busy_ns += c.busy_ns;
+                s.out_of_order += c.out_of_order;
             }
         }
         s
@@ -163,6 +183,7 @@ impl FlashCounters {
                 erases: c.erases,
                 busy_s: c.busy_ns as f64 / 1e9,
                 busy_share: c.busy_ns as f64 / total,
+                out_of_order: c.out_of_order,
             })
             .collect()
     }
@@ -180,6 +201,9 @@ pub struct CauseReport {
     pub busy_s: f64,
     /// This cause's share of all die time.
     pub busy_share: f64,
+    /// Operations of this cause that reached the flash out of simulated-time order.
+    #[serde(default)]
+    pub out_of_order: u64,
 }
 
 /// `gc 12.34 s (56 %)`: the cause's die time and share.

@@ -288,13 +288,13 @@ impl Media {
         let s = self.blocks[self.block_of(src) as usize];
         let done = if copyback && s.plane == d.plane {
             let op = self.timeline.copyback(at, s.die);
-            self.counters.copyback(cause, op.busy);
+            self.counters.copyback(cause, op);
             op.done
         } else {
             let read = self.timeline.read(at, s.die, s.channel, 1);
-            self.counters.read(cause, 1, read.busy);
+            self.counters.read(cause, 1, read);
             let program = self.timeline.program(read.done, d.die, d.channel, 1);
-            self.counters.program(cause, 1, program.busy);
+            self.counters.program(cause, 1, program);
             program.done
         };
         let mut scratch = std::mem::take(&mut self.scratch);
@@ -324,7 +324,7 @@ impl Media {
         b.valid = 0;
         b.erase_count += 1;
         let op = self.timeline.erase(at, self.blocks[block as usize].die);
-        self.counters.erase(cause, op.busy);
+        self.counters.erase(cause, op);
         Ok(op.done)
     }
 
@@ -442,8 +442,8 @@ impl Media {
             Kind::Program => self.timeline.program(at, die, channel, pages),
         };
         match kind {
-            Kind::Read => self.counters.read(cause, pages as u64, op.busy),
-            Kind::Program => self.counters.program(cause, pages as u64, op.busy),
+            Kind::Read => self.counters.read(cause, pages as u64, op),
+            Kind::Program => self.counters.program(cause, pages as u64, op),
         }
         op.done
     }

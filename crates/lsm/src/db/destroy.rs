@@ -46,7 +46,7 @@ fn parent(dir: &str) -> &str {
 mod tests {
     use std::sync::Arc;
 
-    use storage::{Fs, MemFs};
+    use storage::{Env, Fs, MemFs};
 
     use super::*;
     use crate::{Db, Options, WriteOptions};
@@ -55,7 +55,7 @@ mod tests {
     fn destroy_removes_the_database_and_refuses_an_open_one() {
         let fs: Arc<dyn Fs> = Arc::new(MemFs::new());
         let opts = Options { create_if_missing: true, ..Options::default() };
-        let db = Db::open(Arc::clone(&fs), "db", opts.clone()).unwrap();
+        let db = Db::open(Env::new(Arc::clone(&fs)), "db", opts.clone()).unwrap();
         db.put(&WriteOptions::default(), b"k", b"v").unwrap();
         db.flush().unwrap();
         assert!(destroy(&*fs, "db").is_err(), "an open database is locked");
@@ -65,7 +65,7 @@ mod tests {
         destroy(&*fs, "db").unwrap();
         assert!(!fs.exists("db").unwrap());
         destroy(&*fs, "db").unwrap();
-        let db = Db::open(Arc::clone(&fs), "db", opts).unwrap();
+        let db = Db::open(Env::new(Arc::clone(&fs)), "db", opts).unwrap();
         assert_eq!(db.get(&Default::default(), b"k").unwrap(), None, "a fresh database after destroy");
         db.close().unwrap();
         destroy(&*fs, "keep").unwrap();

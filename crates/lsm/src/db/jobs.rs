@@ -1,14 +1,14 @@
-//! Background work: memtable flushes and compactions, how they are scheduled (a thread on real
-//! files; inline at deterministic points in simulation), how their results are installed, and the
-//! deletion of files no version needs any more.
+//! Background work: memtable flushes and compactions, run one at a time by the database's
+//! [`storage::Worker`] (a thread, or a background lane in simulated time), how their results are
+//! installed, and the deletion of files no version needs any more.
 
 use std::sync::atomic::Ordering as AtomicOrdering;
-use std::sync::{Arc, MutexGuard};
+use std::sync::Arc;
 
-use flashsim::{Lane, Wait};
+use storage::env::Wait;
 use storage::WriteHint;
 
-use super::{DbInner, DbState};
+use super::{DbInner, StateGuard};
 use crate::compaction::job::{rewrite_moves, run_compaction, JobEnv, JobStats};
 use crate::compaction::observer::{CompactionObserver, PassThrough};
 use crate::compaction::output::OutputFile;
@@ -40,94 +40,64 @@ enum FlushTo {
 }
 
 impl DbInner {
-    /// Asks for background work if some is due (the thread wakes; simulation runs it at the next
-    /// `run_inline_jobs`).
-    pub(crate) fn maybe_schedule(&self, st: &mut MutexGuard<'_, DbState>) {
+    /// Asks the worker for a step if work is due (a memtable to flush, a level to compact);
+    /// returns whether it is.
+    pub(crate) fn maybe_schedule(&self, st: &mut StateGuard<'_>) -> bool {
         if st.shutting_down || st.bg_error.is_some() {
-            return;
-        }
-        if st.imm.is_some() || self.strategy.needs_compaction(st.versions.current_ref(), &self.options) {
-            st.work_requested = true;
-            // A wake-up is a system call; a busy thread sees the request when its job ends.
-            if st.bg_waiting {
-                self.work_cv.notify_one();
-            }
-        }
-    }
-
-    /// Simulation only: runs due jobs while the background lane is idle at the foreground's time.
-    /// Returns whether a job ran.
-    pub(crate) fn run_inline_jobs(&self) -> bool {
-        let Some(clock) = self.sim.clone() else {
             return false;
-        };
-        let mut ran = false;
-        loop {
-            {
-                let mut st = self.lock();
-                if !st.work_requested || st.job_running || st.shutting_down {
-                    return ran;
-                }
-                let fg = clock.time(Lane::Foreground);
-                if clock.time(Lane::Background) > fg {
-                    // Busy in simulated time: the job starts when a later write finds it idle.
-                    return ran;
-                }
-                clock.advance(Lane::Background, fg, Wait::Idle);
-                st.work_requested = false;
-            }
-            let _lane = self.enter_lane(Lane::Background);
-            match self.background_step() {
-                Ok(Step::Ran) => ran = true,
-                Ok(Step::Idle) => return ran,
-                Err(_) => return ran,
-            }
-            let mut st = self.lock();
-            self.maybe_schedule(&mut st);
         }
+        let due = st.imm.is_some() || self.strategy.needs_compaction(st.versions.current_ref(), &self.options);
+        if due {
+            self.worker.request();
+        }
+        due
     }
 
-    /// One job: flush the immutable memtable if there is one, else the picker's compaction.
-    /// Errors are recorded as the background error (and returned).
-    fn background_step(&self) -> Result<Step> {
+    /// The worker's step: one job, its error recorded as the background error, the files it made
+    /// obsolete removed, and the next step asked for if it did something.
+    pub(crate) fn background_step(&self) {
+        let r = self.background_job();
         let mut st = self.lock();
-        if st.job_running {
-            return Ok(Step::Idle);
-        }
-        st.job_running = true;
-        let r = if let Some(imm) = st.imm.clone() {
-            drop(st);
-            self.flush_memtable(&imm, FlushTo::Deepest).map(|()| Step::Ran)
-        } else {
-            let c = {
-                let ctx = PickContext {
-                    version: &st.versions.current(),
-                    compact_pointers: &st.versions.compact_pointers,
-                    options: &self.options,
-                };
-                self.strategy.choose(&ctx)
-            };
-            drop(st);
-            match c {
-                Some(c) => self.compact(&c).map(|()| Step::Ran),
-                None => Ok(Step::Idle),
-            }
-        };
-        let mut st = self.lock();
-        st.job_running = false;
         if let Err(e) = &r {
             st.bg_error.get_or_insert_with(|| e.clone());
         }
         let doomed = self.take_obsolete_files(&mut st);
-        self.done_cv.notify_all();
+        if let Ok(Step::Ran) = r {
+            self.maybe_schedule(&mut st);
+        }
+        self.env.notify_all(&self.done);
         drop(st);
         self.remove_files(&doomed);
-        r
+    }
+
+    /// One job: flush the immutable memtable if there is one, else the picker's compaction.
+    fn background_job(&self) -> Result<Step> {
+        let st = self.lock();
+        if st.shutting_down || st.bg_error.is_some() {
+            return Ok(Step::Idle);
+        }
+        if let Some(imm) = st.imm.clone() {
+            drop(st);
+            return self.flush_memtable(&imm, FlushTo::Deepest).map(|()| Step::Ran);
+        }
+        let c = {
+            let ctx = PickContext {
+                version: &st.versions.current(),
+                compact_pointers: &st.versions.compact_pointers,
+                options: &self.options,
+            };
+            self.strategy.choose(&ctx)
+        };
+        drop(st);
+        match c {
+            Some(c) => self.compact(&c).map(|()| Step::Ran),
+            None => Ok(Step::Idle),
+        }
     }
 
     /// Writes `imm` to an SST, installs it, and drops the memtable and its WAL.
     fn flush_memtable(&self, imm: &Arc<MemTable>, to: FlushTo) -> Result<()> {
-        let started = self.job_stopwatch();
+        let started = self.env.now_nanos();
         let (number, base) = {
             let mut st = self.lock();
             let n = st.versions.new_file_number();
@@ -158,10 +128,7 @@ impl DbInner {
         s.flush_bytes += size;
         s.level_mut(level).bytes_written += size;
         s.level_mut(level).files_written += (size > 0) as u64;
-        s.level_mut(level).micros += started.micros();
-        if let Some(c) = &self.sim {
-            st.flush_done_at = c.time(Lane::Background);
-        }
+        s.level_mut(level).micros += self.micros_since(started);
         Ok(())
     }
 
@@ -174,7 +141,7 @@ impl DbInner {
         let imm = self.lock().imm.clone();
         if let Some(imm) = imm {
             self.flush_memtable(&imm, FlushTo::Level0)?;
-            self.done_cv.notify_all();
+            self.env.notify_all(&self.done);
         }
         Ok(())
     }
@@ -217,7 +184,7 @@ impl DbInner {
 
     /// Runs compaction `c` and installs its result.
     pub(crate) fn compact(&self, c: &Compaction) -> Result<()> {
-        let started = self.job_stopwatch();
+        let started = self.env.now_nanos();
         if c.is_trivial_move() {
             let f = &c.inputs[0][0];
             let mut edit = VersionEdit::default();
@@ -234,16 +201,15 @@ impl DbInner {
             return Ok(());
         }
         let smallest_snapshot = self.lock().smallest_snapshot();
-        // On a thread, a memtable that fills during a long compaction is flushed from inside it
-        // (as LevelDB's DoCompactionWork does), so writes do not wait for the whole compaction.
-        // In simulation the foreground does not run meanwhile, so there is nothing to flush.
+        // A memtable that fills during a long compaction is flushed from inside it (as LevelDB's
+        // DoCompactionWork does), so writes do not wait for the whole compaction.
         let flush_imm = || self.flush_imm_during_job();
         let env = JobEnv {
             fs: Arc::clone(&self.fs),
             dir: &self.dir,
             options: &self.options,
             table_cache: &self.table_cache,
-            flush_imm: if self.sim.is_none() { Some(&flush_imm) } else { None },
+            flush_imm: Some(&flush_imm),
         };
         let mut new_number = || {
             let mut st = self.lock();
@@ -301,7 +267,8 @@ impl DbInner {
             st.pending_outputs.remove(&o.number);
         }
         installed?;
-        record_compaction(&mut st, c, &outputs, &stats, &udb, started);
+        let micros = self.micros_since(started);
+        record_compaction(&mut st, c, &outputs, &stats, &udb, micros);
         // Obsolete inputs are deleted by the caller once it has dropped `c` (which keeps the input
         // version, and so the inputs, alive).
         Ok(())
@@ -311,11 +278,7 @@ impl DbInner {
     /// WALs it makes obsolete are queued for deletion. The directory sync and the MANIFEST write
     /// run with the lock released, so writers go on meanwhile (as in LevelDB); the caller holds the
     /// job slot, so no other edit interleaves. Returns the lock again, with the outcome.
-    fn install<'a>(
-        &'a self,
-        mut st: MutexGuard<'a, DbState>,
-        edit: &mut VersionEdit,
-    ) -> (MutexGuard<'a, DbState>, Result<()>) {
+    fn install<'a>(&'a self, mut st: StateGuard<'a>, edit: &mut VersionEdit) -> (StateGuard<'a>, Result<()>) {
         let old_manifest = st.versions.manifest_number;
         let mut write = match st.versions.prepare(edit) {
             Ok(w) => w,
@@ -351,7 +314,7 @@ impl DbInner {
     /// removed, WALs older than the live log number) off the books and returns their paths, for
     /// [`DbInner::remove_files`] once the lock is released. Costs nothing when nothing is queued
     /// (this runs after every job; the directory is only scanned at open).
-    pub(crate) fn take_obsolete_files(&self, st: &mut DbState) -> Vec<String> {
+    pub(crate) fn take_obsolete_files(&self, st: &mut super::DbState) -> Vec<String> {
         let mut doomed = Vec::new();
         let log_number = st.versions.log_number;
         let prev = st.versions.prev_log_number;
@@ -388,7 +351,7 @@ impl DbInner {
 
     /// Scans the directory and removes every file of ours that nothing needs (at open: files left
     /// by a crash between writing and installing, old WALs and MANIFESTs).
-    pub(crate) fn delete_unreferenced_files(&self, st: &mut DbState) {
+    pub(crate) fn delete_unreferenced_files(&self, st: &mut super::DbState) {
         let mut live = st.versions.live_files();
         live.extend(st.pending_outputs.iter().copied());
         let Ok(names) = self.fs.list(&self.dir) else { return };
@@ -413,12 +376,12 @@ impl DbInner {
 }
 
 fn record_compaction(
-    st: &mut DbState,
+    st: &mut super::DbState,
     c: &Compaction,
     outputs: &[OutputFile],
     s: &JobStats,
     udb: &UdbStats,
-    started: super::JobStopwatch,
+    micros: u64,
 ) {
     st.stats.compactions += 1;
     // A routed compaction (gear) writes into deeper levels too: each level counts its outputs.
@@ -446,169 +409,50 @@ fn record_compaction(
     l.bytes_written += s.moved_bytes;
     l.entries_dropped += s.entries_dropped;
     l.add_udb_stats(udb);
-    l.micros += started.micros();
+    l.micros += micros;
 }
 
-/// The background thread: waits for work, runs one job at a time, until shutdown.
-pub(super) fn background_thread(inner: &Arc<DbInner>) {
-    loop {
-        {
-            let mut st = inner.lock();
-            loop {
-                if st.shutting_down {
-                    inner.done_cv.notify_all();
-                    return;
-                }
-                // Another caller holds the slot, or a manual one waits for it (a flush still goes
-                // first): wait for the slot's release rather than spin.
-                let yield_slot = st.job_running || (st.manual_waiting > 0 && st.imm.is_none());
-                if st.work_requested && !yield_slot {
-                    break;
-                }
-                if yield_slot {
-                    st = inner.done_cv.wait(st).unwrap_or_else(|e| e.into_inner());
-                } else {
-                    st.bg_waiting = true;
-                    st = inner.work_cv.wait(st).unwrap_or_else(|e| e.into_inner());
-                    st.bg_waiting = false;
-                }
+impl DbInner {
+    /// A manual compaction of `level`'s files overlapping [from, end], on the worker: the largest
+    /// user key of its level-`level` inputs, `None` when nothing overlaps.
+    fn manual_compaction(&self, level: usize, from: Option<&[u8]>, end: Option<&[u8]>) -> Result<Option<Vec<u8>>> {
+        let c = {
+            let st = self.lock();
+            if let Some(e) = &st.bg_error {
+                return Err(Error::Background(Arc::new(e.clone())));
             }
-            st.work_requested = false;
+            let ctx = PickContext {
+                version: &st.versions.current(),
+                compact_pointers: &st.versions.compact_pointers,
+                options: &self.options,
+            };
+            self.strategy.choose_range(&ctx, level, from, end)
+        };
+        let Some(c) = c else { return Ok(None) };
+        let r = self.compact(&c);
+        let last = c.inputs[0].iter().map(|f| f.largest_user().to_vec()).max();
+        // The inputs' version goes with `c`, so they can be deleted now.
+        drop(c);
+        let mut st = self.lock();
+        if let Err(e) = &r {
+            st.bg_error.get_or_insert_with(|| e.clone());
         }
-        let r = inner.background_step();
-        let mut st = inner.lock();
-        if r.is_ok() {
-            inner.maybe_schedule(&mut st);
-        }
-        inner.done_cv.notify_all();
-    }
-}
-
-/// Waits until no job runs (threads) and takes the job slot for the caller.
-fn acquire_job_slot(inner: &DbInner) -> Result<MutexGuard<'_, DbState>> {
-    let mut st = inner.lock();
-    st.manual_waiting += 1;
-    while st.job_running {
-        st = inner.done_cv.wait(st).unwrap_or_else(|e| e.into_inner());
-    }
-    st.manual_waiting -= 1;
-    if st.closed {
-        return Err(Error::Closed);
-    }
-    st.job_running = true;
-    Ok(st)
-}
-
-fn release_job_slot(inner: &DbInner, r: &Result<()>) {
-    let mut st = inner.lock();
-    st.job_running = false;
-    if let Err(e) = r {
-        st.bg_error.get_or_insert_with(|| e.clone());
-    }
-    let doomed = inner.take_obsolete_files(&mut st);
-    inner.maybe_schedule(&mut st);
-    inner.done_cv.notify_all();
-    drop(st);
-    inner.remove_files(&doomed);
-}
-
-/// `Db::flush`: switches the memtable and flushes it (and an older immutable one) now.
-pub(super) fn flush_now(inner: &Arc<DbInner>) -> Result<()> {
-    let _lane = inner.enter_lane(Lane::Foreground);
-    {
-        let st = inner.lock();
-        if st.mem.is_empty() {
-            drop(st);
-            return flush_pending(inner);
-        }
-        let st = super::write::make_room_for_write(inner, st, true)?;
+        let doomed = self.take_obsolete_files(&mut st);
+        self.maybe_schedule(&mut st);
+        self.env.notify_all(&self.done);
         drop(st);
+        self.remove_files(&doomed);
+        r.map(|()| last)
     }
-    flush_pending(inner)
 }
 
-/// Flushes the immutable memtable, if any, on the calling thread (in the background lane).
-fn flush_pending(inner: &Arc<DbInner>) -> Result<()> {
-    let st = acquire_job_slot(inner)?;
-    let imm = st.imm.clone();
-    drop(st);
-    let r = match imm {
-        Some(m) => {
-            let _lane = inner.background_lane_now();
-            inner.flush_memtable(&m, FlushTo::Deepest)
-        }
-        None => Ok(()),
-    };
-    release_job_slot(inner, &r);
-    inner.run_inline_jobs();
-    r
-}
-
-/// `Db::compact_range`: flush, then every level's overlapping files down, level by level, in one
-/// pass over the range per level (LevelDB's manual compaction): level 0's overlapping files in
-/// one compaction, deeper levels in compactions whose start moves past the last one's inputs. So
-/// it ends even while writers keep adding files; what they add meanwhile is left to the
-/// automatic compactions.
-pub(super) fn compact_range(inner: &Arc<DbInner>, begin: Option<&[u8]>, end: Option<&[u8]>) -> Result<()> {
-    flush_now(inner)?;
-    let levels = inner.options.num_levels;
-    for level in 0..levels - 1 {
-        let mut from: Option<Vec<u8>> = begin.map(<[u8]>::to_vec);
-        loop {
-            let st = acquire_job_slot(inner)?;
-            let c = {
-                let ctx = PickContext {
-                    version: &st.versions.current(),
-                    compact_pointers: &st.versions.compact_pointers,
-                    options: &inner.options,
-                };
-                inner.strategy.choose_range(&ctx, level, from.as_deref(), end)
-            };
-            drop(st);
-            let Some(c) = c else {
-                release_job_slot(inner, &Ok(()));
-                break;
-            };
-            let r = {
-                let _lane = inner.background_lane_now();
-                inner.compact(&c)
-            };
-            let last = c.inputs[0].iter().map(|f| f.largest_user().to_vec()).max();
-            drop(c);
-            release_job_slot(inner, &r);
-            r?;
-            match last {
-                // The pass goes on past these inputs (a file holding `last` itself may still be
-                // there, written meanwhile: the pass stops unless it moves forward).
-                Some(k) if level > 0 && from.as_ref().is_none_or(|f| k > *f) => from = Some(k),
-                _ => break,
-            }
-        }
-    }
-    inner.run_inline_jobs();
-    Ok(())
-}
-
-/// Waits until no job is due or running.
-pub(super) fn wait_idle(inner: &Arc<DbInner>) -> Result<()> {
-    if let Some(clock) = &inner.sim {
-        // Let simulated time pass until the background has caught up with everything due.
-        loop {
-            {
-                let mut st = inner.lock();
-                if let Some(e) = &st.bg_error {
-                    return Err(Error::Background(Arc::new(e.clone())));
-                }
-                inner.maybe_schedule(&mut st);
-                if !st.work_requested {
-                    return Ok(());
-                }
-            }
-            let bg = clock.time(Lane::Background);
-            clock.advance(Lane::Foreground, bg, Wait::Stall);
-            if !inner.run_inline_jobs() {
-                return Ok(());
-            }
+/// `Db::flush`: switches the memtable and waits until it (and an older immutable one) is flushed.
+pub(super) fn flush_now(inner: &Arc<DbInner>) -> Result<()> {
+    {
+        let mut w = inner.writer();
+        let st = inner.lock();
+        if !st.mem.is_empty() {
+            drop(super::write::make_room_for_write(inner, &mut w, st, true)?);
         }
     }
     let mut st = inner.lock();
@@ -616,20 +460,56 @@ pub(super) fn wait_idle(inner: &Arc<DbInner>) -> Result<()> {
         if let Some(e) = &st.bg_error {
             return Err(Error::Background(Arc::new(e.clone())));
         }
-        inner.maybe_schedule(&mut st);
-        if !st.work_requested && !st.job_running {
+        if st.imm.is_none() {
             return Ok(());
         }
-        st = inner.done_cv.wait(st).unwrap_or_else(|e| e.into_inner());
+        if st.shutting_down {
+            return Err(Error::Closed);
+        }
+        inner.maybe_schedule(&mut st);
+        st = inner.env.wait(&inner.done, st, Wait::Stall)?;
     }
 }
 
-impl DbInner {
-    /// In simulation: the background lane, starting no earlier than the foreground's now.
-    pub(crate) fn background_lane_now(&self) -> super::LaneGuard {
-        if let Some(c) = &self.sim {
-            c.advance(Lane::Background, c.time(Lane::Foreground), Wait::Idle);
+/// `Db::compact_range`: flush, then every level's overlapping files down, level by level, in one
+/// pass over the range per level (LevelDB's manual compaction), each compaction run by the worker
+/// while the caller waits: level 0's overlapping files in one compaction, deeper levels in
+/// compactions whose start moves past the last one's inputs. So it ends even while writers keep
+/// adding files; what they add meanwhile is left to the automatic compactions.
+pub(super) fn compact_range(inner: &Arc<DbInner>, begin: Option<&[u8]>, end: Option<&[u8]>) -> Result<()> {
+    flush_now(inner)?;
+    let levels = inner.options.num_levels;
+    let end: Option<Vec<u8>> = end.map(<[u8]>::to_vec);
+    for level in 0..levels - 1 {
+        let mut from: Option<Vec<u8>> = begin.map(<[u8]>::to_vec);
+        loop {
+            let (job, start, stop) = (Arc::clone(inner), from.clone(), end.clone());
+            let ran = inner.worker.run(move || job.manual_compaction(level, start.as_deref(), stop.as_deref()))??;
+            match ran {
+                // The pass goes on past these inputs (a file holding `last` itself may still be
+                // there, written meanwhile: the pass stops unless it moves forward).
+                Some(k) if level > 0 && from.as_ref().is_none_or(|f| k > *f) => from = Some(k),
+                _ => break,
+            }
         }
-        self.enter_lane(Lane::Background)
     }
+    Ok(())
+}
+
+/// Waits until no job is due or running.
+pub(super) fn wait_idle(inner: &Arc<DbInner>) -> Result<()> {
+    {
+        let mut st = inner.lock();
+        if let Some(e) = &st.bg_error {
+            return Err(Error::Background(Arc::new(e.clone())));
+        }
+        inner.maybe_schedule(&mut st);
+    }
+    // Each job asks for the next one it makes due, so an idle worker has nothing left to do.
+    inner.worker.wait_idle()?;
+    let st = inner.lock();
+    if let Some(e) = &st.bg_error {
+        return Err(Error::Background(Arc::new(e.clone())));
+    }
+    Ok(())
 }

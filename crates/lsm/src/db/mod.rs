@@ -1,14 +1,17 @@
-//! The database: `Db::open(fs, dir, options)` and its operations.
+//! The database: `Db::open(env, dir, options)` and its operations.
 //!
 //! Structure (LevelDB's): writes go to the WAL and the memtable; a full memtable becomes immutable
 //! and is flushed to an SST in the background; compactions keep the levels in shape. A single
 //! background worker runs one job (flush or compaction) at a time.
 //!
-//! Scheduling: on real files the worker is a thread and stalls wait on a condition variable. In
-//! simulation (`Options::sim_clock`) everything runs on the caller's thread at deterministic points,
-//! with background I/O charged to the background lane of simulated time (DESIGN.md): after each
-//! write, if the background lane is idle at the foreground's time, the due job runs inline at once;
-//! a foreground that must stall moves its time to the background job's completion.
+//! Scheduling is the [`Env`]'s: the worker is a thread of the Env, stalls wait on its signals, a
+//! slowdown sleeps on its clock, and job times are read from it. On a wall-clock Env that is real
+//! threads and time; on a simulated one (made by SimFs and ZoneFs) the worker is a background lane
+//! that runs in lockstep with the caller in simulated time, so the engine's requests reach the
+//! device in simulated-time order (see `storage::env`). The engine never asks which it is on.
+//!
+//! Locks: the database's state is taken with [`Env::lock`] (the worker needs it too); the WAL is
+//! behind a lock of its own that only writers take, so a WAL append or sync never holds the state.
 //!
 //! Guarantees: a write acknowledged with `sync` survives any crash; unsynced writes survive as a
 //! prefix of the write order (the WAL of a full memtable is synced before the next one takes
@@ -26,11 +29,9 @@ mod write;
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Bound;
 use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
-use std::thread::JoinHandle;
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
-use flashsim::{Lane, SimClock};
-use storage::{FileLock, Fs};
+use storage::{Env, FileLock, Fs, Guard, Signal, Worker};
 
 pub use destroy::destroy;
 pub use iter::{DbIterator, ScanIter};
@@ -50,47 +51,44 @@ use crate::wal::LogWriter;
 /// An open database. Dropping it closes it (flushing nothing: the WAL already holds every write).
 pub struct Db {
     inner: Arc<DbInner>,
-    worker: Mutex<Option<JoinHandle<()>>>,
 }
 
 pub(crate) struct DbInner {
+    pub env: Env,
     pub fs: Arc<dyn Fs>,
     pub dir: String,
     pub options: Options,
     pub table_cache: Arc<TableCache>,
     pub strategy: Box<dyn CompactionStrategy>,
     pub state: Mutex<DbState>,
+    /// The WAL; only writers take it, before the state.
+    pub writer: Mutex<Writer>,
     /// Signalled when a job finishes or the state changes in a way waiters care about.
-    pub done_cv: Condvar,
-    /// Wakes the background thread.
-    pub work_cv: Condvar,
-    pub sim: Option<SimClock>,
+    pub done: Signal,
+    /// The background worker: flushes and compactions, one at a time.
+    pub worker: Arc<Worker>,
     /// Mirrors `DbState::imm.is_some()`, for a running compaction to notice without the lock.
     pub imm_pending: AtomicBool,
+}
+
+/// What only writers touch: the WAL.
+#[derive(Default)]
+pub(crate) struct Writer {
+    pub wal: Option<LogWriter>,
+    /// Whether the current WAL's directory entry is known durable; a synced write makes it so
+    /// first (until then nothing in that WAL was promised to survive a crash).
+    pub wal_dir_synced: bool,
 }
 
 pub(crate) struct DbState {
     pub mem: Arc<MemTable>,
     pub imm: Option<Arc<MemTable>>,
-    pub wal: Option<LogWriter>,
+    /// The WAL the memtable's writes go to (the writer holds its file).
     pub wal_number: u64,
-    /// Whether the current WAL's directory entry is known durable; a synced write makes it so
-    /// first (until then nothing in that WAL was promised to survive a crash).
-    pub wal_dir_synced: bool,
     pub versions: VersionSet,
     /// Live snapshots: sequence -> count.
     pub snapshots: BTreeMap<SequenceNumber, usize>,
     pub bg_error: Option<Error>,
-    /// A job (flush or compaction) is running; only one at a time.
-    pub job_running: bool,
-    /// The background thread has been asked to look for work.
-    pub work_requested: bool,
-    /// The background thread is waiting on `work_cv` (only then does a request need a wake-up).
-    pub bg_waiting: bool,
-    /// Callers of `flush` / `compact_range` waiting for the job slot: the background thread lets
-    /// them go first (but for flushes, which writers may be waiting on), as LevelDB runs a
-    /// manual compaction before its own picks.
-    pub manual_waiting: usize,
     pub shutting_down: bool,
     pub closed: bool,
     /// Files being written by a running job, not yet in any version.
@@ -102,8 +100,6 @@ pub(crate) struct DbState {
     /// WALs whose writes are all in SSTs now (older than the live log number).
     pub wal_numbers: BTreeSet<u64>,
     pub stats: DbStats,
-    /// Simulation: when the last flush completes in simulated time.
-    pub flush_done_at: u64,
     pub lock: Option<Box<dyn FileLock>>,
 }
 
@@ -132,37 +128,31 @@ impl Drop for Snapshot {
 }
 
 impl Db {
-    /// Opens (or, with `create_if_missing`, creates) the database in directory `dir` of `fs`.
-    pub fn open(fs: Arc<dyn Fs>, dir: &str, options: Options) -> Result<Db> {
+    /// Opens (or, with `create_if_missing`, creates) the database in directory `dir` of `env`'s
+    /// file system.
+    pub fn open(env: Env, dir: &str, options: Options) -> Result<Db> {
         options.validate()?;
         let strategy = options.compaction.strategy();
-        let sim = options.sim_clock.clone();
+        let fs = Arc::clone(env.fs());
         let inner = Arc::new(DbInner {
             table_cache: Arc::new(TableCache::new(Arc::clone(&fs), dir, &options)),
             state: Mutex::new(DbState::new(VersionSet::new(Arc::clone(&fs), dir, &options))),
+            writer: Mutex::new(Writer::default()),
             fs,
             dir: dir.to_string(),
             strategy,
-            done_cv: Condvar::new(),
-            work_cv: Condvar::new(),
-            sim,
+            done: Signal::new(),
+            worker: Worker::new(&env),
+            env,
             options,
             imm_pending: AtomicBool::new(false),
         });
-        recovery::open(&inner)?;
-        let worker = if inner.sim.is_none() {
-            let bg = Arc::clone(&inner);
-            let handle = std::thread::Builder::new()
-                .name("flashkv-lsm-bg".into())
-                .spawn(move || jobs::background_thread(&bg))
-                .map_err(|e| Error::InvalidArgument(format!("cannot start the background thread: {e}")))?;
-            Some(handle)
-        } else {
-            None
-        };
-        let db = Db { inner, worker: Mutex::new(worker) };
+        let wal = recovery::open(&inner)?;
+        *inner.writer() = Writer { wal: Some(wal), wal_dir_synced: true };
+        let bg = Arc::clone(&inner);
+        inner.worker.start("flashkv-lsm-bg", move || bg.background_step())?;
+        let db = Db { inner };
         db.inner.maybe_schedule(&mut db.inner.lock());
-        db.inner.run_inline_jobs();
         Ok(db)
     }
 
@@ -294,17 +284,16 @@ impl Db {
                 return Ok(());
             }
             st.shutting_down = true;
-            self.inner.work_cv.notify_all();
+            self.inner.env.notify_all(&self.inner.done);
         }
-        let handle = self.worker.lock().unwrap_or_else(|e| e.into_inner()).take();
-        if let Some(h) = handle {
-            let _ = h.join();
-        }
+        // The running job finishes; writers stalled meanwhile see the shutdown and give up.
+        let stopped = self.inner.worker.stop();
+        self.inner.env.notify_all(&self.inner.done);
+        self.inner.writer().wal = None;
         let mut st = self.inner.lock();
         st.closed = true;
-        st.wal = None;
         st.lock = None;
-        Ok(())
+        Ok(stopped?)
     }
 }
 
@@ -319,16 +308,10 @@ impl DbState {
         DbState {
             mem: Arc::new(MemTable::new()),
             imm: None,
-            wal: None,
             wal_number: 0,
-            wal_dir_synced: true,
             versions,
             snapshots: BTreeMap::new(),
             bg_error: None,
-            job_running: false,
-            work_requested: false,
-            bg_waiting: false,
-            manual_waiting: 0,
             shutting_down: false,
             closed: false,
             pending_outputs: BTreeSet::new(),
@@ -336,7 +319,6 @@ impl DbState {
             obsolete_tables: BTreeSet::new(),
             wal_numbers: BTreeSet::new(),
             stats: DbStats::default(),
-            flush_done_at: 0,
             lock: None,
         }
     }
@@ -347,24 +329,24 @@ impl DbState {
     }
 }
 
+/// The database's state, locked (see the module doc).
+pub(crate) type StateGuard<'a> = Guard<'a, DbState>;
+
 impl DbInner {
-    pub fn lock(&self) -> MutexGuard<'_, DbState> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    pub fn lock(&self) -> StateGuard<'_> {
+        self.env.lock(&self.state)
     }
 
-    /// A stopwatch for a background job on the database's clock: the background lane's simulated
-    /// time in simulation (so a job's duration is what it held the lane), the wall clock otherwise.
-    pub fn job_stopwatch(&self) -> JobStopwatch {
-        match &self.sim {
-            Some(c) => JobStopwatch::Simulated(c.clone(), c.time(Lane::Background)),
-            None => JobStopwatch::Wall(std::time::Instant::now()),
-        }
+    /// The WAL; writers take it before the state.
+    pub fn writer(&self) -> MutexGuard<'_, Writer> {
+        self.writer.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The simulated-time lane I/O is charged to now is `lane` until the guard drops.
-    pub fn enter_lane(&self, lane: Lane) -> LaneGuard {
-        let previous = self.sim.as_ref().map(|c| c.set_lane(lane));
-        LaneGuard { clock: self.sim.clone(), previous }
+    /// Microseconds since `start` (an [`Env::now_nanos`]) on the Env's clock: the calling lane's
+    /// simulated time in simulation (a job's duration is what it held its lane), the wall clock
+    /// otherwise.
+    pub fn micros_since(&self, start: u64) -> u64 {
+        self.env.now_nanos().saturating_sub(start) / 1000
     }
 
     fn get(&self, opts: &ReadOptions, key: &[u8]) -> Result<Option<Vec<u8>>> {
@@ -409,42 +391,10 @@ impl DbInner {
         if searched > 1 && self.options.seek_compaction {
             if let Some((level, f)) = first_searched {
                 if version.record_seek(&f, level) {
-                    let mut st = self.lock();
-                    self.maybe_schedule(&mut st);
-                    drop(st);
-                    self.run_inline_jobs();
+                    self.maybe_schedule(&mut self.lock());
                 }
             }
         }
         Ok(result.flatten())
-    }
-}
-
-/// When a background job started, on the database's clock (see [`DbInner::job_stopwatch`]).
-pub(crate) enum JobStopwatch {
-    Simulated(SimClock, u64),
-    Wall(std::time::Instant),
-}
-
-impl JobStopwatch {
-    pub fn micros(&self) -> u64 {
-        match self {
-            JobStopwatch::Simulated(c, start) => c.time(Lane::Background).saturating_sub(*start) / 1000,
-            JobStopwatch::Wall(t) => t.elapsed().as_micros() as u64,
-        }
-    }
-}
-
-/// Restores the previous simulated-time lane on drop.
-pub(crate) struct LaneGuard {
-    clock: Option<SimClock>,
-    previous: Option<Lane>,
-}
-
-impl Drop for LaneGuard {
-    fn drop(&mut self) {
-        if let (Some(c), Some(p)) = (&self.clock, self.previous) {
-            c.set_lane(p);
-        }
     }
 }

@@ -9,7 +9,6 @@
 
 use std::sync::Arc;
 
-use flashsim::Lane;
 use storage::WriteHint;
 
 use super::DbInner;
@@ -22,8 +21,8 @@ use crate::wal::{LogReader, LogWriter, ReadMode};
 
 use super::recovery_report::{RecoveryReport, WalRecoveryMode, WalReplay};
 
-pub(super) fn open(inner: &Arc<DbInner>) -> Result<()> {
-    let _lane = inner.enter_lane(Lane::Foreground);
+/// Recovers the database; returns the fresh WAL that new writes go to.
+pub(super) fn open(inner: &Arc<DbInner>) -> Result<LogWriter> {
     let fs = &inner.fs;
     let dir = &inner.dir;
     let o = &inner.options;
@@ -163,7 +162,7 @@ pub(super) fn open(inner: &Arc<DbInner>) -> Result<()> {
     let wal_path = filename::log_name(dir, number);
     let file = fs.create_with_hint(&wal_path, WriteHint::Wal)?;
     fs.sync_dir(dir)?;
-    st.wal = Some(LogWriter::new(file));
+    let wal = LogWriter::new(file);
     st.wal_number = number;
     edit.log_number = Some(number);
     edit.prev_log_number = Some(0);
@@ -175,7 +174,7 @@ pub(super) fn open(inner: &Arc<DbInner>) -> Result<()> {
     st.live_versions.push(Arc::downgrade(&current));
     st.wal_numbers.insert(number);
     inner.delete_unreferenced_files(&mut st);
-    Ok(())
+    Ok(wal)
 }
 
 /// Writes a memtable rebuilt from the WAL to a level-0 SST and records it in `edit`.

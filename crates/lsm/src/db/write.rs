@@ -1,11 +1,16 @@
 //! The write path: checks, room in the memtable (stalls), WAL append (and sync), memtable insert.
+//!
+//! Writers are serialised by the WAL's lock ([`Writer`]), taken before the state's. The WAL is
+//! appended and synced with the state unlocked, so the background worker (and, in simulated
+//! time, its lane) goes on meanwhile; the memtable takes the batch after, and its sequence numbers
+//! become visible to readers only then.
 
-use std::sync::{Arc, MutexGuard};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Duration;
 
-use flashsim::{Lane, Wait};
+use storage::env::Wait;
 
-use super::{DbInner, DbState};
+use super::{DbInner, StateGuard, Writer};
 use crate::batch::WriteBatch;
 use crate::error::{Error, Result};
 use crate::filename;
@@ -26,15 +31,18 @@ pub(super) fn write(inner: &Arc<DbInner>, opts: &WriteOptions, mut batch: WriteB
     if summary.largest_value > o.max_value_size {
         return Err(Error::ValueTooLarge { len: summary.largest_value, limit: o.max_value_size });
     }
-    let _lane = inner.enter_lane(Lane::Foreground);
+    let mut w = inner.writer();
     let st = inner.lock();
     if st.closed {
         return Err(Error::Closed);
     }
-    let mut st = make_room_for_write(inner, st, false)?;
+    let st = make_room_for_write(inner, &mut w, st, false)?;
+    // Only writers move the sequence, and they hold the WAL's lock.
     let seq = st.versions.last_sequence + 1;
+    let mem = Arc::clone(&st.mem);
+    drop(st);
     batch.set_sequence(seq);
-    let DbState { wal, wal_dir_synced, .. } = &mut *st;
+    let Writer { wal, wal_dir_synced } = &mut *w;
     let wal = wal.as_mut().ok_or(Error::Closed)?;
     let mut r = wal.add_record(batch.data());
     if r.is_ok() && opts.sync {
@@ -46,27 +54,30 @@ pub(super) fn write(inner: &Arc<DbInner>, opts: &WriteOptions, mut batch: WriteB
     }
     if let Err(e) = r {
         // The WAL may now end in a partial record: refuse further writes until reopened.
+        let mut st = inner.lock();
         st.bg_error.get_or_insert_with(|| e.clone());
-        inner.done_cv.notify_all();
+        inner.env.notify_all(&inner.done);
         return Err(e);
     }
-    st.stats.wal_bytes += batch.data().len() as u64;
+    let (mut puts, mut deletes) = (0, 0);
     for (i, op) in batch.iter().enumerate() {
         let op = op?;
-        st.mem.add(seq + i as u64, op.kind, op.key, op.value);
+        mem.add(seq + i as u64, op.kind, op.key, op.value);
         if op.kind == ValueKind::Value {
-            st.stats.puts += 1;
+            puts += 1;
         } else {
-            st.stats.deletes += 1;
+            deletes += 1;
         }
     }
+    let mut st = inner.lock();
     st.versions.last_sequence = seq + batch.count() as u64 - 1;
+    st.stats.wal_bytes += batch.data().len() as u64;
+    st.stats.puts += puts;
+    st.stats.deletes += deletes;
     st.stats.user_bytes += summary.user_bytes;
     st.stats.writes += 1;
     // No scheduling here: work only becomes due when a memtable is switched or a job installs a
     // version, and those ask for it (as LevelDB's write path).
-    drop(st);
-    inner.run_inline_jobs();
     Ok(())
 }
 
@@ -75,44 +86,34 @@ pub(super) fn write(inner: &Arc<DbInner>, opts: &WriteOptions, mut batch: WriteB
 /// still being flushed, level 0 at the stop trigger. With `force`, switches even if not full.
 pub(super) fn make_room_for_write<'a>(
     inner: &'a DbInner,
-    mut st: MutexGuard<'a, DbState>,
+    w: &mut Writer,
+    mut st: StateGuard<'a>,
     mut force: bool,
-) -> Result<MutexGuard<'a, DbState>> {
+) -> Result<StateGuard<'a>> {
     let o = &inner.options;
     let mut allow_delay = !force;
     loop {
         if let Some(e) = &st.bg_error {
             return Err(Error::Background(Arc::new(e.clone())));
         }
+        if st.shutting_down {
+            return Err(Error::Closed);
+        }
         let l0 = st.versions.current_ref().num_files(0);
         if allow_delay && l0 >= o.l0_slowdown_writes_trigger {
             allow_delay = false;
             st.stats.slowdowns += 1;
-            match &inner.sim {
-                Some(clock) => {
-                    clock.advance(
-                        Lane::Foreground,
-                        clock.time(Lane::Foreground) + SLOWDOWN.as_nanos() as u64,
-                        Wait::Stall,
-                    );
-                    st.stats.stall_nanos += SLOWDOWN.as_nanos() as u64;
-                }
-                None => {
-                    drop(st);
-                    let t = Instant::now();
-                    std::thread::sleep(SLOWDOWN);
-                    st = inner.lock();
-                    st.stats.stall_nanos += t.elapsed().as_nanos() as u64;
-                }
-            }
+            drop(st);
+            let t = inner.env.now_nanos();
+            inner.env.sleep(SLOWDOWN, Wait::Stall);
+            st = inner.lock();
+            st.stats.stall_nanos += inner.env.now_nanos().saturating_sub(t);
             continue;
         }
         if !force && st.mem.approximate_memory_usage() <= o.write_buffer_size {
             return Ok(st);
         }
-        let flush_busy =
-            st.imm.is_some() || inner.sim.as_ref().is_some_and(|c| c.time(Lane::Foreground) < st.flush_done_at);
-        if flush_busy {
+        if st.imm.is_some() {
             st.stats.memtable_stalls += 1;
             st = stall(inner, st)?;
             continue;
@@ -123,72 +124,46 @@ pub(super) fn make_room_for_write<'a>(
             continue;
         }
         // Switch: the old WAL is synced first so that later writes never survive a crash that
-        // loses earlier ones (the unsynced writes that survive are a prefix).
+        // loses earlier ones (the unsynced writes that survive are a prefix). Its I/O runs with
+        // the state unlocked; no one else switches meanwhile (this writer holds the WAL's lock).
         let number = st.versions.new_file_number();
+        drop(st);
         let path = filename::log_name(&inner.dir, number);
         let opened = (|| -> Result<LogWriter> {
-            if let Some(w) = st.wal.as_mut() {
-                w.sync()?;
+            if let Some(wal) = w.wal.as_mut() {
+                wal.sync()?;
             }
             // The new WAL's directory entry is made durable by the first synced write into it.
             let f = inner.fs.create_with_hint(&path, storage::WriteHint::Wal)?;
             Ok(LogWriter::new(f))
         })();
+        st = inner.lock();
         let wal = match opened {
-            Ok(w) => w,
+            Ok(wal) => wal,
             Err(e) => {
                 st.bg_error.get_or_insert_with(|| e.clone());
+                drop(st);
                 let _ = inner.fs.remove(&path);
                 return Err(e);
             }
         };
-        st.wal = Some(wal);
+        w.wal = Some(wal);
+        w.wal_dir_synced = false;
         st.wal_number = number;
-        st.wal_dir_synced = false;
         st.wal_numbers.insert(number);
         let full = std::mem::replace(&mut st.mem, Arc::new(MemTable::new()));
         st.imm = Some(full);
         inner.imm_pending.store(true, std::sync::atomic::Ordering::Release);
         force = false;
         inner.maybe_schedule(&mut st);
-        if inner.sim.is_some() {
-            drop(st);
-            inner.run_inline_jobs();
-            st = inner.lock();
-        }
     }
 }
 
-/// Waits for background progress: on a thread, until a job finishes; in simulation, by moving the
-/// foreground to the background's time and running the due job inline.
-fn stall<'a>(inner: &'a DbInner, mut st: MutexGuard<'a, DbState>) -> Result<MutexGuard<'a, DbState>> {
-    match &inner.sim {
-        Some(clock) => {
-            let fg = clock.time(Lane::Foreground);
-            let target = clock.time(Lane::Background).max(st.flush_done_at);
-            if target > fg {
-                st.stats.stall_nanos += target - fg;
-                clock.advance(Lane::Foreground, target, Wait::Stall);
-            }
-            inner.maybe_schedule(&mut st);
-            drop(st);
-            let ran = inner.run_inline_jobs();
-            let st = inner.lock();
-            if !ran && st.imm.is_some() {
-                // Nothing could run: report instead of spinning.
-                return Err(st
-                    .bg_error
-                    .clone()
-                    .unwrap_or_else(|| Error::InvalidArgument("simulation stalled with no runnable job".into())));
-            }
-            Ok(st)
-        }
-        None => {
-            let t = Instant::now();
-            inner.maybe_schedule(&mut st);
-            let mut st = inner.done_cv.wait(st).unwrap_or_else(|e| e.into_inner());
-            st.stats.stall_nanos += t.elapsed().as_nanos() as u64;
-            Ok(st)
-        }
-    }
+/// Waits for a background job to finish (the worker has been asked for it), and counts the wait.
+fn stall<'a>(inner: &'a DbInner, mut st: StateGuard<'a>) -> Result<StateGuard<'a>> {
+    let t = inner.env.now_nanos();
+    inner.maybe_schedule(&mut st);
+    let mut st = inner.env.wait(&inner.done, st, Wait::Stall)?;
+    st.stats.stall_nanos += inner.env.now_nanos().saturating_sub(t);
+    Ok(st)
 }

@@ -32,9 +32,9 @@ use flashsim::{BlockSsd, FlashError, HostLabel, Nanos, SimClock, Wait};
 use crate::host_writes::HostWriteStats;
 
 use crate::clone::{check_alignment, check_ranges};
+use crate::env::{Env, Guard};
 use crate::error::{FsError, Result};
 use crate::fs::{FileLock, Fs, RandomAccessFile, WritableFile, WriteHint};
-use crate::lock_unpoisoned as lock;
 use crate::namespace::Namespace;
 use crate::path;
 use alloc::Allocator;
@@ -111,7 +111,7 @@ impl SimFs {
         clock.wait(done, Wait::Metadata);
         let pages_written = journal.pages_written;
         let fs = SimFs::mount_with(dev, clock, opts, Some(journal))?;
-        lock(&fs.shared.state).stats.fs_metadata_bytes += pages_written * fs.page_size();
+        fs.shared.state().stats.fs_metadata_bytes += pages_written * fs.page_size();
         Ok(fs)
     }
 
@@ -125,15 +125,20 @@ impl SimFs {
         Ok(SimFs { shared: Arc::new(Shared { state: Mutex::new(state), epoch: AtomicU64::new(0), clock, opts }) })
     }
 
-    /// The clock whose current lane this file system charges.
-    pub fn clock(&self) -> &SimClock {
+    /// The Env an engine on this file system runs with: simulated, on this file system's clock.
+    pub fn env(&self) -> Env {
+        Env::new(Arc::new(self.clone()))
+    }
+
+    /// The clock whose running lane this file system charges.
+    pub fn sim_clock(&self) -> &SimClock {
         &self.shared.clock
     }
 
     /// Power loss: the device loses its volatile state and recovers, the file system remounts from
     /// its durable metadata, and every handle opened before fails with `Crashed`.
     pub fn power_cut(&self) -> Result<()> {
-        let mut st = lock(&self.shared.state);
+        let mut st = self.shared.state();
         self.shared.epoch.fetch_add(1, Ordering::SeqCst);
         st.dev.power_cut();
         st.load(&self.shared.clock, self.shared.opts, None)
@@ -141,16 +146,16 @@ impl SimFs {
 
     /// Reads the device under the lock (counters, latencies, NVRAM use).
     pub fn with_device<R>(&self, f: impl FnOnce(&BlockSsd) -> R) -> R {
-        f(&lock(&self.shared.state).dev)
+        f(&self.shared.state().dev)
     }
 
     pub fn stats(&self) -> HostWriteStats {
-        lock(&self.shared.state).stats.clone()
+        self.shared.state().stats.clone()
     }
 
     /// getLPN (seed 000 section 4.5): the device page that holds byte `offset` of `path`.
     pub fn lpn_of(&self, path: &str, offset: u64) -> Result<u64> {
-        let st = lock(&self.shared.state);
+        let st = self.shared.state();
         let ino = st.lookup("lpn_of", path)?;
         let inode = &st.inodes[&ino];
         let idx = (offset / st.page_size as u64) as usize;
@@ -162,12 +167,12 @@ impl SimFs {
 
     /// Free pages of the data region.
     pub fn free_bytes(&self) -> u64 {
-        let st = lock(&self.shared.state);
+        let st = self.shared.state();
         st.alloc.free_pages() * st.page_size as u64
     }
 
     fn page_size(&self) -> u64 {
-        lock(&self.shared.state).page_size as u64
+        self.shared.state().page_size as u64
     }
 
     fn epoch(&self) -> u64 {
@@ -183,8 +188,10 @@ impl Shared {
         Ok(())
     }
 
-    pub(crate) fn state(&self) -> std::sync::MutexGuard<'_, State> {
-        lock(&self.state)
+    /// The file system's state, locked in a critical section of its clock: a lane that holds it
+    /// keeps the turn, and hands it over (if its time moved) once the lock is free.
+    pub(crate) fn state(&self) -> Guard<'_, State> {
+        Guard::on_clock(&self.clock, &self.state)
     }
 
     pub(crate) fn clock(&self) -> &SimClock {
@@ -421,7 +428,7 @@ impl State {
 
 impl fmt::Debug for SimFs {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let st = lock(&self.shared.state);
+        let st = self.shared.state();
         f.debug_struct("SimFs").field("page_size", &st.page_size).field("files", &st.inodes.len()).finish()
     }
 }
@@ -590,6 +597,10 @@ impl Fs for SimFs {
         }
         let clock = self.shared.clock.clone();
         inode::clone_pages(&mut st, &clock, (s, src), src_offset, (d, dst), dst_offset, len)
+    }
+
+    fn clock(&self) -> Option<SimClock> {
+        Some(self.shared.clock.clone())
     }
 
     fn supports_clone(&self) -> bool {

@@ -53,10 +53,10 @@ use std::sync::{Arc, Mutex};
 use flashsim::{FlashError, HostLabel, SimClock, Wait, ZonedSsd};
 
 use crate::clone::{check_alignment, check_ranges};
+use crate::env::{Env, Guard};
 use crate::error::{FsError, Result};
 use crate::fs::{FileLock, Fs, RandomAccessFile, WritableFile, WriteHint};
 use crate::host_writes::HostWriteStats;
-use crate::lock_unpoisoned as lock;
 use crate::path;
 use handles::{ZoneLock, ZoneReader, ZoneWriter};
 use records::Record;
@@ -191,8 +191,13 @@ impl ZoneFs {
         ZoneFs { shared: Arc::new(Shared { state: Mutex::new(state), epoch: AtomicU64::new(0), clock }) }
     }
 
-    /// The clock whose current lane this file system charges.
-    pub fn clock(&self) -> &SimClock {
+    /// The Env an engine on this file system runs with: simulated, on this file system's clock.
+    pub fn env(&self) -> Env {
+        Env::new(Arc::new(self.clone()))
+    }
+
+    /// The clock whose running lane this file system charges.
+    pub fn sim_clock(&self) -> &SimClock {
         &self.shared.clock
     }
 
@@ -255,8 +260,10 @@ impl Shared {
         Ok(())
     }
 
-    pub(crate) fn state(&self) -> std::sync::MutexGuard<'_, State> {
-        lock(&self.state)
+    /// The file system's state, locked in a critical section of its clock: a lane that holds it
+    /// keeps the turn, and hands it over (if its time moved) once the lock is free.
+    pub(crate) fn state(&self) -> Guard<'_, State> {
+        Guard::on_clock(&self.clock, &self.state)
     }
 
     pub(crate) fn clock(&self) -> &SimClock {
@@ -450,6 +457,10 @@ impl Fs for ZoneFs {
             reason: "a zoned file system cannot share extents between files (a zone is written once, in order)"
                 .to_string(),
         })
+    }
+
+    fn clock(&self) -> Option<SimClock> {
+        Some(self.shared.clock.clone())
     }
 
     fn supports_clone(&self) -> bool {

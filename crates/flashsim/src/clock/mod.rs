@@ -1,0 +1,379 @@
+//! Simulated time on the host side of a device, and the scheduler that keeps every lane's requests
+//! in simulated-time order.
+//!
+//! A *lane* is a sequence of work with a current time of its own: the foreground (the caller's
+//! operations), a background worker (an engine's flushes and compactions), any other task that
+//! runs beside them. It lives beside the devices so that anything driving one (a file system, an
+//! engine, a key-value device with no file system above it) runs in the same simulated time.
+//!
+//! Each lane runs on a thread of its own, and the lanes run in lockstep: exactly one lane, the
+//! one holding the *turn*, runs at a time, and the turn always goes to the runnable lane with the
+//! earliest time. A lane's time moves only when it waits ([`SimClock::wait`]: a read's
+//! completion, a sync, a sleep) or blocks ([`SimClock::block`]: a stall, an idle worker); once its
+//! time has moved, it hands the turn to any runnable lane that is now earlier. A blocked lane
+//! wakes ([`SimClock::notify`]) at the waker's time, never earlier. So when a lane issues a
+//! request at its time `t`, no lane can still issue one before `t`: requests reach the devices
+//! in non-decreasing simulated time, and an operation waits only for what was really queued ahead
+//! of it when it was issued (a die's timeline is a busy-until time, exact under that order).
+//!
+//! Why threads in lockstep rather than background jobs rewritten as resumable tasks: the same
+//! straight-line job code runs on real threads in wall-clock time and on lanes here, and
+//! determinism holds because the turn changes hands only inside these calls, in an order that
+//! depends on simulated times and lane numbers alone, never on the host's thread scheduling.
+//! (Wave 1 ran a background job inline to completion and let it book the dies ahead of the
+//! foreground: a get then waited for a whole compaction.)
+//!
+//! Ties: when the lane that is running and another runnable lane have the same time, the other
+//! lane goes first (lowest lane number first); so a lane that is woken, or spawned, at the
+//! running lane's time starts its work before the running lane goes on past that time.
+//!
+//! Critical sections: a lane that holds a lock another lane may need (a file system's state, an
+//! engine's state) must not hand over the turn, or the next lane would block on that lock while
+//! its holder waits for the turn. Inside a [`Critical`] section a lane's time still moves, but the
+//! hand-over is owed and made when its last section ends. Requests the section issues after its
+//! time moved can reach a device ahead of an earlier lane's: the one approximation left, kept small
+//! by holding such locks around short work only (the media counts requests that arrive out of
+//! order, `FlashCounters::out_of_order`).
+//!
+//! Every move of a lane's time says what the lane waited for ([`Wait`]), so a lane's time is the
+//! sum of its waits by kind ([`SimClock::spent`]): where the simulated seconds went.
+//!
+//! A lane that blocks when no other lane can run gets [`Stuck`] back instead of waiting forever.
+
+mod lane;
+
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+
+use serde::{Deserialize, Serialize};
+
+use crate::timing::Nanos;
+pub use lane::LaneThread;
+
+/// The clock's state stays consistent whatever a panicking holder did (each update is a few
+/// assignments), so a poisoned lock is used as it is.
+fn lock(m: &Mutex<State>) -> MutexGuard<'_, State> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// What a lane is for, in reports: the caller's operations or background work.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lane {
+    Foreground = 0,
+    Background = 1,
+}
+
+/// What a lane's time was moved forward for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wait {
+    /// A read of data (a file read, a block, an index).
+    Read = 0,
+    /// Data writes completing (a file's outstanding pages, waited for at `sync`).
+    Write = 1,
+    /// A file system's own metadata (its journal, at `sync`, create, rename, remove).
+    Metadata = 2,
+    /// A key-value SSD command, from submission to completion.
+    Device = 3,
+    /// The foreground waiting for background work (a stall or a slowdown).
+    Stall = 4,
+    /// A background lane idle, waiting for work.
+    Idle = 5,
+    /// A file system's own garbage collection (ZoneFs's zone GC).
+    Gc = 6,
+}
+
+const WAITS: usize = 7;
+
+/// A lane's time by what it waited for, in nanoseconds; the fields sum to the lane's time.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LaneTime {
+    pub read_ns: Nanos,
+    pub write_ns: Nanos,
+    pub metadata_ns: Nanos,
+    pub device_ns: Nanos,
+    pub stall_ns: Nanos,
+    pub idle_ns: Nanos,
+    pub gc_ns: Nanos,
+}
+
+impl LaneTime {
+    pub fn total_ns(&self) -> Nanos {
+        self.read_ns + self.write_ns + self.metadata_ns + self.device_ns + self.stall_ns + self.idle_ns + self.gc_ns
+    }
+
+    fn add(&mut self, w: &[Nanos; WAITS]) {
+        self.read_ns += w[Wait::Read as usize];
+        self.write_ns += w[Wait::Write as usize];
+        self.metadata_ns += w[Wait::Metadata as usize];
+        self.device_ns += w[Wait::Device as usize];
+        self.stall_ns += w[Wait::Stall as usize];
+        self.idle_ns += w[Wait::Idle as usize];
+        self.gc_ns += w[Wait::Gc as usize];
+    }
+}
+
+/// Every lane was blocked: the one that asked to block would have waited forever.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("simulated time is stuck: a {role:?} lane blocked to wait for {what:?} while no other lane could run")]
+pub struct Stuck {
+    pub role: Lane,
+    pub what: Wait,
+}
+
+/// What a blocked lane waits for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Key {
+    /// A signal's [`SimClock::notify`].
+    Signal(u64),
+    /// The end of a lane.
+    Exit(usize),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Status {
+    Runnable,
+    Blocked(Key, Wait),
+    Exited,
+}
+
+#[derive(Debug)]
+struct LaneState {
+    role: Lane,
+    now: Nanos,
+    spent: [Nanos; WAITS],
+    status: Status,
+    /// Critical sections the lane is inside: it may not hand over the turn.
+    critical: u32,
+    /// The lane's time moved, or it woke a lane, inside a critical section: it reschedules when
+    /// the last one ends.
+    owed: bool,
+    /// The lane was woken because nothing else could run: its `block` fails with [`Stuck`].
+    stuck: bool,
+}
+
+impl LaneState {
+    fn new(role: Lane, now: Nanos) -> LaneState {
+        LaneState { role, now, spent: [0; WAITS], status: Status::Runnable, critical: 0, owed: false, stuck: false }
+    }
+
+    fn advance(&mut self, t: Nanos, what: Wait) -> bool {
+        if t <= self.now {
+            return false;
+        }
+        self.spent[what as usize] += t - self.now;
+        self.now = t;
+        true
+    }
+}
+
+#[derive(Debug)]
+struct State {
+    lanes: Vec<LaneState>,
+    /// The lane that runs now.
+    turn: usize,
+}
+
+impl State {
+    /// The runnable lane to run next: the earliest; on a tie, any lane before `running`, then the
+    /// lowest number.
+    fn pick(&self, running: Option<usize>) -> Option<usize> {
+        self.lanes
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.status == Status::Runnable)
+            .min_by_key(|(i, l)| (l.now, Some(*i) == running, *i))
+            .map(|(i, _)| i)
+    }
+
+    /// Wakes every lane blocked on `key` at the running lane's time; whether any woke.
+    fn wake(&mut self, key: Key) -> bool {
+        let t = self.lanes[self.turn].now;
+        let mut woke = false;
+        for l in &mut self.lanes {
+            if let Status::Blocked(k, what) = l.status {
+                if k == key {
+                    l.advance(t, what);
+                    l.status = Status::Runnable;
+                    woke = true;
+                }
+            }
+        }
+        woke
+    }
+}
+
+#[derive(Debug)]
+struct Shared {
+    state: Mutex<State>,
+    turn_changed: Condvar,
+}
+
+/// Shared handle to the lanes and their times; cloning shares the clock. A new clock has one lane,
+/// the foreground, at time 0: whatever thread drives the clock outside the lanes it spawned runs
+/// as the foreground.
+#[derive(Clone, Debug)]
+pub struct SimClock {
+    shared: Arc<Shared>,
+}
+
+impl Default for SimClock {
+    fn default() -> Self {
+        SimClock::new()
+    }
+}
+
+impl SimClock {
+    pub fn new() -> SimClock {
+        SimClock {
+            shared: Arc::new(Shared {
+                state: Mutex::new(State { lanes: vec![LaneState::new(Lane::Foreground, 0)], turn: 0 }),
+                turn_changed: Condvar::new(),
+            }),
+        }
+    }
+
+    /// The current time of the lane that runs now.
+    pub fn now(&self) -> Nanos {
+        let st = lock(&self.shared.state);
+        st.lanes[st.turn].now
+    }
+
+    /// Moves the running lane forward to `t` (never backwards), the time spent waiting for `what`,
+    /// then lets any runnable lane that is now earlier run first (at once, or when the lane leaves
+    /// its critical sections).
+    pub fn wait(&self, t: Nanos, what: Wait) {
+        let mut st = lock(&self.shared.state);
+        let me = st.turn;
+        if st.lanes[me].advance(t, what) {
+            self.hand_over(st);
+        }
+    }
+
+    /// [`SimClock::wait`] for `d` from now.
+    pub fn sleep(&self, d: Nanos, what: Wait) {
+        let mut st = lock(&self.shared.state);
+        let me = st.turn;
+        let t = st.lanes[me].now + d;
+        if st.lanes[me].advance(t, what) {
+            self.hand_over(st);
+        }
+    }
+
+    /// The latest time of the lanes of `role` (the foreground's time, for the foreground).
+    pub fn time(&self, role: Lane) -> Nanos {
+        let st = lock(&self.shared.state);
+        st.lanes.iter().filter(|l| l.role == role).map(|l| l.now).max().unwrap_or(0)
+    }
+
+    /// The time of the lanes of `role` so far by what they waited for, summed over those lanes.
+    pub fn spent(&self, role: Lane) -> LaneTime {
+        let st = lock(&self.shared.state);
+        let mut t = LaneTime::default();
+        for l in st.lanes.iter().filter(|l| l.role == role) {
+            t.add(&l.spent);
+        }
+        t
+    }
+
+    /// Enters a critical section of the running lane (see the module doc): until the returned
+    /// guard drops, the lane keeps the turn.
+    pub fn critical(&self) -> Critical {
+        let mut st = lock(&self.shared.state);
+        let me = st.turn;
+        st.lanes[me].critical += 1;
+        Critical { clock: self.clone() }
+    }
+
+    /// Blocks the running lane until a [`SimClock::notify`] of `signal`, the time until then
+    /// spent waiting for `what`; other lanes run meanwhile. The caller holds no critical section's
+    /// lock (its critical sections are suspended while it is blocked). Fails with [`Stuck`] when
+    /// no other lane can run, or when the lane was woken only because nothing else could.
+    pub fn block(&self, signal: u64, what: Wait) -> Result<(), Stuck> {
+        let st = lock(&self.shared.state);
+        self.block_on(st, Key::Signal(signal), what).map(drop)
+    }
+
+    /// Wakes every lane blocked on `signal`, at the running lane's time; a woken lane at the same
+    /// time runs before the waker goes on.
+    pub fn notify(&self, signal: u64) {
+        let mut st = lock(&self.shared.state);
+        if st.wake(Key::Signal(signal)) {
+            self.hand_over(st);
+        }
+    }
+
+    /// Hands the turn to an earlier (or, on a tie, preceding) runnable lane and waits for it to
+    /// come back; inside a critical section, owes it instead.
+    fn hand_over(&self, mut st: MutexGuard<'_, State>) {
+        let me = st.turn;
+        if st.lanes[me].critical > 0 {
+            st.lanes[me].owed = true;
+            return;
+        }
+        st.lanes[me].owed = false;
+        match st.pick(Some(me)) {
+            Some(next) if next != me => {
+                st.turn = next;
+                self.shared.turn_changed.notify_all();
+                drop(self.await_turn(st, me));
+            }
+            _ => {}
+        }
+    }
+
+    /// Blocks the running lane on `key` (see [`SimClock::block`]).
+    fn block_on<'a>(
+        &'a self,
+        mut st: MutexGuard<'a, State>,
+        key: Key,
+        what: Wait,
+    ) -> Result<MutexGuard<'a, State>, Stuck> {
+        let me = st.turn;
+        let stuck = Stuck { role: st.lanes[me].role, what };
+        st.lanes[me].status = Status::Blocked(key, what);
+        let Some(next) = st.pick(None) else {
+            st.lanes[me].status = Status::Runnable;
+            return Err(stuck);
+        };
+        let suspended = std::mem::take(&mut st.lanes[me].critical);
+        st.lanes[me].owed = false;
+        st.turn = next;
+        self.shared.turn_changed.notify_all();
+        let mut st = self.await_turn(st, me);
+        st.lanes[me].critical = suspended;
+        if std::mem::take(&mut st.lanes[me].stuck) {
+            return Err(stuck);
+        }
+        Ok(st)
+    }
+
+    /// Waits until `lane` has the turn.
+    fn await_turn<'a>(&'a self, mut st: MutexGuard<'a, State>, lane: usize) -> MutexGuard<'a, State> {
+        while st.turn != lane {
+            st = self.shared.turn_changed.wait(st).unwrap_or_else(|e| e.into_inner());
+        }
+        st
+    }
+}
+
+/// A critical section of the lane that entered it (see the module doc); dropping it leaves the
+/// section, and makes the hand-over the lane owes once it has left them all.
+#[must_use = "the section ends when the guard drops"]
+#[derive(Debug)]
+pub struct Critical {
+    clock: SimClock,
+}
+
+impl Drop for Critical {
+    fn drop(&mut self) {
+        let mut st = lock(&self.clock.shared.state);
+        let me = st.turn;
+        let l = &mut st.lanes[me];
+        l.critical = l.critical.saturating_sub(1);
+        if l.critical == 0 && l.owed {
+            self.clock.hand_over(st);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,123 @@
+use std::sync::{Arc, Mutex};
+
+use super::*;
+
+#[test]
+fn a_lanes_time_is_the_sum_of_its_waits() {
+    let c = SimClock::new();
+    c.wait(10, Wait::Read);
+    c.wait(5, Wait::Write); // in the past: no time spent
+    c.sleep(30, Wait::Stall);
+    assert_eq!(c.now(), 40);
+    let f = c.spent(Lane::Foreground);
+    assert_eq!(f, LaneTime { read_ns: 10, stall_ns: 30, ..LaneTime::default() });
+    assert_eq!(f.total_ns(), c.time(Lane::Foreground));
+    assert_eq!(c.spent(Lane::Background), LaneTime::default());
+}
+
+/// Each lane issues "requests" at its time, then waits a lane-specific latency; the log of
+/// issue times, in the order they were issued, must never go back.
+fn lockstep_log(latencies: [&'static [u64]; 3]) -> Vec<(usize, Nanos)> {
+    let c = SimClock::new();
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let mut lanes = Vec::new();
+    for (id, lat) in latencies.iter().enumerate().skip(1) {
+        let (c2, log2, lat) = (c.clone(), Arc::clone(&log), *lat);
+        lanes.push(
+            c.spawn(&format!("lane{id}"), Lane::Background, move || {
+                for &d in lat {
+                    log2.lock().unwrap().push((id, c2.now()));
+                    let t = c2.now() + d;
+                    c2.wait(t, Wait::Read);
+                }
+            })
+            .unwrap(),
+        );
+    }
+    for &d in latencies[0] {
+        log.lock().unwrap().push((0, c.now()));
+        c.wait(c.now() + d, Wait::Read);
+    }
+    for l in lanes {
+        l.join().unwrap();
+    }
+    let v = log.lock().unwrap().clone();
+    v
+}
+
+#[test]
+fn requests_of_every_lane_are_issued_in_simulated_time_order() {
+    let lat = [&[5u64, 50, 1, 1, 30, 7][..], &[3, 3, 3, 100, 2][..], &[40, 1, 1, 1, 1, 1, 1][..]];
+    let log = lockstep_log(lat);
+    assert_eq!(log.len(), 6 + 5 + 7);
+    for w in log.windows(2) {
+        assert!(w[0].1 <= w[1].1, "issued out of order: {w:?} in {log:?}");
+    }
+    // Deterministic: the same lanes give the same interleaving, whatever the threads did.
+    for _ in 0..20 {
+        assert_eq!(lockstep_log(lat), log);
+    }
+}
+
+#[test]
+fn a_blocked_lane_wakes_at_its_wakers_time() {
+    let c = SimClock::new();
+    let c2 = c.clone();
+    let bg = c
+        .spawn("worker", Lane::Background, move || {
+            // Idle until the foreground asks, then 70 ns of reads, then wakes the foreground.
+            c2.block(1, Wait::Idle).unwrap();
+            assert_eq!(c2.now(), 20);
+            c2.wait(90, Wait::Read);
+            c2.notify(2);
+        })
+        .unwrap();
+    c.wait(20, Wait::Read);
+    c.notify(1);
+    c.block(2, Wait::Stall).unwrap();
+    assert_eq!(c.now(), 90);
+    bg.join().unwrap();
+    assert_eq!(c.spent(Lane::Foreground), LaneTime { read_ns: 20, stall_ns: 70, ..LaneTime::default() });
+    assert_eq!(c.spent(Lane::Background), LaneTime { idle_ns: 20, read_ns: 70, ..LaneTime::default() });
+}
+
+#[test]
+fn blocking_with_nothing_else_to_run_is_stuck_not_a_hang() {
+    let c = SimClock::new();
+    assert_eq!(c.block(7, Wait::Stall), Err(Stuck { role: Lane::Foreground, what: Wait::Stall }));
+    // The lane ends blocked forever unless woken: joining it would hang, so the end of the
+    // only runnable lane wakes the foreground with `Stuck`.
+    let c2 = c.clone();
+    let bg = c
+        .spawn("worker", Lane::Background, move || {
+            c2.wait(10, Wait::Read);
+        })
+        .unwrap();
+    assert_eq!(c.block(8, Wait::Stall), Err(Stuck { role: Lane::Foreground, what: Wait::Stall }));
+    bg.join().unwrap();
+}
+
+#[test]
+fn a_critical_section_keeps_the_turn_until_it_ends() {
+    let c = SimClock::new();
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let (c2, log2) = (c.clone(), Arc::clone(&log));
+    let bg = c
+        .spawn("worker", Lane::Background, move || {
+            c2.block(1, Wait::Idle).unwrap();
+            log2.lock().unwrap().push(("bg", c2.now()));
+        })
+        .unwrap();
+    {
+        let _cs = c.critical();
+        // The worker is woken at 0, and would go first on the tie, but the section keeps the turn.
+        c.notify(1);
+        c.wait(10, Wait::Read);
+        log.lock().unwrap().push(("fg in section", c.now()));
+        c.wait(20, Wait::Read);
+        log.lock().unwrap().push(("fg in section", c.now()));
+    }
+    log.lock().unwrap().push(("fg after", c.now()));
+    bg.join().unwrap();
+    assert_eq!(*log.lock().unwrap(), vec![("fg in section", 10), ("fg in section", 20), ("bg", 0), ("fg after", 20)]);
+}
