@@ -36,5 +36,5 @@ pub use preset::Preset;
 pub use ssd::dftl::{Cmt as MappingCache, CmtKey as MappingKey, TranslationIo};
 pub use ssd::remap_log::NvramUsage;
 pub use ssd::{BlockSsd, Counters, FlashReport, FtlCounters, GcPolicy, MappingMode, SsdConfig};
-pub use timing::{Nanos, Timing};
+pub use timing::{Nanos, OpKind, Timeline, Timing, Traced};
 pub use zoned::{ZoneInfo, ZoneState, ZonedConfig, ZonedSsd};

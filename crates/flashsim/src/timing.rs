@@ -16,6 +16,7 @@
 
 use serde::Serialize;
 
+use crate::cause::Cause;
 use crate::error::{FlashError, Result};
 
 /// Simulated nanoseconds.
@@ -135,24 +136,52 @@ fn picoseconds(text: &str) -> Option<u64> {
 /// What one operation did to its die: when it completed, and how long it held the die (from the
 /// moment the die took it to completion: array time, its transfers, and any wait for the channel
 /// while the die was held). Queueing before the die was free is not busy time. `late`: how much
-/// earlier than the latest operation issued before it this one was issued (0 in order).
+/// earlier it arrived than the latest operation its die was given before it (0 in order).
+/// `held`: how long its die stood free but kept for it, waiting for its input (see
+/// [`Timeline::arrive`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Busy {
     pub done: Nanos,
     pub busy: Nanos,
     pub late: Nanos,
+    pub held: Nanos,
+}
+
+/// What kind of operation a [`Traced`] one was.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpKind {
+    Read,
+    Program,
+    Erase,
+    Copyback,
+}
+
+/// One operation as a timeline served it: what, why, when it was issued, where, and when it
+/// completed (see `crate::Media::trace`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Traced {
+    pub kind: OpKind,
+    pub cause: Cause,
+    pub at: Nanos,
+    pub die: u32,
+    pub channel: u32,
+    pub pages: u32,
+    pub done: Nanos,
 }
 
 /// Busy-until times of every die and channel, and each die's total busy time.
 ///
 /// A die's timeline is one busy-until time: an operation issued at `t` starts when the die is
-/// free. That is first-come first-served, exact when operations arrive in non-decreasing issue
-/// time (what the host's lanes guarantee, `crate::clock`); an operation that arrives late would
-/// queue behind work issued after it, so the timeline measures how late each one is.
+/// free. That is first-come first-served, exact when each die's operations arrive in
+/// non-decreasing issue time (what the host's lanes guarantee, `crate::clock`); an operation that
+/// arrives late would queue behind work issued after it, so the timeline measures how late each
+/// one is on its die.
 #[derive(Clone, Debug)]
 pub struct Timeline {
-    /// The latest issue time seen.
-    latest: Nanos,
+    /// The latest arrival time of each die's operations.
+    latest: Vec<Nanos>,
+    /// When the request being served arrived (see [`Timeline::arrive`]).
+    arrival: Option<Nanos>,
     die_free: Vec<Nanos>,
     die_busy: Vec<Nanos>,
     channel_free: Vec<Nanos>,
@@ -165,7 +194,8 @@ pub struct Timeline {
 impl Timeline {
     pub fn new(timing: &Timing, dies: u32, channels: u32, page_size: u32) -> Self {
         Timeline {
-            latest: 0,
+            latest: vec![0; dies as usize],
+            arrival: None,
             die_free: vec![0; dies as usize],
             die_busy: vec![0; dies as usize],
             channel_free: vec![0; channels as usize],
@@ -173,6 +203,16 @@ impl Timeline {
             program_ns: timing.program_ns,
             erase_ns: timing.erase_ns,
             xfer_ns: timing.page_transfer_ns(page_size),
+        }
+    }
+
+    /// Serves the operation `op` records, as it was issued (replaying a trace).
+    pub fn replay(&mut self, op: &Traced) -> Busy {
+        match op.kind {
+            OpKind::Read => self.read(op.at, op.die, op.channel, op.pages),
+            OpKind::Program => self.program(op.at, op.die, op.channel, op.pages),
+            OpKind::Erase => self.erase(op.at, op.die),
+            OpKind::Copyback => self.copyback(op.at, op.die),
         }
     }
 
@@ -202,6 +242,16 @@ impl Timeline {
         self.hold(at, die, start, start + self.read_ns + self.program_ns)
     }
 
+    /// The operations given from now on belong to a request that arrived at `t`: they entered
+    /// their dies' queues then, whatever later time their inputs are ready at (the `at` each
+    /// operation takes: a program waiting for its read, an erase for its relocations, work after
+    /// a foreground GC). Their order is judged by `t`; a die whose next operation is not ready
+    /// yet waits for it (head of line, counted in [`Busy::held`]). A device calls this at each
+    /// request; without it every operation arrives at its own `at`.
+    pub fn arrive(&mut self, t: Nanos) {
+        self.arrival = Some(t);
+    }
+
     /// The time at which every unit is idle.
     pub fn all_idle_at(&self) -> Nanos {
         let d = self.die_free.iter().copied().max().unwrap_or(0);
@@ -216,11 +266,15 @@ impl Timeline {
 
     fn hold(&mut self, at: Nanos, die: u32, start: Nanos, done: Nanos) -> Busy {
         let d = die as usize;
+        let arrival = self.arrival.map_or(at, |a| a.min(at));
+        // The die was free from `max(arrival, free)` but kept for this operation until its input
+        // was ready.
+        let held = start.saturating_sub(arrival.max(self.die_free[d]));
         self.die_free[d] = done;
         self.die_busy[d] += done - start;
-        let late = self.latest.saturating_sub(at);
-        self.latest = self.latest.max(at);
-        Busy { done, busy: done - start, late }
+        let late = self.latest[d].saturating_sub(arrival);
+        self.latest[d] = self.latest[d].max(arrival);
+        Busy { done, busy: done - start, late, held }
     }
 
     fn transfer(&mut self, ready: Nanos, channel: u32, pages: u32) -> Nanos {
@@ -281,6 +335,20 @@ mod tests {
         // The second die held its register while it waited for the bus.
         assert_eq!(second.busy, 40_000 + 2 * x);
         assert_eq!(tl.total_die_busy(), 2 * (40_000 + x) + x);
+    }
+
+    #[test]
+    fn an_operation_issued_in_the_past_is_late_and_queues_behind_later_work() {
+        let mut tl = Timeline::new(&t(), 1, 1, 4096);
+        let x = t().page_transfer_ns(4096);
+        let first = tl.read(1_000_000, 0, 0, 1);
+        assert_eq!((first.late, first.done), (0, 1_000_000 + 40_000 + x));
+        // Issued at 0 after an operation issued at 1 ms: first-come first-served makes it wait
+        // for work that lies after it in simulated time, and the timeline says by how much.
+        let late = tl.read(0, 0, 0, 1);
+        assert_eq!(late.late, 1_000_000);
+        assert_eq!(late.done, first.done + 40_000 + x);
+        assert_eq!(tl.read(1_000_000, 0, 0, 1).late, 0, "the latest issue time itself is in order");
     }
 
     #[test]

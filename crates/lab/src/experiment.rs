@@ -500,11 +500,7 @@ impl Experiment {
         let figures = metrics.iter().map(|m| self.figure(m, results)).collect();
         let mut notes = self.file.notes.clone();
         if results.iter().any(|r| r.time_base == TimeBase::Simulated) {
-            notes.push(
-                "Simulated time: flash operations occupy their die and channel; host CPU time is not modelled. Background \
-                 jobs' results become visible when they start, not when they end in simulated time."
-                    .into(),
-            );
+            notes.push(crate::result::SIMULATED_TIME_NOTE.into());
         }
         let mut tables = vec![
             ResultTable { name: "runs".into(), columns, rows },

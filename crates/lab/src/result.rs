@@ -95,12 +95,32 @@ pub struct RunResult {
     pub content_digest: Option<ContentDigest>,
 }
 
+/// What every simulated run's report says of its time base.
+pub const SIMULATED_TIME_NOTE: &str = "Simulated time: each flash operation occupies its die for its latency and its \
+     channel for its transfer; the caller's operations, the engine's background job (flushes, compactions) and the \
+     device's own work run as lanes of one clock whose requests reach the flash in simulated-time order, so an \
+     operation waits only for what was queued ahead of it, and a background job's result is visible from its end. \
+     What remains approximate is measured in each run's `lanes`: operations that one file-system operation issues \
+     after waiting inside it (ZoneFs's zone GC, its sync's journal record) can reach a die out of order \
+     (`out_of_order_requests`); a device request's own operations (GC relocations and erases, writes after a \
+     foreground GC) join their dies' queues with it and hold a die until their input is ready (`head_of_line_ns`). \
+     Host CPU time is not modelled.";
+
 /// The simulated time of the foreground (user operations) and background (flushes, compactions)
-/// lanes, by what each waited for.
+/// lanes, by what each waited for; the flash operations that reached the device out of
+/// simulated-time order (0 when every lane's requests arrive in order), with how late they were
+/// in total; and the die time lost to device operations queued before their input was ready.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Lanes {
     pub foreground: flashsim::LaneTime,
     pub background: flashsim::LaneTime,
+    #[serde(default)]
+    pub out_of_order_requests: u64,
+    #[serde(default)]
+    pub out_of_order_ns: u64,
+    /// Die time lost to device operations queued before their input was ready.
+    #[serde(default)]
+    pub head_of_line_ns: u64,
 }
 
 /// The clock a run's times are measured in: `simulated` (the device model's) or `wall-clock`.
@@ -199,6 +219,9 @@ impl RunResult {
             lanes: stack.clock.as_ref().map(|c| Lanes {
                 foreground: c.spent(flashsim::Lane::Foreground),
                 background: c.spent(flashsim::Lane::Background),
+                out_of_order_requests: flash.map_or(0, |f| f.out_of_order),
+                out_of_order_ns: flash.map_or(0, |f| f.out_of_order_ns),
+                head_of_line_ns: flash.map_or(0, |f| f.head_of_line_ns),
             }),
             ops_per_sec: last.map_or(0.0, |p| p.ops_per_sec),
             latency: last.map_or_else(empty_latency, |p| p.latency.clone()),
@@ -340,5 +363,12 @@ pub fn render(r: &RunResult) -> String {
         ));
     }
     out.push_str(&format!("stalls: {} ({:.3} s)\n", r.stall_count, r.stall_s));
+    if let Some(l) = r.lanes.filter(|l| l.out_of_order_requests > 0) {
+        out.push_str(&format!(
+            "flash operations issued out of simulated-time order: {} ({:.3} s late in total)\n",
+            l.out_of_order_requests,
+            l.out_of_order_ns as f64 / 1e9
+        ));
+    }
     out
 }

@@ -94,8 +94,7 @@ impl Drop for End {
             Some(i)
         });
         if let Some(n) = next {
-            st.turn = n;
-            self.clock.shared.turn_changed.notify_all();
+            st.give_turn(n, &self.clock.shared);
         }
     }
 }

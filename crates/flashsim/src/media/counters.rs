@@ -21,7 +21,7 @@ pub struct CauseCounts {
     pub erases: u64,
     /// Time this cause's operations held their dies (see [`crate::timing::Busy`]).
     pub busy_ns: Nanos,
-    /// Operations issued at a time earlier than one the media had already been given (see
+    /// Operations issued at a time earlier than one their die had already been given (see
     /// [`FlashCounters::out_of_order`]).
     pub out_of_order: u64,
 }
@@ -58,12 +58,15 @@ pub struct FlashCounters {
     pub multi_plane_ops: u64,
     /// Busy time of every operation, summed over dies.
     pub busy_ns: Nanos,
-    /// Operations issued at a simulated time earlier than an operation issued before them, and by
-    /// how much, summed. Zero when every lane's requests reach the media in simulated-time order
-    /// (`crate::clock`); an operation that arrives late may wait behind work that was issued
-    /// after it in simulated time.
+    /// Operations issued at a simulated time earlier than an operation issued before them on the
+    /// same die, and by how much, summed. Zero when every lane's requests reach the media in
+    /// simulated-time order (`crate::clock`); an operation that arrives late may wait behind work
+    /// that was issued after it in simulated time.
     pub out_of_order: u64,
     pub out_of_order_ns: Nanos,
+    /// Die time lost to operations queued before their input was ready (see
+    /// `crate::Timeline::arrive`).
+    pub head_of_line_ns: Nanos,
     by_cause: [CauseCounts; Cause::COUNT],
 }
 
@@ -78,6 +81,7 @@ impl Default for FlashCounters {
             busy_ns: 0,
             out_of_order: 0,
             out_of_order_ns: 0,
+            head_of_line_ns: 0,
             by_cause: [CauseCounts::default(); Cause::COUNT],
         }
     }
@@ -85,25 +89,27 @@ impl Default for FlashCounters {
 
 impl FlashCounters {
     pub(crate) fn read(&mut self, cause: Cause, pages: u64, op: Busy) {
-        self.count(cause, CauseCounts { reads: pages, busy_ns: op.busy, ..CauseCounts::default() }, op.late);
+        self.count(cause, CauseCounts { reads: pages, busy_ns: op.busy, ..CauseCounts::default() }, op);
     }
 
     pub(crate) fn program(&mut self, cause: Cause, pages: u64, op: Busy) {
-        self.count(cause, CauseCounts { programs: pages, busy_ns: op.busy, ..CauseCounts::default() }, op.late);
+        self.count(cause, CauseCounts { programs: pages, busy_ns: op.busy, ..CauseCounts::default() }, op);
     }
 
     pub(crate) fn copyback(&mut self, cause: Cause, op: Busy) {
         self.copybacks += 1;
-        self.count(cause, CauseCounts { reads: 1, programs: 1, busy_ns: op.busy, ..CauseCounts::default() }, op.late);
+        self.count(cause, CauseCounts { reads: 1, programs: 1, busy_ns: op.busy, ..CauseCounts::default() }, op);
     }
 
     pub(crate) fn erase(&mut self, cause: Cause, op: Busy) {
-        self.count(cause, CauseCounts { erases: 1, busy_ns: op.busy, ..CauseCounts::default() }, op.late);
+        self.count(cause, CauseCounts { erases: 1, busy_ns: op.busy, ..CauseCounts::default() }, op);
     }
 
-    /// Adds one operation, issued `late` before the latest issue time, to the totals and to its
+    /// Adds one operation (`served`: how the timeline served it) to the totals and to its
     /// cause's row.
-    fn count(&mut self, cause: Cause, op: CauseCounts, late: Nanos) {
+    fn count(&mut self, cause: Cause, op: CauseCounts, served: Busy) {
+        let late = served.late;
+        self.head_of_line_ns += served.held;
         self.reads += op.reads;
         self.programs += op.programs;
         self.erases += op.erases;
@@ -134,6 +140,7 @@ impl FlashCounters {
             busy_ns: self.busy_ns - earlier.busy_ns,
             out_of_order: self.out_of_order - earlier.out_of_order,
             out_of_order_ns: self.out_of_order_ns - earlier.out_of_order_ns,
+            head_of_line_ns: self.head_of_line_ns - earlier.head_of_line_ns,
             by_cause,
         }
     }

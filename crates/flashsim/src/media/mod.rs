@@ -32,7 +32,7 @@ use crate::cause::Cause;
 use crate::error::{FlashError, Result};
 use crate::geometry::Geometry;
 use crate::latency::Latencies;
-use crate::timing::{Busy, Nanos, Timeline, Timing};
+use crate::timing::{Busy, Nanos, OpKind, Timeline, Timing, Traced};
 use store::PageStore;
 
 /// "No owner" in a page's OOB (an erased page).
@@ -47,13 +47,16 @@ pub struct MediaConfig {
     pub multi_plane: bool,
     /// Where page contents are kept.
     pub store: DataMode,
+    /// Keep every operation the timeline serves, in the order it was given them
+    /// ([`Media::trace`]): for tests that check the order requests arrive in.
+    pub trace: bool,
 }
 
 impl MediaConfig {
     /// Multi-plane commands where the die has more than one plane; contents in memory.
     pub fn new(geometry: Geometry, timing: Timing) -> MediaConfig {
         let multi_plane = geometry.planes_per_die > 1;
-        MediaConfig { geometry, timing, multi_plane, store: DataMode::Memory }
+        MediaConfig { geometry, timing, multi_plane, store: DataMode::Memory, trace: false }
     }
 
     pub fn validate(&self) -> Result<()> {
@@ -110,6 +113,7 @@ pub struct Media {
     store: PageStore,
     counters: FlashCounters,
     latencies: Latencies,
+    trace: Option<Vec<Traced>>,
     /// Reused buffers: the multi-plane grouping and page moves in the sparse-file store.
     order: Vec<(u32, u32, u32, Nanos)>,
     scratch: Vec<u8>,
@@ -129,6 +133,7 @@ impl Media {
         let pages = geo.total_pages();
         Ok(Media {
             timeline: Timeline::new(&cfg.timing, geo.total_dies(), geo.channels, geo.page_size),
+            trace: cfg.trace.then(Vec::new),
             multi_plane: cfg.multi_plane,
             blocks: (0..geo.total_blocks() as u32)
                 .map(|b| {
@@ -171,6 +176,18 @@ impl Media {
     /// Simulated time at which every die and channel is idle.
     pub fn idle_at(&self) -> Nanos {
         self.timeline.all_idle_at()
+    }
+
+    /// The operations given from now on serve a request that arrived at `t` (see
+    /// [`Timeline::arrive`]).
+    pub fn arrive(&mut self, t: Nanos) {
+        self.timeline.arrive(t);
+    }
+
+    /// Every operation served so far, in the order the timeline was given them (empty unless the
+    /// configuration keeps a trace).
+    pub fn trace(&self) -> &[Traced] {
+        self.trace.as_deref().unwrap_or(&[])
     }
 
     /// The dies' own busy time, summed (equals `counters().busy_ns`: an accounting identity).
@@ -289,12 +306,15 @@ impl Media {
         let done = if copyback && s.plane == d.plane {
             let op = self.timeline.copyback(at, s.die);
             self.counters.copyback(cause, op);
+            self.note(OpKind::Copyback, cause, at, (s.die, s.channel, 1), op);
             op.done
         } else {
             let read = self.timeline.read(at, s.die, s.channel, 1);
             self.counters.read(cause, 1, read);
+            self.note(OpKind::Read, cause, at, (s.die, s.channel, 1), read);
             let program = self.timeline.program(read.done, d.die, d.channel, 1);
             self.counters.program(cause, 1, program);
+            self.note(OpKind::Program, cause, read.done, (d.die, d.channel, 1), program);
             program.done
         };
         let mut scratch = std::mem::take(&mut self.scratch);
@@ -323,8 +343,10 @@ impl Media {
         b.write_pointer = 0;
         b.valid = 0;
         b.erase_count += 1;
-        let op = self.timeline.erase(at, self.blocks[block as usize].die);
+        let b = self.blocks[block as usize];
+        let op = self.timeline.erase(at, b.die);
         self.counters.erase(cause, op);
+        self.note(OpKind::Erase, cause, at, (b.die, b.channel, 1), op);
         Ok(op.done)
     }
 
@@ -441,10 +463,24 @@ impl Media {
             Kind::Read => self.timeline.read(at, die, channel, pages),
             Kind::Program => self.timeline.program(at, die, channel, pages),
         };
-        match kind {
-            Kind::Read => self.counters.read(cause, pages as u64, op),
-            Kind::Program => self.counters.program(cause, pages as u64, op),
-        }
+        let traced = match kind {
+            Kind::Read => {
+                self.counters.read(cause, pages as u64, op);
+                OpKind::Read
+            }
+            Kind::Program => {
+                self.counters.program(cause, pages as u64, op);
+                OpKind::Program
+            }
+        };
+        self.note(traced, cause, at, (die, channel, pages), op);
         op.done
+    }
+
+    /// Adds a served operation to the trace, if one is kept.
+    fn note(&mut self, kind: OpKind, cause: Cause, at: Nanos, (die, channel, pages): (u32, u32, u32), op: Busy) {
+        if let Some(t) = &mut self.trace {
+            t.push(Traced { kind, cause, at, die, channel, pages, done: op.done });
+        }
     }
 }

@@ -107,6 +107,13 @@ pub struct FlashReport {
     pub flash_busy_s: f64,
     /// Pages, erases and die time per cause.
     pub flash_by_cause: Vec<CauseReport>,
+    /// Operations that reached the flash after one issued later in simulated time, and by how
+    /// much they were late, summed (see `FlashCounters::out_of_order`).
+    pub out_of_order: u64,
+    pub out_of_order_ns: u64,
+    /// Die time lost to operations queued before their input was ready (a program waiting for its
+    /// read, an erase for its relocations; see `Timeline::arrive`).
+    pub head_of_line_ns: u64,
     pub wear: Wear,
     /// The configured spare factor, and the one GC works with once the FTL's own idle pages
     /// (GC reserve, open frontiers) are taken out.
@@ -138,6 +145,9 @@ impl FlashReport {
                 .then(|| c.programs as f64 / ftl.host_write_pages as f64),
             flash_busy_s: c.busy_ns as f64 / 1e9,
             flash_by_cause: c.by_cause_report(),
+            out_of_order: c.out_of_order,
+            out_of_order_ns: c.out_of_order_ns,
+            head_of_line_ns: c.head_of_line_ns,
             wear: media.wear(),
             spare_factor,
             effective_spare_factor: spare_factor,
@@ -162,6 +172,9 @@ impl FlashReport {
             device_write_amplification: c.write_amplification(),
             flash_busy_s: c.flash.busy_ns as f64 / 1e9,
             flash_by_cause: c.flash.by_cause_report(),
+            out_of_order: c.flash.out_of_order,
+            out_of_order_ns: c.flash.out_of_order_ns,
+            head_of_line_ns: c.flash.head_of_line_ns,
             wear: ssd.wear(),
             spare_factor: ssd.config().spare_factor,
             effective_spare_factor: ssd.config().effective_spare_factor(),

@@ -7,7 +7,8 @@
 //! what a Remap-SSD controller can know without a full reverse map. The relocated copy's OOB names
 //! one owner; the others get fresh remap entries in the destination block's segment.
 //!
-//! When GC runs: after a write (background, from the write's completion) for every plane whose
+//! When GC runs: after a write (background: its operations join the dies' queues with the write
+//! that set it off, and run as the dies get free, beside the host's) for every plane whose
 //! frontier filled and that has no free block it may open, and then while relocations have taken
 //! blocks out of the device-wide reserve; and when no plane has room for a host page (foreground:
 //! the host waits).

@@ -194,6 +194,7 @@ impl BlockSsd {
     pub fn read(&mut self, at: Nanos, lpn: u64, buf: &mut [u8], label: HostLabel) -> Result<Nanos> {
         let pages = self.whole_pages(buf.len(), "read")?;
         self.check_range(lpn, pages)?;
+        self.media.arrive(at);
         let ps = self.page_size() as usize;
         for i in 0..pages as usize {
             let l = lpn as usize + i;
@@ -211,12 +212,14 @@ impl BlockSsd {
     /// The timing and accounting of a read, without data.
     pub fn read_no_data(&mut self, at: Nanos, lpn: u64, pages: u64, label: HostLabel) -> Result<Nanos> {
         self.check_range(lpn, pages)?;
+        self.media.arrive(at);
         self.host_read_timing(at, lpn, pages, label)
     }
 
     /// Unmaps `pages` pages starting at `lpn`; they read as zeros afterwards.
     pub fn trim(&mut self, at: Nanos, lpn: u64, pages: u64) -> Result<Nanos> {
         self.check_range(lpn, pages)?;
+        self.media.arrive(at);
         let t = self.translate_range(at, lpn, pages, true)?;
         for l in lpn as u32..(lpn + pages) as u32 {
             self.unmap(l);
@@ -235,6 +238,7 @@ impl BlockSsd {
         if src < dst + pages && dst < src + pages {
             return Err(FlashError::OverlappingRemap { src, dst, len: pages });
         }
+        self.media.arrive(at);
         let t = self.translate_range(at, src, pages, false)?;
         let t = self.translate_range(t, dst, pages, true)?;
         for i in 0..pages as u32 {
@@ -255,6 +259,7 @@ impl BlockSsd {
 
     fn host_write(&mut self, at: Nanos, lpn: u64, pages: u64, data: Option<&[u8]>, label: HostLabel) -> Result<Nanos> {
         self.check_range(lpn, pages)?;
+        self.media.arrive(at);
         let t = self.translate_range(at, lpn, pages, true)?;
         let done = self.write_pages(t, lpn as u32, pages as u32, data, Cause::Host(label))?;
         let done = self.finish_internal_work(done)?;
@@ -280,15 +285,16 @@ impl BlockSsd {
 
     /// Programs `pages` pages for LPNs `lpn..` (host data or translation pages). Pages are placed
     /// by `space`; where no plane has room, what is placed is programmed and the host waits for GC
-    /// (foreground). Planes whose frontier filled are collected afterwards (background GC, from
-    /// the completion of the programs). Returns when the programs complete.
+    /// (foreground). Planes whose frontier filled are collected afterwards (background GC: its
+    /// relocations and erases join their dies' queues with the write that set it off, and start
+    /// when their dies are free). Returns when the programs complete.
     fn write_pages(&mut self, at: Nanos, lpn: u32, pages: u32, data: Option<&[u8]>, cause: Cause) -> Result<Nanos> {
         let mut placed = std::mem::take(&mut self.placed);
         placed.clear();
         let r = self.place_and_program(at, lpn, pages, data, cause, &mut placed);
         self.placed = placed;
         let done = r?;
-        self.collect_pending(done)?;
+        self.collect_pending(at)?;
         Ok(done)
     }
 

@@ -282,9 +282,8 @@ pub fn run(
         title: "RemapCom (seed 000): Baseline vs RemapCom-Base vs RemapCom on the simulated FEMU SSD".into(),
         scale: describe(scale),
         notes: vec![
-            "Throughput is operations per simulated second; host CPU time is not modelled. Background jobs' results \
-             become visible when they start, not when they end in simulated time."
-                .into(),
+            "Throughput is operations per simulated second.".into(),
+            crate::result::SIMULATED_TIME_NOTE.into(),
             "Write amplification = flash page programs x page size / user bytes (WAL, flushes, compactions, file-system \
              metadata and GC relocations included; remaps excluded)."
                 .into(),

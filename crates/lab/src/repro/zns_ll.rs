@@ -235,8 +235,8 @@ pub fn run(scale: &Scale, store: &str, runner: &Runner) -> Result<(ResultSet, Ve
 
 fn notes() -> Vec<String> {
     [
-        "Throughput is operations per simulated second (the fillrandom phase, background work included); host CPU \
-         time is not modelled.",
+        "Throughput is operations per simulated second (the fillrandom phase, background work included).",
+        crate::result::SIMULATED_TIME_NOTE,
         "Our choices where the seed is silent: device capacity 24 GiB at the paper's scale (384 zones), 1.5 times \
          the fillrandom's live data, so that the GC and LS rows must collect zones (48 GiB for BL, which has no GC \
          and must never fill), the femu preset's NAND timings, 14 open and active zones (a WD ZN540's limits), host \

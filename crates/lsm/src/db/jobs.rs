@@ -202,8 +202,15 @@ impl DbInner {
         }
         let smallest_snapshot = self.lock().smallest_snapshot();
         // A memtable that fills during a long compaction is flushed from inside it (as LevelDB's
-        // DoCompactionWork does), so writes do not wait for the whole compaction.
-        let flush_imm = || self.flush_imm_during_job();
+        // DoCompactionWork does), so writes do not wait for the whole compaction. The flush's
+        // time is its own job's, not the compaction's.
+        let flushing = std::cell::Cell::new(0u64);
+        let flush_imm = || {
+            let t = self.env.now_nanos();
+            let r = self.flush_imm_during_job();
+            flushing.set(flushing.get() + self.env.now_nanos().saturating_sub(t));
+            r
+        };
         let env = JobEnv {
             fs: Arc::clone(&self.fs),
             dir: &self.dir,
@@ -267,7 +274,7 @@ impl DbInner {
             st.pending_outputs.remove(&o.number);
         }
         installed?;
-        let micros = self.micros_since(started);
+        let micros = self.micros_since(started).saturating_sub(flushing.get() / 1000);
         record_compaction(&mut st, c, &outputs, &stats, &udb, micros);
         // Obsolete inputs are deleted by the caller once it has dropped `c` (which keeps the input
         // version, and so the inputs, alive).

@@ -47,7 +47,7 @@ fn a_worker_runs_requests_and_jobs_one_at_a_time_in_both_envs() {
         worker.wait_idle().unwrap();
         assert_eq!(steps.load(Ordering::SeqCst), 1, "{name}");
         let r = Arc::clone(&running);
-        assert_eq!(worker.run(move || !*r.lock().unwrap()).unwrap(), true, "{name}: a job runs alone");
+        assert!(worker.run(move || !*r.lock().unwrap()).unwrap(), "{name}: a job runs alone");
         worker.stop().unwrap();
         worker.stop().unwrap();
         assert!(matches!(worker.run(|| ()), Err(EnvError::Stopped)), "{name}");

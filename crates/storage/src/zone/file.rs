@@ -2,7 +2,7 @@
 //! pages at a time), sync (the partial last page written padded, then the file's durable record
 //! journaled) and read (extents from the device, the rest from the buffer).
 
-use flashsim::{SimClock, Wait};
+use flashsim::{Nanos, SimClock, Wait};
 
 use super::extent::Inode;
 use super::label;
@@ -46,18 +46,23 @@ fn write_buffer(st: &mut State, clock: &SimClock, ino: u64, path: &str, pad: boo
     r.map(|_| ())
 }
 
-/// Makes `ino`'s bytes durable: its buffer is written (the last page padded), then its record is
-/// journaled; the caller's lane waits for both.
-pub(crate) fn sync(st: &mut State, clock: &SimClock, ino: u64, path: &str) -> Result<()> {
+/// The first half of a sync: writes `ino`'s buffer (the last page padded) and returns when the
+/// file's data writes complete. The caller waits for that time with the file system unlocked, so
+/// that the other lanes go on meanwhile, then calls [`sync_record`].
+pub(crate) fn sync_data(st: &mut State, clock: &SimClock, ino: u64, path: &str) -> Result<Nanos> {
     write_buffer(st, clock, ino, path, true)?;
     let i = inode(st, ino, "sync", path)?;
     i.synced_len = i.len;
-    let (len, hint, extents) = (i.len, i.hint, i.durable_extents());
+    Ok(i.pending)
+}
+
+/// The second half of a sync: journals `ino`'s durable record (issued once the data it points at
+/// is on the flash: the caller waited for [`sync_data`]'s time) and waits for it.
+pub(crate) fn sync_record(st: &mut State, clock: &SimClock, ino: u64, path: &str) -> Result<()> {
+    let i = inode(st, ino, "sync", path)?;
+    let (len, hint, extents) = (i.synced_len, i.hint, i.durable_extents());
     let record = st.meta.inode_record(ino, len, hint, extents);
-    // The record goes out once the data it points at is on the flash.
-    let at = inode(st, ino, "sync", path)?.pending.max(clock.now());
-    let done = st.commit(at, vec![record])?;
-    clock.wait(at, Wait::Write);
+    let done = st.commit(clock.now(), vec![record])?;
     clock.wait(done, Wait::Metadata);
     Ok(())
 }

@@ -6,6 +6,8 @@ use std::fmt;
 use std::sync::Arc;
 
 use super::space::StreamKey;
+use flashsim::Wait;
+
 use super::{file, Shared};
 use crate::clone::{check_alignment, check_ranges, CloneOutcome};
 use crate::error::{FsError, Result};
@@ -46,8 +48,12 @@ impl WritableFile for ZoneWriter {
 
     fn sync(&mut self) -> Result<()> {
         self.shared.check_epoch(self.epoch, "sync", &self.path)?;
-        let mut st = self.shared.state();
-        file::sync(&mut st, self.shared.clock(), self.ino, &self.path)
+        let clock = self.shared.clock();
+        let written = file::sync_data(&mut self.shared.state(), clock, self.ino, &self.path)?;
+        // The record waits for the data; other lanes run meanwhile, outside the lock.
+        clock.wait(written, Wait::Write);
+        self.shared.check_epoch(self.epoch, "sync", &self.path)?;
+        file::sync_record(&mut self.shared.state(), clock, self.ino, &self.path)
     }
 
     fn append_cloned(&mut self, src: &str, src_offset: u64, len: u64) -> Result<CloneOutcome> {
