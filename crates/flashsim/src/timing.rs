@@ -169,6 +169,17 @@ pub struct Traced {
     pub done: Nanos,
 }
 
+/// One die on the timeline.
+#[derive(Clone, Copy, Debug, Default)]
+struct Die {
+    /// Busy until.
+    free: Nanos,
+    /// Busy time so far.
+    busy: Nanos,
+    /// The latest arrival time of its operations.
+    latest: Nanos,
+}
+
 /// Busy-until times of every die and channel, and each die's total busy time.
 ///
 /// A die's timeline is one busy-until time: an operation issued at `t` starts when the die is
@@ -178,12 +189,9 @@ pub struct Traced {
 /// one is on its die.
 #[derive(Clone, Debug)]
 pub struct Timeline {
-    /// The latest arrival time of each die's operations.
-    latest: Vec<Nanos>,
+    dies: Vec<Die>,
     /// When the request being served arrived (see [`Timeline::arrive`]).
     arrival: Option<Nanos>,
-    die_free: Vec<Nanos>,
-    die_busy: Vec<Nanos>,
     channel_free: Vec<Nanos>,
     read_ns: Nanos,
     program_ns: Nanos,
@@ -194,10 +202,8 @@ pub struct Timeline {
 impl Timeline {
     pub fn new(timing: &Timing, dies: u32, channels: u32, page_size: u32) -> Self {
         Timeline {
-            latest: vec![0; dies as usize],
+            dies: vec![Die::default(); dies as usize],
             arrival: None,
-            die_free: vec![0; dies as usize],
-            die_busy: vec![0; dies as usize],
             channel_free: vec![0; channels as usize],
             read_ns: timing.read_ns,
             program_ns: timing.program_ns,
@@ -218,27 +224,27 @@ impl Timeline {
 
     /// Reads `pages` pages (1, or up to planes-per-die for a multi-plane read) on `die`.
     pub fn read(&mut self, at: Nanos, die: u32, channel: u32, pages: u32) -> Busy {
-        let start = at.max(self.die_free[die as usize]);
+        let start = at.max(self.dies[die as usize].free);
         let done = self.transfer(start + self.read_ns, channel, pages);
         self.hold(at, die, start, done)
     }
 
     /// Programs `pages` pages (1, or up to planes-per-die for a multi-plane program) on `die`.
     pub fn program(&mut self, at: Nanos, die: u32, channel: u32, pages: u32) -> Busy {
-        let start = at.max(self.die_free[die as usize]);
+        let start = at.max(self.dies[die as usize].free);
         let done = self.transfer(start, channel, pages) + self.program_ns;
         self.hold(at, die, start, done)
     }
 
     /// Erases one block (or one block per plane, multi-plane) on `die`.
     pub fn erase(&mut self, at: Nanos, die: u32) -> Busy {
-        let start = at.max(self.die_free[die as usize]);
+        let start = at.max(self.dies[die as usize].free);
         self.hold(at, die, start, start + self.erase_ns)
     }
 
     /// Copyback: read into the page register and program from it, without the channel.
     pub fn copyback(&mut self, at: Nanos, die: u32) -> Busy {
-        let start = at.max(self.die_free[die as usize]);
+        let start = at.max(self.dies[die as usize].free);
         self.hold(at, die, start, start + self.read_ns + self.program_ns)
     }
 
@@ -254,26 +260,26 @@ impl Timeline {
 
     /// The time at which every unit is idle.
     pub fn all_idle_at(&self) -> Nanos {
-        let d = self.die_free.iter().copied().max().unwrap_or(0);
+        let d = self.dies.iter().map(|d| d.free).max().unwrap_or(0);
         let c = self.channel_free.iter().copied().max().unwrap_or(0);
         d.max(c)
     }
 
     /// Busy time summed over every die since the device was built.
     pub fn total_die_busy(&self) -> Nanos {
-        self.die_busy.iter().sum()
+        self.dies.iter().map(|d| d.busy).sum()
     }
 
     fn hold(&mut self, at: Nanos, die: u32, start: Nanos, done: Nanos) -> Busy {
-        let d = die as usize;
         let arrival = self.arrival.map_or(at, |a| a.min(at));
+        let d = &mut self.dies[die as usize];
         // The die was free from `max(arrival, free)` but kept for this operation until its input
         // was ready.
-        let held = start.saturating_sub(arrival.max(self.die_free[d]));
-        self.die_free[d] = done;
-        self.die_busy[d] += done - start;
-        let late = self.latest[d].saturating_sub(arrival);
-        self.latest[d] = self.latest[d].max(arrival);
+        let held = start.saturating_sub(arrival.max(d.free));
+        d.free = done;
+        d.busy += done - start;
+        let late = d.latest.saturating_sub(arrival);
+        d.latest = d.latest.max(arrival);
         Busy { done, busy: done - start, late, held }
     }
 

@@ -42,7 +42,7 @@
 
 mod lane;
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -150,18 +150,15 @@ struct LaneState {
     now: Nanos,
     spent: [Nanos; WAITS],
     status: Status,
-    /// Critical sections the lane is inside: it may not hand over the turn.
-    critical: u32,
-    /// The lane's time moved, or it woke a lane, inside a critical section: it reschedules when
-    /// the last one ends.
-    owed: bool,
+    /// While the lane is blocked: the critical sections it is inside (see `Shared::critical`).
+    suspended: u32,
     /// The lane was woken because nothing else could run: its `block` fails with [`Stuck`].
     stuck: bool,
 }
 
 impl LaneState {
     fn new(role: Lane, now: Nanos) -> LaneState {
-        LaneState { role, now, spent: [0; WAITS], status: Status::Runnable, critical: 0, owed: false, stuck: false }
+        LaneState { role, now, spent: [0; WAITS], status: Status::Runnable, suspended: 0, stuck: false }
     }
 
     fn advance(&mut self, t: Nanos, what: Wait) -> bool {
@@ -226,6 +223,13 @@ struct Shared {
     state: Mutex<State>,
     turn_changed: Condvar,
     turn: AtomicUsize,
+    /// Critical sections the running lane is inside: it may not hand over the turn. Only the
+    /// running lane changes it (so entering and leaving a section takes no lock); a lane that
+    /// blocks keeps its count in `LaneState::suspended`.
+    critical: AtomicU32,
+    /// The running lane's time moved, or it woke a lane, inside a critical section: it hands over
+    /// when the last one ends.
+    owed: AtomicBool,
 }
 
 /// Shared handle to the lanes and their times; cloning shares the clock. A new clock has one lane,
@@ -249,6 +253,8 @@ impl SimClock {
                 state: Mutex::new(State { lanes: vec![LaneState::new(Lane::Foreground, 0)], turn: 0, asleep: 0 }),
                 turn_changed: Condvar::new(),
                 turn: AtomicUsize::new(0),
+                critical: AtomicU32::new(0),
+                owed: AtomicBool::new(false),
             }),
         }
     }
@@ -299,9 +305,7 @@ impl SimClock {
     /// Enters a critical section of the running lane (see the module doc): until the returned
     /// guard drops, the lane keeps the turn.
     pub fn critical(&self) -> Critical {
-        let mut st = lock(&self.shared.state);
-        let me = st.turn;
-        st.lanes[me].critical += 1;
+        self.shared.critical.fetch_add(1, Ordering::Relaxed);
         Critical { clock: self.clone() }
     }
 
@@ -327,11 +331,11 @@ impl SimClock {
     /// come back; inside a critical section, owes it instead.
     fn hand_over(&self, mut st: MutexGuard<'_, State>) {
         let me = st.turn;
-        if st.lanes[me].critical > 0 {
-            st.lanes[me].owed = true;
+        if self.shared.critical.load(Ordering::Relaxed) > 0 {
+            self.shared.owed.store(true, Ordering::Relaxed);
             return;
         }
-        st.lanes[me].owed = false;
+        self.shared.owed.store(false, Ordering::Relaxed);
         match st.pick(Some(me)) {
             Some(next) if next != me => {
                 st.give_turn(next, &self.shared);
@@ -355,11 +359,11 @@ impl SimClock {
             st.lanes[me].status = Status::Runnable;
             return Err(stuck);
         };
-        let suspended = std::mem::take(&mut st.lanes[me].critical);
-        st.lanes[me].owed = false;
+        st.lanes[me].suspended = self.shared.critical.swap(0, Ordering::Relaxed);
+        self.shared.owed.store(false, Ordering::Relaxed);
         st.give_turn(next, &self.shared);
         let mut st = self.await_turn(st, me);
-        st.lanes[me].critical = suspended;
+        self.shared.critical.store(st.lanes[me].suspended, Ordering::Relaxed);
         if std::mem::take(&mut st.lanes[me].stuck) {
             return Err(stuck);
         }
@@ -409,12 +413,12 @@ pub struct Critical {
 
 impl Drop for Critical {
     fn drop(&mut self) {
-        let mut st = lock(&self.clock.shared.state);
-        let me = st.turn;
-        let l = &mut st.lanes[me];
-        l.critical = l.critical.saturating_sub(1);
-        if l.critical == 0 && l.owed {
-            self.clock.hand_over(st);
+        let shared = &self.clock.shared;
+        if shared.critical.fetch_sub(1, Ordering::Relaxed) == 1 && shared.owed.load(Ordering::Relaxed) {
+            let st = lock(&shared.state);
+            if shared.critical.load(Ordering::Relaxed) == 0 {
+                self.clock.hand_over(st);
+            }
         }
     }
 }

@@ -31,12 +31,14 @@ enum Step {
 
 /// Where a flushed memtable may go.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum FlushTo {
+enum FlushTo<'a> {
     /// As deep as LevelDB's PickLevelForMemTableOutput allows.
     Deepest,
-    /// Level 0 only: a compaction is running, and its outputs, not yet installed, may span the
-    /// gap between two files of a deeper level where the table would otherwise go.
-    Level0,
+    /// A compaction of the user keys [smallest, largest] is running: its outputs, not yet
+    /// installed, lie in that range and may span the gap between two files of a deeper level
+    /// where the table would otherwise go. A table that overlaps the range goes to level 0; one
+    /// outside it as deep as allowed (LevelDB flushes from inside a compaction as from outside).
+    Beside(&'a [u8], &'a [u8]),
 }
 
 impl DbInner {
@@ -96,7 +98,7 @@ impl DbInner {
     }
 
     /// Writes `imm` to an SST, installs it, and drops the memtable and its WAL.
-    fn flush_memtable(&self, imm: &Arc<MemTable>, to: FlushTo) -> Result<()> {
+    fn flush_memtable(&self, imm: &Arc<MemTable>, to: FlushTo<'_>) -> Result<()> {
         let started = self.env.now_nanos();
         let (number, base) = {
             let mut st = self.lock();
@@ -111,8 +113,13 @@ impl DbInner {
         let mut edit = VersionEdit::default();
         let mut level = 0;
         if size > 0 {
-            if to == FlushTo::Deepest {
-                level = self.strategy.flush_level(&base, &self.options, user_key(&smallest), user_key(&largest));
+            let (lo, hi) = (user_key(&smallest), user_key(&largest));
+            let outside = match to {
+                FlushTo::Deepest => true,
+                FlushTo::Beside(from, to) => hi < from || lo > to,
+            };
+            if outside {
+                level = self.strategy.flush_level(&base, &self.options, lo, hi);
             }
             edit.add_file(level, number, size, smallest, largest);
         }
@@ -132,15 +139,15 @@ impl DbInner {
         Ok(())
     }
 
-    /// Flushes the immutable memtable if one is waiting (called from inside a running job, which
-    /// holds the job slot) and wakes the writers that wait for it.
-    fn flush_imm_during_job(&self) -> Result<()> {
+    /// Flushes the immutable memtable if one is waiting (called from inside a running compaction
+    /// of the user keys `range`, which holds the job slot) and wakes the writers that wait for it.
+    fn flush_imm_during_job(&self, range: (&[u8], &[u8])) -> Result<()> {
         if !self.imm_pending.load(AtomicOrdering::Acquire) {
             return Ok(());
         }
         let imm = self.lock().imm.clone();
         if let Some(imm) = imm {
-            self.flush_memtable(&imm, FlushTo::Level0)?;
+            self.flush_memtable(&imm, FlushTo::Beside(range.0, range.1))?;
             self.env.notify_all(&self.done);
         }
         Ok(())
@@ -204,10 +211,13 @@ impl DbInner {
         // A memtable that fills during a long compaction is flushed from inside it (as LevelDB's
         // DoCompactionWork does), so writes do not wait for the whole compaction. The flush's
         // time is its own job's, not the compaction's.
+        let files = || c.all_inputs().map(|(_, f)| f).chain(&c.moves);
+        let smallest = files().map(|f| f.smallest_user()).min().unwrap_or_default();
+        let largest = files().map(|f| f.largest_user()).max().unwrap_or_default();
         let flushing = std::cell::Cell::new(0u64);
         let flush_imm = || {
             let t = self.env.now_nanos();
-            let r = self.flush_imm_during_job();
+            let r = self.flush_imm_during_job((smallest, largest));
             flushing.set(flushing.get() + self.env.now_nanos().saturating_sub(t));
             r
         };
