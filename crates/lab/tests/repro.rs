@@ -64,12 +64,28 @@ fn remapcom_ranges_sit_beside_the_paper() {
         "a resumed repro's results.json differs from an uninterrupted one's"
     );
 
-    // --fresh runs everything again.
+    // --fresh runs everything again, to the same bytes.
     let mut fresh = args.to_vec();
     fresh.push("--fresh");
     let (code, _, err) = flashkv(&fresh);
     assert_eq!(code, 0, "{err}");
     assert_eq!(err.matches(": done in").count(), 9, "{err}");
+    same_results(&out, &resumed);
+}
+
+/// Two runs of a repro in simulated time wrote the same results.json, byte for byte.
+fn same_results(a: &std::path::Path, b: &std::path::Path) {
+    let (x, y) = (std::fs::read(a.join("results.json")).unwrap(), std::fs::read(b.join("results.json")).unwrap());
+    assert!(x == y, "{} and {} differ", a.display(), b.display());
+}
+
+/// A repro at its tiny scale again, into a fresh folder: the results must be byte for byte the
+/// first run's.
+fn rerun_is_identical(repro: &str, first: &std::path::Path) {
+    let again = first.with_extension("again");
+    let (code, _, err) = flashkv(&["repro", repro, "--scale", "tiny", "--out", again.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    same_results(first, &again);
 }
 
 /// Seed 003's comparison at its tiny scale: the seven rows end with the same database, which is the
@@ -128,6 +144,7 @@ fn zns_ll_rows_agree_on_the_data_and_differ_in_zones() {
     for id in ["zone_utilisation", "throughput_over_time", "writes_by_cause", "ycsb"] {
         assert!(out.join(format!("{id}.svg")).exists(), "{id}.svg");
     }
+    rerun_is_identical("zns-ll", &out);
 }
 
 #[test]
@@ -230,6 +247,7 @@ fn plsc_repro_runs_every_design_and_distribution() {
     for id in ["fig5_get_time", "fig6b_put_time"] {
         assert!(out.join(format!("{id}.svg")).exists(), "{id}.svg");
     }
+    rerun_is_identical("plsc", &out);
     let (code, _, err) = flashkv(&["repro", "plsc", "--only", "fig5"]);
     assert_eq!(code, 2);
     assert!(err.contains("--only") && err.contains("plsc"), "{err}");
@@ -285,4 +303,5 @@ fn kvftl_repro_runs_every_design_sweep_and_ram_size() {
     for id in ["fig8a_utilisation", "fig9a_time", "fig10_page_reads", "fig11_sweep_utilisation", "table3_time_by_ram"] {
         assert!(out.join(format!("{id}.svg")).exists(), "{id}.svg");
     }
+    rerun_is_identical("kvftl", &out);
 }
