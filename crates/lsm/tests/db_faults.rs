@@ -2,7 +2,8 @@
 //! corrupt the database. Every failed operation returns an error; after a crash and a reopen without
 //! faults, the database equals the model as of some write at or after the last acknowledged synced
 //! one (a failed write may or may not have reached the WAL). Reads under faults return the right
-//! value or an error, never a wrong value.
+//! value or an error, never a wrong value. Under both Envs: over MemFs with a real background
+//! thread, and over SimFs with the background lane in simulated time.
 
 use std::collections::BTreeMap;
 use std::ops::Bound;
@@ -10,7 +11,7 @@ use std::sync::Arc;
 
 use lsm::{Db, Options, ReadOptions, WriteOptions};
 use rand::{Rng, RngExt, SeedableRng};
-use storage::{Env, FaultFs, Fs, IoClass, MemFs};
+use storage::{Env, FaultFs, Fs, IoClass, MemFs, SimFs, SimFsOptions};
 
 type Model = BTreeMap<Vec<u8>, Vec<u8>>;
 
@@ -32,17 +33,37 @@ fn contents(db: &Db) -> Model {
     db.scan(&ReadOptions::default(), Bound::Unbounded, Bound::Unbounded).unwrap().map(|r| r.unwrap()).collect()
 }
 
+/// The file system under the faults, and how to crash it.
+struct Base {
+    fs: Arc<dyn Fs>,
+    crash: Box<dyn Fn()>,
+}
+
+fn mem() -> Base {
+    let mem = MemFs::new();
+    let m = mem.clone();
+    Base { fs: Arc::new(mem), crash: Box::new(move || m.crash()) }
+}
+
+fn sim() -> Base {
+    let cfg = flashsim::SsdConfig::from_preset(flashsim::Preset::Femu, Some(64 << 20)).unwrap();
+    let opts = SimFsOptions { checkpoint_slot_pages: 32, log_pages: 32, alloc_window_pages: 16 };
+    let sim = SimFs::format(flashsim::BlockSsd::new(cfg).unwrap(), flashsim::SimClock::new(), opts).unwrap();
+    let s = sim.clone();
+    Base { fs: Arc::new(sim), crash: Box::new(move || s.power_cut().unwrap()) }
+}
+
 /// Opens with faults off (recovery itself is tested without injection) and checks the contents.
 fn recover(
     fault: &FaultFs,
-    mem: &MemFs,
+    base: &Base,
     fs: &Arc<dyn Fs>,
     history: &mut Vec<Model>,
     synced: &mut usize,
     seed: u64,
 ) -> Db {
     fault.set_enabled(false);
-    mem.crash();
+    (base.crash)();
     let db = Db::open(Env::new(Arc::clone(fs)), "db", options())
         .unwrap_or_else(|e| panic!("seed {seed}: reopen failed: {e}"));
     let got = contents(&db);
@@ -57,10 +78,19 @@ fn recover(
 
 #[test]
 fn injected_faults_never_corrupt_the_database() {
+    run(mem, 40);
+}
+
+#[test]
+fn injected_faults_never_corrupt_the_database_in_simulated_time() {
+    run(sim, 20);
+}
+
+fn run(base: fn() -> Base, seeds: u64) {
     let mut failures_seen = 0;
-    for seed in 0..40u64 {
-        let mem = MemFs::new();
-        let fault = FaultFs::new(Arc::new(mem.clone()), seed);
+    for seed in 0..seeds {
+        let base = base();
+        let fault = FaultFs::new(Arc::clone(&base.fs), seed);
         let fs: Arc<dyn Fs> = Arc::new(fault.clone());
         let mut db = Db::open(Env::new(Arc::clone(&fs)), "db", options()).unwrap();
         fault.set_probability(IoClass::Write, 0.004);
@@ -98,12 +128,12 @@ fn injected_faults_never_corrupt_the_database() {
                 Err(_) => {
                     failures_seen += 1;
                     drop(db);
-                    db = recover(&fault, &mem, &fs, &mut history, &mut synced, seed);
+                    db = recover(&fault, &base, &fs, &mut history, &mut synced, seed);
                 }
             }
         }
         drop(db);
-        recover(&fault, &mem, &fs, &mut history, &mut synced, seed);
+        recover(&fault, &base, &fs, &mut history, &mut synced, seed);
     }
-    assert!(failures_seen > 40, "the faults must actually hit: only {failures_seen} failures");
+    assert!(failures_seen > seeds, "the faults must actually hit: only {failures_seen} failures");
 }

@@ -42,17 +42,14 @@ enum FlushTo<'a> {
 }
 
 impl DbInner {
-    /// Asks the worker for a step if work is due (a memtable to flush, a level to compact);
-    /// returns whether it is.
-    pub(crate) fn maybe_schedule(&self, st: &mut StateGuard<'_>) -> bool {
+    /// Asks the worker for a step if work is due (a memtable to flush, a level to compact).
+    pub(crate) fn maybe_schedule(&self, st: &mut StateGuard<'_>) {
         if st.shutting_down || st.bg_error.is_some() {
-            return false;
+            return;
         }
-        let due = st.imm.is_some() || self.strategy.needs_compaction(st.versions.current_ref(), &self.options);
-        if due {
+        if st.imm.is_some() || self.strategy.needs_compaction(st.versions.current_ref(), &self.options) {
             self.worker.request();
         }
-        due
     }
 
     /// The worker's step: one job, its error recorded as the background error, the files it made
@@ -161,8 +158,8 @@ impl DbInner {
             return Ok((0, Vec::new(), Vec::new()));
         }
         let path = filename::table_name(&self.dir, number);
-        let file = self.fs.create_with_hint(&path, WriteHint::Flush)?;
-        let mut b = TableBuilder::new(&self.options, file, self.fs.block_size());
+        let file = self.fs().create_with_hint(&path, WriteHint::Flush)?;
+        let mut b = TableBuilder::new(&self.options, file, self.fs().block_size());
         let r = (|| -> Result<(u64, Vec<u8>, Vec<u8>)> {
             while it.valid() {
                 b.add(it.key(), it.value())?;
@@ -175,7 +172,7 @@ impl DbInner {
             Ok(x) => {
                 let mut file = b.into_file();
                 if let Err(e) = file.sync() {
-                    let _ = self.fs.remove(&path);
+                    let _ = self.fs().remove(&path);
                     return Err(e.into());
                 }
                 Ok(x)
@@ -183,7 +180,7 @@ impl DbInner {
             Err(e) => {
                 b.abandon();
                 drop(b);
-                let _ = self.fs.remove(&path);
+                let _ = self.fs().remove(&path);
                 Err(e)
             }
         }
@@ -222,7 +219,7 @@ impl DbInner {
             r
         };
         let env = JobEnv {
-            fs: Arc::clone(&self.fs),
+            fs: Arc::clone(self.fs()),
             dir: &self.dir,
             options: &self.options,
             table_cache: &self.table_cache,
@@ -236,7 +233,7 @@ impl DbInner {
         };
         // Off is plain LevelDB; any other mode runs RemapCom's state machine over the merge.
         let mut pass = PassThrough;
-        let mut remap = RemapCom::new(self.options.remap, self.fs.block_size());
+        let mut remap = RemapCom::new(self.options.remap, self.fs().block_size());
         let observer: &mut dyn CompactionObserver = match self.options.remap {
             RemapMode::Off => &mut pass,
             RemapMode::Base | RemapMode::Full => &mut remap,
@@ -251,7 +248,7 @@ impl DbInner {
                     }
                     Err(e) => {
                         for o in &outputs {
-                            let _ = self.fs.remove(&filename::table_name(&self.dir, o.number));
+                            let _ = self.fs().remove(&filename::table_name(&self.dir, o.number));
                         }
                         Err(e)
                     }
@@ -304,13 +301,13 @@ impl DbInner {
         drop(st);
         let mut r = Ok(());
         if !edit.new_files.is_empty() {
-            r = self.fs.sync_dir(&self.dir).map_err(Error::from);
+            r = self.fs().sync_dir(&self.dir).map_err(Error::from);
         }
         if r.is_ok() {
             r = write.write();
         }
         if r.is_ok() && write.manifest_number() != Some(old_manifest) && old_manifest != 0 {
-            let _ = self.fs.remove(&filename::manifest_name(&self.dir, old_manifest));
+            let _ = self.fs().remove(&filename::manifest_name(&self.dir, old_manifest));
         }
         let mut st = self.lock();
         let r = st.versions.commit(write, r);
@@ -362,7 +359,7 @@ impl DbInner {
     /// while.
     pub(crate) fn remove_files(&self, paths: &[String]) {
         for p in paths {
-            let _ = self.fs.remove(p);
+            let _ = self.fs().remove(p);
         }
     }
 
@@ -371,7 +368,7 @@ impl DbInner {
     pub(crate) fn delete_unreferenced_files(&self, st: &mut super::DbState) {
         let mut live = st.versions.live_files();
         live.extend(st.pending_outputs.iter().copied());
-        let Ok(names) = self.fs.list(&self.dir) else { return };
+        let Ok(names) = self.fs().list(&self.dir) else { return };
         for name in names {
             let keep = match filename::parse(&name) {
                 Some(FileKind::Log(n)) => {
@@ -386,7 +383,7 @@ impl DbInner {
                 if let Some(FileKind::Table(n)) = filename::parse(&name) {
                     self.table_cache.evict(n);
                 }
-                let _ = self.fs.remove(&filename::join(&self.dir, &name));
+                let _ = self.fs().remove(&filename::join(&self.dir, &name));
             }
         }
     }

@@ -55,7 +55,6 @@ pub struct Db {
 
 pub(crate) struct DbInner {
     pub env: Env,
-    pub fs: Arc<dyn Fs>,
     pub dir: String,
     pub options: Options,
     pub table_cache: Arc<TableCache>,
@@ -138,7 +137,6 @@ impl Db {
             table_cache: Arc::new(TableCache::new(Arc::clone(&fs), dir, &options)),
             state: Mutex::new(DbState::new(VersionSet::new(Arc::clone(&fs), dir, &options))),
             writer: Mutex::new(Writer::default()),
-            fs,
             dir: dir.to_string(),
             strategy,
             done: Signal::new(),
@@ -335,6 +333,10 @@ pub(crate) type StateGuard<'a> = Guard<'a, DbState>;
 impl DbInner {
     pub fn lock(&self) -> StateGuard<'_> {
         self.env.lock(&self.state)
+    }
+
+    pub fn fs(&self) -> &Arc<dyn Fs> {
+        self.env.fs()
     }
 
     /// The WAL; writers take it before the state.

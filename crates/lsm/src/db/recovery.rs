@@ -23,7 +23,7 @@ use super::recovery_report::{RecoveryReport, WalRecoveryMode, WalReplay};
 
 /// Recovers the database; returns the fresh WAL that new writes go to.
 pub(super) fn open(inner: &Arc<DbInner>) -> Result<LogWriter> {
-    let fs = &inner.fs;
+    let fs = inner.fs();
     let dir = &inner.dir;
     let o = &inner.options;
     fs.create_dir_all(dir)?;

@@ -48,7 +48,7 @@ pub(super) fn write(inner: &Arc<DbInner>, opts: &WriteOptions, mut batch: WriteB
     if r.is_ok() && opts.sync {
         r = wal.sync();
         if r.is_ok() && !*wal_dir_synced {
-            r = inner.fs.sync_dir(&inner.dir).map_err(Error::from);
+            r = inner.fs().sync_dir(&inner.dir).map_err(Error::from);
             *wal_dir_synced = r.is_ok();
         }
     }
@@ -134,7 +134,7 @@ pub(super) fn make_room_for_write<'a>(
                 wal.sync()?;
             }
             // The new WAL's directory entry is made durable by the first synced write into it.
-            let f = inner.fs.create_with_hint(&path, storage::WriteHint::Wal)?;
+            let f = inner.fs().create_with_hint(&path, storage::WriteHint::Wal)?;
             Ok(LogWriter::new(f))
         })();
         st = inner.lock();
@@ -143,7 +143,7 @@ pub(super) fn make_room_for_write<'a>(
             Err(e) => {
                 st.bg_error.get_or_insert_with(|| e.clone());
                 drop(st);
-                let _ = inner.fs.remove(&path);
+                let _ = inner.fs().remove(&path);
                 return Err(e);
             }
         };
