@@ -783,6 +783,21 @@ records = 1000
     }
 
     #[test]
+    fn every_shipped_experiment_file_is_valid() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments");
+        let mut checked = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "toml") {
+                let e = Experiment::load(&path).unwrap_or_else(|e| panic!("{e}"));
+                assert!(!e.points.is_empty(), "{}", path.display());
+                checked += 1;
+            }
+        }
+        assert!(checked >= 5, "only {checked} experiment files in {}", dir.display());
+    }
+
+    #[test]
     fn errors_name_the_field_and_the_accepted_values() {
         let bad_type = BASE.replace("records = 1000", "records = \"many\"");
         let e = Experiment::parse(&bad_type).err().unwrap();

@@ -15,6 +15,10 @@
 //! Locks another lane may need are taken with [`Env::lock`]: in simulation the holder keeps the
 //! turn until it releases them (a critical section, see `flashsim::clock`), so no lane ever waits
 //! for a lock whose holder waits for the turn. Locks only one lane ever takes can be plain.
+//!
+//! A simulated Env has one foreground lane: the caller's operations must come from one thread at a
+//! time (any thread; a run is deterministic when they come in a deterministic order). Threads
+//! calling at once would share the foreground's time and turn.
 
 mod worker;
 
@@ -111,9 +115,8 @@ impl Env {
         Guard { guard: m.lock().unwrap_or_else(|e| e.into_inner()), mutex: m, _critical: critical }
     }
 
-    /// A critical section without a lock of ours (for a lock taken elsewhere); `None` on the wall
-    /// clock.
-    pub fn critical(&self) -> Option<Critical> {
+    /// A critical section of the running lane; `None` on the wall clock.
+    fn critical(&self) -> Option<Critical> {
         match &self.sched {
             Scheduler::Simulated(c) => Some(c.critical()),
             Scheduler::Threaded { .. } => None,
