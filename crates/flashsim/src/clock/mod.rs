@@ -55,7 +55,9 @@ pub use lane::LaneThread;
 /// it sleeps. Measured on a 2-core virtual machine (YCSB A, 200k records and operations, 1000 B
 /// values on femu): sleeping at once costs a cross-CPU wake-up per hand-over, +25 % wall time
 /// with one run alone; spinning without yielding starves a second run (2.5x); 1 ms with yields
-/// is as fast as one thread alone, one run or two at once.
+/// is as fast as one thread alone, one run or two at once. A spin that shortened after long waits
+/// was tried and dropped: with more runnable threads than cores, a lane that sleeps waits for the
+/// OS to wake it, and the same YCSB A took 22-31 s of wall time instead of 9.5-12 s.
 const SPIN: Duration = Duration::from_millis(1);
 
 /// The clock's state stays consistent whatever a panicking holder did (each update is a few
