@@ -6,10 +6,12 @@
 //!   cost-benefit / FIFO GC with a device-wide reserve, TRIM, `remap` with a remap log, an optional
 //!   DFTL mapping cache, power-cut recovery). [`ZonedSsd`]: an NVMe ZNS SSD (zone states, open and
 //!   active limits, zone append, reset; no device GC), its zones striped over the planes.
-//! - [`clock`]: the host side's simulated time ([`SimClock`] with a foreground and a background
-//!   lane), for whatever drives a device: a file system, an engine, a key-value device.
+//! - [`clock`]: the host side's simulated time ([`SimClock`]: lanes, foreground and background,
+//!   run in lockstep so that their requests reach the devices in simulated-time order), for
+//!   whatever drives a device: a file system, an engine, a key-value device.
 //!
-//! The simulator is deterministic (no randomness, no wall clock; the same calls give bit-identical
+//! The simulator is deterministic (no randomness, and the wall clock decides nothing: the clock
+//! reads it only to choose between spinning and sleeping; the same calls give bit-identical
 //! state and counters) and runs in simulated time: every operation takes its issue time and returns
 //! its completion time (see [`timing`]).
 

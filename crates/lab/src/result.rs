@@ -97,14 +97,14 @@ pub struct RunResult {
 
 /// What every simulated run's report says of its time base.
 pub const SIMULATED_TIME_NOTE: &str = "Simulated time: each flash operation occupies its die for its latency and its \
-     channel for its transfer; the caller's operations, the engine's background job (flushes, compactions) and the \
-     device's own work run as lanes of one clock whose requests reach the flash in simulated-time order, so an \
-     operation waits only for what was queued ahead of it, and a background job's result is visible from its end. \
-     What remains approximate is measured in each run's `lanes`: operations that one file-system operation issues \
-     after waiting inside it (ZoneFs's zone GC, its sync's journal record) can reach a die out of order \
-     (`out_of_order_requests`); a device request's own operations (GC relocations and erases, writes after a \
-     foreground GC) join their dies' queues with it and hold a die until their input is ready (`head_of_line_ns`). \
-     Host CPU time is not modelled.";
+     channel for its transfer; the caller's operations and the engine's background job (flushes, compactions) run as \
+     lanes of one clock whose requests reach the flash in simulated-time order, so an operation waits only for what \
+     was queued ahead of it, and a background job's result is visible from its end. A device's own work (GC, a \
+     key-value SSD's compactions) runs inside the request that sets it off. What remains approximate is measured in \
+     each run's `lanes`: operations issued inside one operation after it waited (ZoneFs's zone GC and its sync's \
+     journal record; a key-value SSD's GC) can reach a die out of order (`out_of_order_requests`); on a block SSD a \
+     request's own operations (GC relocations and erases, writes after a foreground GC) join their dies' queues with \
+     it and hold a die until their input is ready (`head_of_line_ns`). Host CPU time is not modelled.";
 
 /// The simulated time of the foreground (user operations) and background (flushes, compactions)
 /// lanes, by what each waited for; the flash operations that reached the device out of

@@ -7,8 +7,8 @@ use crate::error::{Error, Result};
 use crate::key::SequenceNumber;
 
 /// How a database is opened and tuned.
-/// Serializable so that a run can be sent to another process (a Ray worker); the simulation
-/// clock is the receiving process's own.
+/// Serializable so that a run can be sent to another process (a Ray worker); time and scheduling
+/// are not options but the `Env` the database is opened with.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Options {
     pub create_if_missing: bool,

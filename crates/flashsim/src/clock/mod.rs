@@ -36,7 +36,8 @@
 //! order, `FlashCounters::out_of_order`).
 //!
 //! Every move of a lane's time says what the lane waited for ([`Wait`]), so a lane's time is the
-//! sum of its waits by kind ([`SimClock::spent`]): where the simulated seconds went.
+//! time it started at plus its waits by kind ([`SimClock::spent`]): where the simulated seconds
+//! went. (The foreground starts at 0; a spawned lane starts at its spawner's time.)
 //!
 //! A lane that blocks when no other lane can run gets [`Stuck`] back instead of waiting forever.
 
@@ -94,7 +95,8 @@ pub enum Wait {
 
 const WAITS: usize = 7;
 
-/// A lane's time by what it waited for, in nanoseconds; the fields sum to the lane's time.
+/// A lane's time by what it waited for, in nanoseconds; the fields sum to the lane's time since it
+/// started.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LaneTime {
     pub read_ns: Nanos,

@@ -241,9 +241,10 @@ fn explain_throughput(dname: &str, base: &RunResult, full: &RunResult) -> String
         "{dname}, 1 KiB: the engine has one background job slot, and simulated throughput is bound by it (the \
          foreground stalled {:.1} of Baseline's {:.1} s). RemapCom's run is {:+.1} s against Baseline's: the \
          background lane's write waits {:+.1} s, reads {:+.1} s, file-system metadata {:+.1} s. It programs {:.1} % \
-         fewer flash pages, but GC copied {} pages (Baseline {}) (our reading: a remapped page outlives the pages \
-         programmed beside it, so flash blocks no longer die whole with their SSTs), and UDB retention padded {:.0} \
-         MiB of output blocks (Baseline {:.0}), which makes the tree larger ({} levels against {}).",
+         fewer flash pages, but GC copied {} pages (Baseline {}): a remapped page outlives the pages programmed \
+         beside it, so flash blocks no longer die whole with their SSTs. GC is about half of the gap (tested by \
+         giving the device more blocks on the same dies: crates/lab/experiments/remapcom-fig11-explained.toml). UDB \
+         retention padded {:.0} MiB of output blocks (Baseline {:.0}); {} levels in use against {}.",
         b.foreground.stall_ns as f64 / 1e9,
         base.sim_time_s.unwrap_or(0.0),
         full.sim_time_s.unwrap_or(0.0) - base.sim_time_s.unwrap_or(0.0),
@@ -711,7 +712,11 @@ fn ycsb(r: &mut Runs, set: &mut ResultSet) -> Result<(), String> {
     }
     set.notes.push(
         "Figure 12: paper averages over the three sizes for B, D, E: RemapCom +2.5 %, +3.2 %, +2.6 %. The paper does \
-         not state its operation count; ours runs as many operations as records loaded."
+         not state its operation count; ours runs as many operations as records loaded. With LevelDB's seek \
+         compaction on, gets alone compact tables that no write touched, which raises Baseline's WA in A, B, D and F \
+         and the remapping modes' gains (crates/lab/experiments/remapcom-ycsb-a-seek.toml runs A without it). E's \
+         loss is block alignment: aligned Baseline blocks hold fewer KVs per block read \
+         (crates/lab/experiments/remapcom-ycsb-e-aligned.toml)."
             .into(),
     );
     set.tables.push(ResultTable {

@@ -56,12 +56,18 @@ impl DbInner {
     /// obsolete removed, and the next step asked for if it did something.
     pub(crate) fn background_step(&self) {
         let r = self.background_job();
+        self.job_ended(r.as_ref().err(), matches!(r, Ok(Step::Ran)));
+    }
+
+    /// After a job on the worker: its error recorded as the background error, the files it made
+    /// obsolete removed, the next step asked for when `more` may be due, and its waiters woken.
+    fn job_ended(&self, error: Option<&Error>, more: bool) {
         let mut st = self.lock();
-        if let Err(e) = &r {
+        if let Some(e) = error {
             st.bg_error.get_or_insert_with(|| e.clone());
         }
         let doomed = self.take_obsolete_files(&mut st);
-        if let Ok(Step::Ran) = r {
+        if more {
             self.maybe_schedule(&mut st);
         }
         self.env.notify_all(&self.done);
@@ -137,7 +143,7 @@ impl DbInner {
     }
 
     /// Flushes the immutable memtable if one is waiting (called from inside a running compaction
-    /// of the user keys `range`, which holds the job slot) and wakes the writers that wait for it.
+    /// of the user keys `range` on the worker) and wakes the writers that wait for it.
     fn flush_imm_during_job(&self, range: (&[u8], &[u8])) -> Result<()> {
         if !self.imm_pending.load(AtomicOrdering::Acquire) {
             return Ok(());
@@ -290,8 +296,8 @@ impl DbInner {
 
     /// Makes new files' directory entries durable, then logs and applies `edit`; the files and
     /// WALs it makes obsolete are queued for deletion. The directory sync and the MANIFEST write
-    /// run with the lock released, so writers go on meanwhile (as in LevelDB); the caller holds the
-    /// job slot, so no other edit interleaves. Returns the lock again, with the outcome.
+    /// run with the lock released, so writers go on meanwhile (as in LevelDB); the caller runs on
+    /// the worker, whose one thread runs jobs one at a time, so no other edit interleaves. Returns the lock again, with the outcome.
     fn install<'a>(&'a self, mut st: StateGuard<'a>, edit: &mut VersionEdit) -> (StateGuard<'a>, Result<()>) {
         let old_manifest = st.versions.manifest_number;
         let mut write = match st.versions.prepare(edit) {
@@ -432,9 +438,7 @@ impl DbInner {
     fn manual_compaction(&self, level: usize, from: Option<&[u8]>, end: Option<&[u8]>) -> Result<Option<Vec<u8>>> {
         let c = {
             let st = self.lock();
-            if let Some(e) = &st.bg_error {
-                return Err(Error::Background(Arc::new(e.clone())));
-            }
+            st.check_background()?;
             let ctx = PickContext {
                 version: &st.versions.current(),
                 compact_pointers: &st.versions.compact_pointers,
@@ -447,15 +451,7 @@ impl DbInner {
         let last = c.inputs[0].iter().map(|f| f.largest_user().to_vec()).max();
         // The inputs' version goes with `c`, so they can be deleted now.
         drop(c);
-        let mut st = self.lock();
-        if let Err(e) = &r {
-            st.bg_error.get_or_insert_with(|| e.clone());
-        }
-        let doomed = self.take_obsolete_files(&mut st);
-        self.maybe_schedule(&mut st);
-        self.env.notify_all(&self.done);
-        drop(st);
-        self.remove_files(&doomed);
+        self.job_ended(r.as_ref().err(), true);
         r.map(|()| last)
     }
 }
@@ -471,9 +467,7 @@ pub(super) fn flush_now(inner: &Arc<DbInner>) -> Result<()> {
     }
     let mut st = inner.lock();
     loop {
-        if let Some(e) = &st.bg_error {
-            return Err(Error::Background(Arc::new(e.clone())));
-        }
+        st.check_background()?;
         if st.imm.is_none() {
             return Ok(());
         }
@@ -514,16 +508,12 @@ pub(super) fn compact_range(inner: &Arc<DbInner>, begin: Option<&[u8]>, end: Opt
 pub(super) fn wait_idle(inner: &Arc<DbInner>) -> Result<()> {
     {
         let mut st = inner.lock();
-        if let Some(e) = &st.bg_error {
-            return Err(Error::Background(Arc::new(e.clone())));
-        }
+        st.check_background()?;
         inner.maybe_schedule(&mut st);
     }
     // Each job asks for the next one it makes due, so an idle worker has nothing left to do.
     inner.worker.wait_idle()?;
     let st = inner.lock();
-    if let Some(e) = &st.bg_error {
-        return Err(Error::Background(Arc::new(e.clone())));
-    }
+    st.check_background()?;
     Ok(())
 }

@@ -321,6 +321,15 @@ impl DbState {
         }
     }
 
+    /// Fails with the background error, if a background job has failed: the database takes no
+    /// more writes until it is reopened.
+    pub fn check_background(&self) -> Result<()> {
+        match &self.bg_error {
+            Some(e) => Err(Error::Background(Arc::new(e.clone()))),
+            None => Ok(()),
+        }
+    }
+
     /// The oldest sequence any reader may still need.
     pub fn smallest_snapshot(&self) -> SequenceNumber {
         self.snapshots.keys().next().copied().unwrap_or(self.versions.last_sequence)

@@ -49,8 +49,8 @@ pub struct LevelStats {
     pub udbs_written: u64,
     pub entries_dropped: u64,
     /// Duration of the flushes (level 0) and compactions into this level, on the database's
-    /// clock: in simulation the background lane's simulated time (a compaction's includes any
-    /// flush it ran in between), on real files wall-clock time.
+    /// clock: in simulation the background lane's simulated time (a compaction's excludes the
+    /// flushes it ran in between, which count at level 0), on real files wall-clock time.
     pub micros: u64,
 }
 

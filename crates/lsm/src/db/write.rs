@@ -93,9 +93,7 @@ pub(super) fn make_room_for_write<'a>(
     let o = &inner.options;
     let mut allow_delay = !force;
     loop {
-        if let Some(e) = &st.bg_error {
-            return Err(Error::Background(Arc::new(e.clone())));
-        }
+        st.check_background()?;
         if st.shutting_down {
             return Err(Error::Closed);
         }

@@ -49,6 +49,9 @@ pub enum EnvError {
     /// A job was handed to a worker that has stopped.
     #[error("the background worker has stopped")]
     Stopped,
+    /// A job on the worker panicked: the worker has ended, and what the job was doing is lost.
+    #[error("a background job panicked (the panic's message was printed where it happened)")]
+    Panicked,
 }
 
 /// The file system, the clock and the scheduling of one engine (cloning shares them).
@@ -225,7 +228,8 @@ impl Task {
     /// has ended).
     pub fn join(self) -> Result<(), EnvError> {
         match self {
-            // A panic on the thread has been reported there; the engine recovers what it left.
+            // A panic on the thread has been printed there, and a worker's callers learn of it
+            // from the worker (`EnvError::Panicked`).
             Task::Thread(h) => {
                 let _ = h.join();
                 Ok(())

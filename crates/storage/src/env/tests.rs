@@ -54,6 +54,20 @@ fn a_worker_runs_requests_and_jobs_one_at_a_time_in_both_envs() {
     }
 }
 
+#[test]
+fn a_job_that_panics_ends_the_worker_and_its_callers_are_told_in_both_envs() {
+    for (name, env) in envs() {
+        let worker = Worker::new(&env);
+        worker.start("test-worker", || ()).unwrap();
+        let r = worker.run(|| -> u32 { panic!("a job's bug") });
+        assert!(matches!(r, Err(EnvError::Panicked)), "{name}: {r:?}");
+        worker.request();
+        assert!(matches!(worker.wait_idle(), Err(EnvError::Panicked)), "{name}");
+        assert!(matches!(worker.run(|| ()), Err(EnvError::Panicked)), "{name}");
+        worker.stop().unwrap();
+    }
+}
+
 /// The foreground asks a worker for a job that reads a file; returns the foreground's time when
 /// the job is done and where the lanes' time went.
 fn read_job(env: &Env) -> (u64, LaneTime, LaneTime) {

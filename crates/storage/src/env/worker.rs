@@ -35,6 +35,37 @@ struct State {
     /// The worker waits for work (only then does a request need a wake-up).
     waiting: bool,
     stop: bool,
+    /// A job panicked and the worker ended: its callers get [`EnvError::Panicked`].
+    panicked: bool,
+}
+
+/// Marks the worker idle when a job or the step ends, and stopped when one panics, so that no
+/// caller waits forever for a thread that has gone.
+struct Running<'a>(&'a Worker);
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        let w = self.0;
+        let mut st = w.env.lock(&w.state);
+        st.busy = false;
+        if std::thread::panicking() {
+            st.panicked = true;
+            st.stop = true;
+            st.queued.clear();
+        }
+        w.env.notify_all(&w.changed);
+    }
+}
+
+impl State {
+    /// Why a stopped worker takes no more jobs.
+    fn ended(&self) -> EnvError {
+        if self.panicked {
+            EnvError::Panicked
+        } else {
+            EnvError::Stopped
+        }
+    }
 }
 
 impl std::fmt::Debug for Worker {
@@ -60,13 +91,11 @@ impl Worker {
         let me = Arc::clone(self);
         let task = self.env.spawn(name, move || {
             while let Some(job) = me.next_job() {
+                let _running = Running(&me);
                 match job {
                     Some(job) => job(),
                     None => step(),
                 }
-                let mut st = me.env.lock(&me.state);
-                st.busy = false;
-                me.env.notify_all(&me.changed);
             }
         })?;
         *self.task.lock().unwrap_or_else(|e| e.into_inner()) = Some(task);
@@ -118,7 +147,7 @@ impl Worker {
         let out = Arc::clone(&slot);
         let mut st = self.env.lock(&self.state);
         if st.stop {
-            return Err(EnvError::Stopped);
+            return Err(st.ended());
         }
         st.queued.push_back(Box::new(move || {
             let r = job();
@@ -130,7 +159,7 @@ impl Worker {
                 return Ok(r);
             }
             if st.stop && !st.busy {
-                return Err(EnvError::Stopped);
+                return Err(st.ended());
             }
             st = self.env.wait(&self.changed, st, Wait::Stall)?;
         }
@@ -140,6 +169,9 @@ impl Worker {
     pub fn wait_idle(&self) -> Result<(), EnvError> {
         let mut st = self.env.lock(&self.state);
         while st.busy || st.requested || !st.queued.is_empty() {
+            if st.panicked {
+                return Err(EnvError::Panicked);
+            }
             if st.stop && !st.busy {
                 return Ok(());
             }

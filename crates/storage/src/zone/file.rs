@@ -46,20 +46,23 @@ fn write_buffer(st: &mut State, clock: &SimClock, ino: u64, path: &str, pad: boo
     r.map(|_| ())
 }
 
-/// The first half of a sync: writes `ino`'s buffer (the last page padded) and returns when the
-/// file's data writes complete. The caller waits for that time with the file system unlocked, so
-/// that the other lanes go on meanwhile, then calls [`sync_record`].
-pub(crate) fn sync_data(st: &mut State, clock: &SimClock, ino: u64, path: &str) -> Result<Nanos> {
+/// The first half of a sync: writes `ino`'s buffer (the last page padded) and returns the length
+/// it made durable and when the file's data writes complete. The caller waits for that time with
+/// the file system unlocked, so that the other lanes go on meanwhile, then calls [`sync_record`].
+/// The durable length moves only then: a record another lane journals meanwhile (zone GC's) must
+/// not point at data still in flight.
+pub(crate) fn sync_data(st: &mut State, clock: &SimClock, ino: u64, path: &str) -> Result<(u64, Nanos)> {
     write_buffer(st, clock, ino, path, true)?;
     let i = inode(st, ino, "sync", path)?;
-    i.synced_len = i.len;
-    Ok(i.pending)
+    Ok((i.len, i.pending))
 }
 
-/// The second half of a sync: journals `ino`'s durable record (issued once the data it points at
-/// is on the flash: the caller waited for [`sync_data`]'s time) and waits for it.
-pub(crate) fn sync_record(st: &mut State, clock: &SimClock, ino: u64, path: &str) -> Result<()> {
+/// The second half of a sync: makes `len` bytes of `ino` durable and journals its record (issued
+/// once the data it points at is on the flash: the caller waited for [`sync_data`]'s time), then
+/// waits for it.
+pub(crate) fn sync_record(st: &mut State, clock: &SimClock, ino: u64, path: &str, len: u64) -> Result<()> {
     let i = inode(st, ino, "sync", path)?;
+    i.synced_len = i.synced_len.max(len);
     let (len, hint, extents) = (i.synced_len, i.hint, i.durable_extents());
     let record = st.meta.inode_record(ino, len, hint, extents);
     let done = st.commit(clock.now(), vec![record])?;

@@ -49,11 +49,11 @@ impl WritableFile for ZoneWriter {
     fn sync(&mut self) -> Result<()> {
         self.shared.check_epoch(self.epoch, "sync", &self.path)?;
         let clock = self.shared.clock();
-        let written = file::sync_data(&mut self.shared.state(), clock, self.ino, &self.path)?;
+        let (len, written) = file::sync_data(&mut self.shared.state(), clock, self.ino, &self.path)?;
         // The record waits for the data; other lanes run meanwhile, outside the lock.
         clock.wait(written, Wait::Write);
         self.shared.check_epoch(self.epoch, "sync", &self.path)?;
-        file::sync_record(&mut self.shared.state(), clock, self.ino, &self.path)
+        file::sync_record(&mut self.shared.state(), clock, self.ino, &self.path, len)
     }
 
     fn append_cloned(&mut self, src: &str, src_offset: u64, len: u64) -> Result<CloneOutcome> {
