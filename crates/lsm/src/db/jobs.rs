@@ -297,7 +297,8 @@ impl DbInner {
     /// Makes new files' directory entries durable, then logs and applies `edit`; the files and
     /// WALs it makes obsolete are queued for deletion. The directory sync and the MANIFEST write
     /// run with the lock released, so writers go on meanwhile (as in LevelDB); the caller runs on
-    /// the worker, whose one thread runs jobs one at a time, so no other edit interleaves. Returns the lock again, with the outcome.
+    /// the worker, whose one thread runs jobs one at a time, so no other edit interleaves. Returns
+    /// the lock again, with the outcome.
     fn install<'a>(&'a self, mut st: StateGuard<'a>, edit: &mut VersionEdit) -> (StateGuard<'a>, Result<()>) {
         let old_manifest = st.versions.manifest_number;
         let mut write = match st.versions.prepare(edit) {
@@ -513,7 +514,5 @@ pub(super) fn wait_idle(inner: &Arc<DbInner>) -> Result<()> {
     }
     // Each job asks for the next one it makes due, so an idle worker has nothing left to do.
     inner.worker.wait_idle()?;
-    let st = inner.lock();
-    st.check_background()?;
-    Ok(())
+    inner.lock().check_background()
 }
