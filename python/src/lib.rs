@@ -7,9 +7,12 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use lab::batch::{Executor, Runner};
+use lab::error::LabError;
 use lab::experiment::Experiment;
-use lab::runner::{Executor, Outcome, RunSpec, Runner};
-use lab::stack::{DeviceArgs, Stack};
+use lab::runner::Outcome;
+use lab::spec::{Bytes, DeviceSpec, Named, Preset, RunSpec, Store};
+use lab::stack::Stack;
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
@@ -40,7 +43,7 @@ fn experiment_text(json: &str) -> PyResult<String> {
 #[pyfunction]
 fn experiment_runs(text: &str) -> PyResult<Vec<(String, String)>> {
     let e = Experiment::parse(text).map_err(error)?;
-    let runs = e.runs().map_err(error)?;
+    let runs = e.runs();
     runs.iter().map(|(label, spec)| Ok((label.clone(), serde_json::to_string(spec).map_err(error)?))).collect()
 }
 
@@ -63,7 +66,7 @@ fn run_experiment(py: Python<'_>, text: &str, out: PathBuf, executor: &str, prog
 #[pyfunction]
 fn assemble_experiment(text: &str, outcomes: Vec<String>, out: PathBuf) -> PyResult<()> {
     let e = Experiment::parse(text).map_err(error)?;
-    let runs = e.runs().map_err(error)?;
+    let runs = e.runs();
     if outcomes.len() != runs.len() {
         return Err(error(format!("{} outcomes for the experiment's {} runs", outcomes.len(), runs.len())));
     }
@@ -74,7 +77,7 @@ fn assemble_experiment(text: &str, outcomes: Vec<String>, out: PathBuf) -> PyRes
         .map(|((label, _), o)| {
             let reply: lab::ray::Reply =
                 serde_json::from_str(o).map_err(|e| error(format!("{label}: outcome: {e}")))?;
-            Ok(Outcome::from(reply).map_err(|e| format!("{label}: {e}")))
+            Ok(Outcome::from(reply).map_err(|e| LabError::Run { label: label.clone(), source: Box::new(e) }))
         })
         .collect::<PyResult<Vec<Outcome>>>()?;
     let (set, timings) = e.assemble(outcomes).map_err(error)?;
@@ -122,12 +125,11 @@ impl Db {
     #[staticmethod]
     #[pyo3(signature = (capacity = "1GiB", preset = "femu"))]
     fn simulated(capacity: &str, preset: &str) -> PyResult<Db> {
-        let args = DeviceArgs {
-            fs: "sim".into(),
-            preset: preset.into(),
-            capacity: Some(capacity.into()),
-            store: "memory".into(),
-            ..DeviceArgs::default()
+        let args = DeviceSpec {
+            preset: Preset::parse_name(preset).map_err(|e| error(format!("preset: {e}")))?,
+            capacity: Some(Bytes::parse_name(capacity).map_err(|e| error(format!("capacity: {e}")))?),
+            store: Store::Memory,
+            ..DeviceSpec::default()
         };
         let stack = Stack::build(&args).map_err(error)?;
         // The simulated file system makes a simulated Env: the engine runs on its clock.

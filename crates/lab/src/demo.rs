@@ -4,15 +4,16 @@
 
 use std::path::Path;
 
+use crate::error::{LabError, Result};
 use crate::experiment::Experiment;
 use crate::publish;
 
 const DEMO: &str = include_str!("../experiments/demo.toml");
 
-pub fn run(out: &Path, progress: bool) -> Result<(), String> {
-    let e = Experiment::parse(DEMO).map_err(|e| format!("built-in demo experiment: {e}"))?;
+pub fn run(out: &Path, progress: bool) -> Result<()> {
+    let e = Experiment::parse(DEMO).map_err(|e| LabError::Experiment(format!("built-in demo experiment: {e}")))?;
     eprintln!("{} (more: flashkv --help)", e.title());
-    let (set, timings) = e.run(&crate::runner::Runner { progress, ..Default::default() })?;
+    let (set, timings) = e.run(&crate::batch::Runner { progress, ..Default::default() })?;
     print!("{}", publish::summary(&set));
     publish::write_folder(out, &set, &timings)?;
     println!("report: {}", out.join("index.html").display());

@@ -5,27 +5,29 @@
 use lsm::{Db, ReadOptions, WriteOptions};
 use storage::Env;
 
+use crate::error::{LabError, Result};
+
 /// A key-value store under test.
 pub trait KvEngine {
     /// A short description for reports.
     fn describe(&self) -> String;
-    fn put(&mut self, key: &[u8], value: &[u8]) -> Result<(), String>;
+    fn put(&mut self, key: &[u8], value: &[u8]) -> Result<()>;
     /// The value's length if the key exists (the harness needs no copy of the value).
-    fn get(&mut self, key: &[u8]) -> Result<Option<usize>, String>;
+    fn get(&mut self, key: &[u8]) -> Result<Option<usize>>;
     /// Reads up to `len` records from the first key >= `start` (0: position only); returns the
     /// records and bytes read.
-    fn scan(&mut self, start: &[u8], len: u64) -> Result<(u64, u64), String>;
+    fn scan(&mut self, start: &[u8], len: u64) -> Result<(u64, u64)>;
     /// Waits until background work (flushes, compactions, GC) is done.
-    fn settle(&mut self) -> Result<(), String>;
+    fn settle(&mut self) -> Result<()>;
     /// The engine's own statistics, for the result's `engine` section.
     fn stats(&self) -> Option<lsm::DbStats>;
     /// Every record in key order, folded into a [`ContentDigest`].
-    fn content_digest(&mut self) -> Result<ContentDigest, String>;
+    fn content_digest(&mut self) -> Result<ContentDigest>;
     /// Closes the store (the LSM engine syncs and stops its background work).
-    fn close(&mut self) -> Result<(), String>;
+    fn close(&mut self) -> Result<()>;
     /// An empty store, as db_bench starts each fill on a destroyed database; the statistics keep
     /// the earlier store's activity.
-    fn recreate(&mut self) -> Result<(), String>;
+    fn recreate(&mut self) -> Result<()>;
 }
 
 /// A database's contents in two numbers: its records, and a 64-bit FNV-1a hash of every key and
@@ -77,13 +79,13 @@ pub struct LsmEngine {
 const DIR: &str = "db";
 
 impl LsmEngine {
-    pub fn open(env: Env, options: lsm::Options, sync: bool) -> Result<LsmEngine, String> {
-        let db = Db::open(env.clone(), DIR, options.clone()).map_err(|e| e.to_string())?;
+    pub fn open(env: Env, options: lsm::Options, sync: bool) -> Result<LsmEngine> {
+        let db = Db::open(env.clone(), DIR, options.clone())?;
         Ok(LsmEngine { env, db: Some(db), options, write: WriteOptions { sync }, history: Default::default() })
     }
 
-    fn db(&self) -> Result<&Db, String> {
-        self.db.as_ref().ok_or_else(|| "the database is closed".to_string())
+    fn db(&self) -> Result<&Db> {
+        self.db.as_ref().ok_or(LabError::Engine(lsm::Error::Closed))
     }
 }
 
@@ -102,17 +104,17 @@ impl KvEngine for LsmEngine {
         )
     }
 
-    fn put(&mut self, key: &[u8], value: &[u8]) -> Result<(), String> {
+    fn put(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
         let w = self.write;
-        self.db()?.put(&w, key, value).map_err(|e| e.to_string())
+        Ok(self.db()?.put(&w, key, value)?)
     }
 
-    fn get(&mut self, key: &[u8]) -> Result<Option<usize>, String> {
-        Ok(self.db()?.get(&ReadOptions::default(), key).map_err(|e| e.to_string())?.map(|v| v.len()))
+    fn get(&mut self, key: &[u8]) -> Result<Option<usize>> {
+        Ok(self.db()?.get(&ReadOptions::default(), key)?.map(|v| v.len()))
     }
 
-    fn scan(&mut self, start: &[u8], len: u64) -> Result<(u64, u64), String> {
-        let mut it = self.db()?.iter(&ReadOptions::default()).map_err(|e| e.to_string())?;
+    fn scan(&mut self, start: &[u8], len: u64) -> Result<(u64, u64)> {
+        let mut it = self.db()?.iter(&ReadOptions::default())?;
         it.seek(start);
         let (mut n, mut bytes) = (0u64, 0u64);
         while it.valid() && n < len {
@@ -120,41 +122,41 @@ impl KvEngine for LsmEngine {
             n += 1;
             it.next();
         }
-        it.status().map_err(|e| e.to_string())?;
+        it.status()?;
         Ok((n, bytes))
     }
 
-    fn settle(&mut self) -> Result<(), String> {
-        self.db()?.wait_for_background().map_err(|e| e.to_string())
+    fn settle(&mut self) -> Result<()> {
+        Ok(self.db()?.wait_for_background()?)
     }
 
-    fn content_digest(&mut self) -> Result<ContentDigest, String> {
-        let mut it = self.db()?.iter(&ReadOptions::default()).map_err(|e| e.to_string())?;
+    fn content_digest(&mut self) -> Result<ContentDigest> {
+        let mut it = self.db()?.iter(&ReadOptions::default())?;
         it.seek_to_first();
         let mut d = ContentDigest::new();
         while it.valid() {
             d.add(it.key(), it.value());
             it.next();
         }
-        it.status().map_err(|e| e.to_string())?;
+        it.status()?;
         Ok(d)
     }
 
     /// Destroys the database and opens a fresh one, as db_bench does before each fill; the
     /// statistics keep the destroyed database's activity.
-    fn recreate(&mut self) -> Result<(), String> {
+    fn recreate(&mut self) -> Result<()> {
         if let Some(db) = self.db.take() {
             self.history.add_history(&db.stats());
-            db.close().map_err(|e| e.to_string())?;
+            db.close()?;
         }
-        lsm::destroy(&**self.env.fs(), DIR).map_err(|e| format!("destroying the database: {e}"))?;
-        self.db = Some(Db::open(self.env.clone(), DIR, self.options.clone()).map_err(|e| e.to_string())?);
+        lsm::destroy(&**self.env.fs(), DIR)?;
+        self.db = Some(Db::open(self.env.clone(), DIR, self.options.clone())?);
         Ok(())
     }
 
-    fn close(&mut self) -> Result<(), String> {
+    fn close(&mut self) -> Result<()> {
         match self.db.take() {
-            Some(db) => db.close().map_err(|e| e.to_string()),
+            Some(db) => Ok(db.close()?),
             None => Ok(()),
         }
     }

@@ -19,17 +19,19 @@ use rand::{Rng, SeedableRng};
 use serde::Serialize;
 use workload::zipfian::Zipfian;
 
-use crate::size::{format_size, parse_size};
+use crate::error::{LabError, Result};
+use crate::spec::named::{parser, NameError, Named};
+use crate::spec::{format_size, Bytes};
 use crate::table::Table;
 
 #[derive(clap::Args, Debug, Clone)]
 pub struct FtlArgs {
     /// Device preset: femu, plsc, kvftl.
-    #[arg(long, default_value = "femu")]
-    pub preset: String,
+    #[arg(long, default_value = "femu", value_parser = parser::<Preset>)]
+    pub preset: Preset,
     /// Raw NAND capacity (e.g. 1GiB); the preset's own when absent.
-    #[arg(long)]
-    pub capacity: Option<String>,
+    #[arg(long, value_parser = parser::<Bytes>)]
+    pub capacity: Option<Bytes>,
     /// Spare factor S_f = 1 - user capacity / raw capacity.
     #[arg(long, default_value_t = 0.07, value_parser = crate::input::fraction, allow_hyphen_values = true)]
     pub spare_factor: f64,
@@ -48,11 +50,11 @@ pub struct FtlArgs {
     #[arg(long, allow_hyphen_values = true)]
     pub planes: Option<u32>,
     /// GC victim policy: greedy, cost-benefit, fifo.
-    #[arg(long, default_value = "greedy")]
-    pub gc: String,
+    #[arg(long, default_value = "greedy", value_parser = parser::<GcPolicy>)]
+    pub gc: GcPolicy,
     /// Write pattern: seq, uniform, zipf:THETA (YCSB's zipfian over the user pages).
-    #[arg(long, default_value = "uniform")]
-    pub pattern: String,
+    #[arg(long, default_value = "uniform", value_parser = parser::<Pattern>)]
+    pub pattern: Pattern,
     /// Device capacities written after the sequential fill.
     #[arg(long, default_value_t = 12.0, allow_hyphen_values = true)]
     pub writes: f64,
@@ -80,8 +82,8 @@ pub enum Pattern {
     Zipf(f64),
 }
 
-impl Pattern {
-    pub fn parse(s: &str) -> Result<Pattern, String> {
+impl Named for Pattern {
+    fn parse_name(s: &str) -> std::result::Result<Pattern, NameError> {
         let accepted = "accepted: seq, uniform, zipf:THETA (0 < THETA, THETA != 1)";
         match s {
             "seq" => Ok(Pattern::Seq),
@@ -89,9 +91,9 @@ impl Pattern {
             _ => match s.strip_prefix("zipf:") {
                 Some(t) => match t.parse::<f64>() {
                     Ok(theta) if theta > 0.0 && theta != 1.0 && theta.is_finite() => Ok(Pattern::Zipf(theta)),
-                    _ => Err(format!("--pattern: bad zipf exponent '{t}'; {accepted}")),
+                    _ => Err(format!("bad zipf exponent '{t}'; {accepted}").into()),
                 },
-                None => Err(format!("--pattern: unknown pattern '{s}'; {accepted}")),
+                None => Err(format!("unknown pattern '{s}'; {accepted}").into()),
             },
         }
     }
@@ -118,8 +120,8 @@ pub struct FtlSpec {
 }
 
 impl FtlSpec {
-    pub fn from_args(a: &FtlArgs) -> Result<FtlSpec, String> {
-        let preset = Preset::parse(&a.preset).map_err(|e| format!("--preset: {e}"))?;
+    pub fn from_args(a: &FtlArgs) -> Result<FtlSpec> {
+        let preset = a.preset;
         let mut g = preset.geometry();
         let default_capacity = g.capacity_bytes();
         for (flag, value, slot) in [
@@ -131,38 +133,39 @@ impl FtlSpec {
         ] {
             if let Some(v) = value {
                 if v == 0 {
-                    return Err(format!("{flag}: must be at least 1"));
+                    return Err(LabError::invalid(flag, "must be at least 1"));
                 }
                 *slot = v;
             }
         }
-        let capacity = match &a.capacity {
-            Some(c) => parse_size("--capacity", c)?,
-            None => default_capacity,
-        };
-        let geometry = flashsim::preset::scale(g, capacity).map_err(|e| format!("--capacity: {e}"))?;
+        let capacity = a.capacity.map_or(default_capacity, |c| c.0);
+        let geometry =
+            flashsim::preset::scale(g, capacity).map_err(|e| LabError::invalid("device.capacity", e.to_string()))?;
         let mut config = SsdConfig::new(geometry, preset.timing());
         if !(0.0..1.0).contains(&a.spare_factor) {
-            return Err(format!("--spare-factor: {} is not in [0, 1)", a.spare_factor));
+            return Err(LabError::invalid("device.spare_factor", format!("{} is not in [0, 1)", a.spare_factor)));
         }
         config.spare_factor = a.spare_factor;
-        config.gc_policy = GcPolicy::parse(&a.gc).map_err(|e| format!("--gc: {e}"))?;
+        config.gc_policy = a.gc;
         config.copyback = !a.no_copyback;
         config.media.store = DataMode::MetadataOnly;
-        config.validate().map_err(|e| e.to_string())?;
+        config.validate()?;
         if !(a.writes > 0.0 && a.writes.is_finite()) {
-            return Err(format!("--writes: {} must be a positive number of capacity-writes", a.writes));
+            return Err(LabError::invalid(
+                "writes",
+                format!("{} must be a positive number of capacity-writes", a.writes),
+            ));
         }
         if !(0.0..1.0).contains(&a.warmup) {
-            return Err(format!("--warmup: {} is not in [0, 1)", a.warmup));
+            return Err(LabError::invalid("warmup", format!("{} is not in [0, 1)", a.warmup)));
         }
         if a.queue_depth == 0 {
-            return Err("--queue-depth: must be at least 1".into());
+            return Err(LabError::invalid("queue_depth", "must be at least 1"));
         }
         Ok(FtlSpec {
             preset,
             config,
-            pattern: Pattern::parse(&a.pattern)?,
+            pattern: a.pattern.clone(),
             writes: a.writes,
             warmup: a.warmup,
             queue_depth: a.queue_depth,
@@ -223,23 +226,24 @@ pub struct FtlResult {
 }
 
 /// Runs the experiment; `progress` draws a bar on a terminal.
-pub fn run(spec: &FtlSpec, progress: bool) -> Result<FtlResult, String> {
+pub fn run(spec: &FtlSpec, progress: bool) -> Result<FtlResult> {
     let start_wall = Instant::now();
-    let mut ssd = BlockSsd::new(spec.config.clone()).map_err(|e| e.to_string())?;
+    let mut ssd = BlockSsd::new(spec.config.clone())?;
     let user = ssd.user_pages();
     let overwrites = (spec.writes * user as f64).round() as u64;
     let measure_from = (spec.warmup * overwrites as f64).round() as u64;
     let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(spec.seed);
     let mut zipf = match spec.pattern {
-        Pattern::Zipf(theta) => Some(Zipfian::new(user, theta).map_err(|e| format!("--pattern: {e}"))?),
+        Pattern::Zipf(theta) => {
+            Some(Zipfian::new(user, theta).map_err(|e| LabError::invalid("pattern", e.to_string()))?)
+        }
         _ => None,
     };
     let bar = crate::progress::bar(progress, user + overwrites, "ftl");
     let mut queue = Queue::new(spec.queue_depth);
-    let fail = |e: flashsim::FlashError| e.to_string();
     for lpn in 0..user {
         let at = queue.issue_time();
-        queue.complete(ssd.write_no_data(at, lpn, 1, HostLabel::Unlabelled).map_err(fail)?);
+        queue.complete(ssd.write_no_data(at, lpn, 1, HostLabel::Unlabelled)?);
         if lpn % 65536 == 0 {
             bar.set_position(lpn);
         }
@@ -258,7 +262,7 @@ pub fn run(spec: &FtlSpec, progress: bool) -> Result<FtlResult, String> {
             _ => rng.next_u64() % user,
         };
         let at = queue.issue_time();
-        queue.complete(ssd.write_no_data(at, lpn, 1, HostLabel::Unlabelled).map_err(fail)?);
+        queue.complete(ssd.write_no_data(at, lpn, 1, HostLabel::Unlabelled)?);
         if i % 65536 == 0 {
             bar.set_position(user + i);
         }

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use workload::{Op, OpKind};
 
 use crate::engine::KvEngine;
+use crate::error::Result;
 use crate::stack::Stack;
 
 /// One measured phase (a load, a run, one db_bench benchmark).
@@ -53,7 +54,7 @@ pub fn run_phase(
     expected: u64,
     settle: bool,
     progress: bool,
-) -> Result<PhaseResult, String> {
+) -> Result<PhaseResult> {
     let bar = crate::progress::bar(progress, expected, name);
     let new_hist = || -> Histogram<u64> {
         let mut h = Histogram::new(3).expect("3 significant figures is a valid histogram precision");

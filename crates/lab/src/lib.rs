@@ -3,9 +3,11 @@
 //! experiment files, the seed papers' repros and result folders. The `flashkv` command line and
 //! the Python package are front ends over it.
 
+pub mod batch;
 pub mod bench;
 pub mod demo;
 pub mod engine;
+pub mod error;
 pub mod experiment;
 pub mod ftl;
 pub mod harness;
@@ -20,7 +22,7 @@ pub mod resources;
 pub mod result;
 pub mod run_cache;
 pub mod runner;
-pub mod size;
+pub mod spec;
 pub mod stack;
 pub mod table;
 pub mod workload_cmd;

@@ -4,7 +4,11 @@
 //! Subcommands run the individual tools; every result is available as JSON with the accounting
 //! names of DESIGN.md, and as a result folder with tables and charts.
 
-use lab::{bench, demo, ftl, publish, report, repro, result, workload_cmd};
+use lab::error::{LabError, Result};
+use lab::publish::OutputArgs;
+use lab::result::RunResult;
+use lab::spec::RunSpec;
+use lab::{bench, demo, ftl, publish, report, repro, result, runner, workload_cmd};
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -45,8 +49,8 @@ enum Command {
         /// Where the runs go: local (this machine's cores), ray (a Ray started here) or
         /// ray=ADDRESS (a Ray cluster, e.g. ray=auto or ray=ray://HEAD:10001); ray needs the
         /// Python package (pip install ./python ray).
-        #[arg(long, default_value = "local", value_parser = str::parse::<lab::runner::Executor>)]
-        executor: lab::runner::Executor,
+        #[arg(long, default_value = "local", value_parser = str::parse::<lab::batch::Executor>)]
+        executor: lab::batch::Executor,
     },
     /// Reproduces a seed paper's experiments beside the paper's numbers (remapcom, remapcom-xfs).
     Repro(repro::ReproArgs),
@@ -64,37 +68,45 @@ fn main() -> ExitCode {
         None => demo::run(&PathBuf::from("results/demo"), progress),
         Some(Command::Demo { out }) => demo::run(&out, progress),
         Some(Command::Ftl(args)) => run_ftl(&args),
-        Some(Command::Bench(args)) => bench::run(&args, progress && !args.output.json)
-            .and_then(|(r, t)| publish::emit("db_bench", &r, &t, &args.output, bench::render(&r))),
-        Some(Command::Ycsb(args)) => workload_cmd::run_ycsb(&args, progress && !args.output.json).and_then(|(r, t)| {
-            let text = result::render(&r);
-            publish::emit(&r.workload.clone(), &r, &t, &args.output, text)
-        }),
-        Some(Command::Mixgraph(args)) => {
-            workload_cmd::run_mixgraph(&args, progress && !args.output.json).and_then(|(r, t)| {
-                let text = result::render(&r);
-                publish::emit(&r.workload.clone(), &r, &t, &args.output, text)
-            })
+        Some(Command::Bench(args)) => {
+            args.spec().and_then(|spec| run_one(&spec, &args.output, "db_bench", bench::render, progress))
         }
+        Some(Command::Ycsb(args)) => run_one(&args.spec(), &args.output, "ycsb", result::render, progress),
+        Some(Command::Mixgraph(args)) => run_one(&args.spec(), &args.output, "mixgraph", result::render, progress),
         Some(Command::Run { file, out, executor }) => publish::run_experiment(&file, out, executor, progress),
         Some(Command::Repro(args)) => repro::run(&args, progress),
-        Some(Command::Report { dir }) => report::rebuild(&dir).map(|index| println!("report: {}", index.display())),
+        Some(Command::Report { dir }) => report::rebuild(&dir)
+            .map(|index| println!("report: {}", index.display()))
+            .map_err(|e| LabError::Report(e.to_string())),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("flashkv: error: {e}");
+            eprintln!("flashkv: error: {}", e.in_flags());
             ExitCode::from(2)
         }
     }
 }
 
-fn run_ftl(args: &ftl::FtlArgs) -> Result<(), String> {
+/// One run from a command's flags: its tables (or JSON) and, with `--out`, its result folder.
+fn run_one(
+    spec: &RunSpec,
+    output: &OutputArgs,
+    title: &str,
+    render: fn(&RunResult) -> String,
+    progress: bool,
+) -> Result<()> {
+    let (r, t) = runner::run(spec, progress && !output.json)?;
+    let title = if title == "db_bench" { title.to_string() } else { r.workload.clone() };
+    publish::emit(&title, &r, &t, output, render(&r))
+}
+
+fn run_ftl(args: &ftl::FtlArgs) -> Result<()> {
     let spec = ftl::FtlSpec::from_args(args)?;
     let show_progress = !args.json && std::io::stderr().is_terminal();
     let result = ftl::run(&spec, show_progress)?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&result).map_err(|e| e.to_string())?);
+        println!("{}", serde_json::to_string_pretty(&result).map_err(LabError::json("the result"))?);
     } else {
         print!("{}", ftl::render(&result));
     }

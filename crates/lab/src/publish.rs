@@ -4,10 +4,11 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::batch::{Executor, Runner};
+use crate::error::{LabError, Result};
 use crate::experiment::Experiment;
 use crate::report::model::{Cell, ResultSet, ResultTable};
 use crate::result::{RunResult, Timing};
-use crate::runner::{Executor, Runner};
 
 /// Where a single-run command's result goes (`--json`, `--out`), the same for every command.
 #[derive(clap::Args, Debug, Clone)]
@@ -21,14 +22,14 @@ pub struct OutputArgs {
 }
 
 /// Prints `text` (or the JSON of `r`) and, with `--out`, writes a one-run result folder.
-pub fn emit(title: &str, r: &RunResult, t: &Timing, output: &OutputArgs, text: String) -> Result<(), String> {
+pub fn emit(title: &str, r: &RunResult, t: &Timing, output: &OutputArgs, text: String) -> Result<()> {
     let (json, out) = (output.json, output.out.as_deref());
     if json {
-        let mut v = serde_json::to_value(r).map_err(|e| e.to_string())?;
+        let mut v = serde_json::to_value(r).map_err(LabError::json("the result"))?;
         if let Some(o) = v.as_object_mut() {
             o.insert("wall_time_s".into(), serde_json::json!(t.wall_time_s));
         }
-        println!("{}", serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?);
+        println!("{}", serde_json::to_string_pretty(&v).map_err(LabError::json("the result"))?);
     } else {
         print!("{text}");
         println!("wall time {:.1} s", t.wall_time_s);
@@ -73,14 +74,15 @@ fn single_run_set(title: &str, r: &RunResult) -> ResultSet {
 }
 
 /// Writes the report and the wall-clock timings next to it.
-pub fn write_folder(dir: &Path, set: &ResultSet, timings: &[Timing]) -> Result<(), String> {
-    crate::report::write_report(dir, set)?;
-    let t = serde_json::to_string_pretty(timings).map_err(|e| e.to_string())?;
-    std::fs::write(dir.join("timing.json"), t).map_err(|e| format!("{}: {e}", dir.join("timing.json").display()))
+pub fn write_folder(dir: &Path, set: &ResultSet, timings: &[Timing]) -> Result<()> {
+    crate::report::write_report(dir, set).map_err(|e| LabError::Report(e.to_string()))?;
+    let t = serde_json::to_string_pretty(timings).map_err(LabError::json("the timings"))?;
+    let path = dir.join("timing.json");
+    std::fs::write(&path, t).map_err(LabError::io(path, "write"))
 }
 
 /// `flashkv run FILE`, its runs carried out by `executor`.
-pub fn run_experiment(file: &Path, out: Option<PathBuf>, executor: Executor, progress: bool) -> Result<(), String> {
+pub fn run_experiment(file: &Path, out: Option<PathBuf>, executor: Executor, progress: bool) -> Result<()> {
     let e = Experiment::load(file)?;
     let out = out.unwrap_or_else(|| {
         PathBuf::from("results").join(file.file_stem().map_or("experiment".into(), |s| s.to_string_lossy().to_string()))

@@ -16,8 +16,10 @@ use std::process::{Command, Stdio};
 
 use serde::{Deserialize, Serialize};
 
+use crate::error::{LabError, Result};
 use crate::result::{RunResult, Timing};
-use crate::runner::{Outcome, RunSpec};
+use crate::runner::Outcome;
+use crate::spec::RunSpec;
 
 /// One run as sent to a worker.
 #[derive(Serialize)]
@@ -38,7 +40,7 @@ impl From<Outcome> for Reply {
     fn from(o: Outcome) -> Reply {
         match o {
             Ok((result, timing)) => Reply::Done { result: Box::new(result), timing },
-            Err(error) => Reply::Failed { error },
+            Err(error) => Reply::Failed { error: error.to_string() },
         }
     }
 }
@@ -47,7 +49,7 @@ impl From<Reply> for Outcome {
     fn from(r: Reply) -> Outcome {
         match r {
             Reply::Done { result, timing } => Ok((*result, timing)),
-            Reply::Failed { error } => Err(error),
+            Reply::Failed { error } => Err(LabError::Remote(error)),
         }
     }
 }
@@ -66,11 +68,7 @@ fn python() -> String {
 /// Runs `runs` (each with its index in the batch) on Ray at `address` (a Ray started here when
 /// `None`), passing each outcome to `finished` as it comes back. Fails when the Python side cannot
 /// start or ends early; a run that fails is an outcome, not an error.
-pub fn run(
-    address: Option<&str>,
-    runs: &[(usize, &RunSpec)],
-    mut finished: impl FnMut(usize, Outcome),
-) -> Result<(), String> {
+pub fn run(address: Option<&str>, runs: &[(usize, &RunSpec)], mut finished: impl FnMut(usize, Outcome)) -> Result<()> {
     if runs.is_empty() {
         return Ok(());
     }
@@ -81,13 +79,13 @@ pub fn run(
         cmd.args(["--address", a]);
     }
     let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().map_err(|e| {
-        format!(
-            "--executor ray: cannot start {python} (set FLASHKV_PYTHON to the interpreter with flashkv and ray): {e}"
-        )
+        LabError::Ray(format!(
+            "cannot start {python} (set FLASHKV_PYTHON to the interpreter with flashkv and ray): {e}"
+        ))
     })?;
     let mut lines = String::new();
     for &(index, spec) in runs {
-        lines += &serde_json::to_string(&Task { index, spec }).map_err(|e| e.to_string())?;
+        lines += &serde_json::to_string(&Task { index, spec }).map_err(LabError::json("a run specification"))?;
         lines.push('\n');
     }
     // Written from a thread: the worker may answer before it has read everything.
@@ -96,7 +94,7 @@ pub fn run(
     let stdout = child.stdout.take().expect("stdout is piped");
     let mut left: std::collections::BTreeSet<usize> = runs.iter().map(|r| r.0).collect();
     for line in BufReader::new(stdout).lines() {
-        let line = line.map_err(|e| format!("--executor ray: reading {python}'s output: {e}"))?;
+        let line = line.map_err(|e| LabError::Ray(format!("reading {python}'s output: {e}")))?;
         let Ok(done) = serde_json::from_str::<Finished>(&line) else {
             // Not ours (a library printing to stdout): pass it on.
             eprintln!("{line}");
@@ -106,8 +104,8 @@ pub fn run(
             finished(done.index, done.outcome.into());
         }
     }
-    let wrote = writer.join().map_err(|_| "--executor ray: the writer thread panicked".to_string())?;
-    let status = child.wait().map_err(|e| format!("--executor ray: {python}: {e}"))?;
+    let wrote = writer.join().map_err(|_| LabError::Ray("the writer thread panicked".into()))?;
+    let status = child.wait().map_err(|e| LabError::Ray(format!("{python}: {e}")))?;
     if !left.is_empty() {
         let hint = if wrote.is_err() || !status.success() {
             format!(
@@ -116,7 +114,7 @@ pub fn run(
         } else {
             String::new()
         };
-        return Err(format!("--executor ray: {} of {} runs came back{hint}", runs.len() - left.len(), runs.len()));
+        return Err(LabError::Ray(format!("{} of {} runs came back{hint}", runs.len() - left.len(), runs.len())));
     }
     Ok(())
 }

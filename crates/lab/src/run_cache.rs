@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::result::{RunResult, Timing};
-use crate::runner::RunSpec;
+use crate::spec::RunSpec;
 
 /// The folder of finished runs inside a result folder.
 pub const DIR: &str = "runs";

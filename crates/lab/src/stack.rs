@@ -1,327 +1,18 @@
-//! The storage stack an experiment runs on: a simulated block SSD with SimFs (`--fs sim`), a
-//! simulated ZNS SSD with ZoneFs (`--fs zone`), a host directory (`--fs posix:DIR`), or memory
-//! (`--fs mem`), and the engine options that go with it (simulation runs the engine in simulated
-//! time on the file system's clock).
-//!
-//! A simulated device keeps its page contents where `--store` says: `memory`, `file` (an unnamed
-//! sparse file in the system's temporary directory, or `file:DIR`), `compact` (memory without the
-//! pages' runs of zero bytes: with zero values, keys and headers only), or `auto`: memory up to
-//! [`AUTO_MEMORY`] of live pages, a temporary file beyond. The store changes memory and speed, never
-//! a result.
+//! A built storage stack: the file system a run's device specification names (SimFs on a
+//! simulated block SSD, ZoneFs on a simulated ZNS SSD, a host directory, memory) or a key-value
+//! SSD with no file system, its simulated clock, and the device-level accounting a result reports
+//! (host writes by cause, the flash report, zones).
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use flashsim::{
-    BlockSsd, DataMode, FlashReport, Geometry, MediaConfig, Preset, SsdConfig, Timing, ZonedConfig, ZonedSsd,
-};
-use flashsim::{Lane, SimClock};
+use flashsim::{BlockSsd, FlashReport, Lane, SimClock, ZonedSsd};
 use serde::{Deserialize, Serialize};
-use storage::{AllocPolicy, Fs, GcOptions, HostWriteStats, MemFs, PosixFs, SimFs, SimFsOptions};
-use storage::{ZoneFs, ZoneFsOptions, ZoneReport};
+use storage::{Fs, HostWriteStats, MemFs, PosixFs, SimFs, SimFsOptions, ZoneFs, ZoneReport};
 
-use crate::kv_device::{KvDesign, SharedKvSsd};
-use crate::size::parse_size;
-
-/// Device flags shared by `bench`, `ycsb` and `mixgraph`.
-#[derive(clap::Args, Debug, Clone, Serialize, Deserialize)]
-pub struct DeviceArgs {
-    /// Where the database lives: sim (simulated block SSD), zone (simulated ZNS SSD with ZoneFs),
-    /// posix:DIR (a host directory), mem.
-    #[arg(long, default_value = "sim")]
-    pub fs: String,
-    /// Device preset for --fs sim and zone: femu, plsc, kvftl.
-    #[arg(long, default_value = "femu")]
-    pub preset: String,
-    /// Raw capacity of the simulated device (e.g. 4GiB); the preset's own when absent.
-    #[arg(long)]
-    pub capacity: Option<String>,
-    /// NAND latencies instead of the preset's: a named chip (femu, ssdsim, seed004) or
-    /// READ/PROGRAM/ERASE/TRANSFER-PER-BYTE such as 20us/200us/1.5ms/25ns.
-    #[arg(long)]
-    pub timing: Option<String>,
-    /// Flash page size instead of the preset's (a power of two, e.g. 32KiB); blocks keep the
-    /// preset's number of pages.
-    #[arg(long)]
-    pub page_size: Option<String>,
-    /// Spare factor of the simulated device.
-    #[arg(long, default_value_t = 0.07, value_parser = crate::input::fraction, allow_hyphen_values = true)]
-    pub spare_factor: f64,
-    /// Where the simulated device keeps page contents: auto (memory up to 4 GiB of live pages, a
-    /// temporary file beyond), memory, compact (memory without zero runs: for --values zeros),
-    /// file (a temporary sparse file), file:DIR.
-    #[arg(long, default_value = "auto")]
-    pub store: String,
-    #[command(flatten)]
-    pub zone: ZoneArgs,
-}
-
-/// The zoned device and ZoneFs flags (`--fs zone`).
-#[derive(clap::Args, Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ZoneArgs {
-    /// Zone size (a whole number of erase blocks striped evenly over the planes); the default is
-    /// one erase block in every plane (femu: 64 MiB).
-    #[arg(long)]
-    pub zone_size: Option<String>,
-    /// Erase block size of the zoned device (a whole number of pages); the preset's when absent.
-    /// Smaller blocks keep small zones striped over every plane at a reduced scale.
-    #[arg(long)]
-    pub block_size: Option<String>,
-    /// Zone placement: shared (one stream for every file), per-level (WAL, metadata, each level and
-    /// the T-zone in zones of their own), lifetime (ZenFS's lifetime-hint matching).
-    #[arg(long, default_value = "shared")]
-    pub zone_policy: String,
-    /// Host zone GC: off (zones are reused only once nothing in them is live), or the number of
-    /// empty zones left at which GC runs.
-    #[arg(long, default_value = "1", allow_hyphen_values = true)]
-    pub zone_gc: String,
-    /// The device's limit on open zones (none when absent).
-    #[arg(long)]
-    pub max_open_zones: Option<u32>,
-    /// The device's limit on active (open or closed) zones (none when absent).
-    #[arg(long)]
-    pub max_active_zones: Option<u32>,
-}
-
-impl Default for ZoneArgs {
-    fn default() -> Self {
-        ZoneArgs {
-            zone_size: None,
-            block_size: None,
-            zone_policy: "shared".into(),
-            zone_gc: "1".into(),
-            max_open_zones: None,
-            max_active_zones: None,
-        }
-    }
-}
-
-impl Default for DeviceArgs {
-    fn default() -> Self {
-        DeviceArgs {
-            fs: "sim".into(),
-            preset: "femu".into(),
-            capacity: None,
-            timing: None,
-            page_size: None,
-            spare_factor: 0.07,
-            store: "auto".into(),
-            zone: ZoneArgs::default(),
-        }
-    }
-}
-
-/// `--store auto` keeps up to this many bytes of page contents in memory.
-pub const AUTO_MEMORY: u64 = 4 << 30;
-
-/// Memory a simulated run needs besides page contents: the FTL's and file system's tables (bytes
-/// per physical page, a generous bound) and the engine (memtables, caches).
-const TABLE_BYTES_PER_PAGE: u64 = 64;
-const ENGINE_BYTES: u64 = 256 << 20;
-
-impl DeviceArgs {
-    /// The preset's geometry with `--page-size` applied (before any resizing), and its timings or
-    /// `--timing`'s.
-    pub fn chip(&self) -> Result<(Geometry, Timing), String> {
-        let preset = Preset::parse(&self.preset).map_err(|e| format!("--preset: {e}"))?;
-        let mut g = preset.geometry();
-        if let Some(p) = &self.page_size {
-            let bytes = parse_size("--page-size", p)?;
-            g.page_size = u32::try_from(bytes)
-                .ok()
-                .filter(|b| b.is_power_of_two() && *b >= 512)
-                .ok_or_else(|| format!("--page-size: {p} is not a power of two from 512 B to 2 GiB"))?;
-        }
-        let timing = match &self.timing {
-            Some(t) => Timing::parse(t).map_err(|e| format!("--timing: {e}"))?,
-            None => preset.timing(),
-        };
-        Ok((g, timing))
-    }
-
-    /// The chip's geometry resized to `--capacity` (the preset's own capacity when absent).
-    fn sized(&self, g: Geometry) -> Result<Geometry, String> {
-        match &self.capacity {
-            Some(c) => flashsim::preset::scale(g, parse_size("--capacity", c)?).map_err(|e| format!("--capacity: {e}")),
-            None => Ok(g),
-        }
-    }
-
-    /// The simulated device's configuration (`--fs sim`).
-    pub fn ssd_config(&self) -> Result<SsdConfig, String> {
-        let (g, timing) = self.chip()?;
-        let mut cfg = SsdConfig::new(self.sized(g)?, timing);
-        if !(0.0..1.0).contains(&self.spare_factor) {
-            return Err(format!("--spare-factor: {} is not in [0, 1)", self.spare_factor));
-        }
-        cfg.spare_factor = self.spare_factor;
-        cfg.media.store = self.data_mode()?;
-        Ok(cfg)
-    }
-
-    /// The simulated ZNS device's configuration (`--fs zone`); every bad field is a one-line error
-    /// naming it.
-    pub fn zoned_config(&self) -> Result<ZonedConfig, String> {
-        let z = &self.zone;
-        let (mut g, timing) = self.chip()?;
-        if let Some(b) = &z.block_size {
-            let bytes = parse_size("--block-size", b)?;
-            if bytes % g.page_size as u64 != 0 {
-                return Err(format!("--block-size: {b} is not a whole number of {} B pages", g.page_size));
-            }
-            g.pages_per_block =
-                u32::try_from(bytes / g.page_size as u64).map_err(|_| format!("--block-size: {b} is too large"))?;
-        }
-        let g = self.sized(g)?;
-        let zone = match &z.zone_size {
-            Some(s) => parse_size("--zone-size", s)?,
-            None => g.total_planes() as u64 * g.block_bytes(),
-        };
-        let mut cfg = ZonedConfig::new(g, timing, zone);
-        cfg.max_open_zones = z.max_open_zones;
-        cfg.max_active_zones = z.max_active_zones;
-        cfg.media.store = self.data_mode()?;
-        cfg.validate().map_err(|e| format!("--fs zone: {e}"))?;
-        Ok(cfg)
-    }
-
-    /// The NAND array of a device that is an FTL of its own (a key-value SSD): the preset's
-    /// geometry at `--capacity`, its timings, pages kept where `--store` says.
-    pub fn media_config(&self) -> Result<MediaConfig, String> {
-        let (g, timing) = self.chip()?;
-        let mut cfg = MediaConfig::new(self.sized(g)?, timing);
-        cfg.store = self.data_mode()?;
-        Ok(cfg)
-    }
-
-    /// The flash page (what page-relative value sizes are relative to).
-    pub fn page_size(&self) -> Result<u32, String> {
-        Ok(self.chip()?.0.page_size)
-    }
-
-    /// ZoneFs's options (`--zone-policy`, `--zone-gc`).
-    pub fn zone_fs_options(&self) -> Result<ZoneFsOptions, String> {
-        let z = &self.zone;
-        let policy = AllocPolicy::parse(&z.zone_policy).ok_or_else(|| {
-            format!("--zone-policy: unknown policy '{}'; accepted: shared, per-level, lifetime", z.zone_policy)
-        })?;
-        let gc = match z.zone_gc.as_str() {
-            "off" => None,
-            n => Some(GcOptions {
-                free_zones_trigger: n
-                    .parse()
-                    .ok()
-                    .filter(|&t| t >= 1)
-                    .ok_or_else(|| format!("--zone-gc: '{n}' is neither off nor a number of free zones >= 1"))?,
-            }),
-        };
-        Ok(ZoneFsOptions { policy, gc, ..ZoneFsOptions::default() })
-    }
-
-    /// Checks every device flag without building the device (experiment files are checked when read).
-    pub fn validate(&self) -> Result<(), String> {
-        match self.fs.as_str() {
-            "sim" => self.ssd_config().map(|_| ()),
-            "zone" => self.zoned_config().and_then(|_| self.zone_fs_options()).map(|_| ()),
-            _ => Ok(()),
-        }
-    }
-
-    /// Where the device keeps its pages under `--store`.
-    fn data_mode(&self) -> Result<DataMode, String> {
-        match self.store.as_str() {
-            "auto" => Ok(DataMode::MemoryThenFile { memory_bytes: AUTO_MEMORY, dir: std::env::temp_dir() }),
-            "file" => Ok(DataMode::TempFile(std::env::temp_dir())),
-            "memory" => Ok(DataMode::Memory),
-            "compact" => Ok(DataMode::Compact),
-            other => match other.strip_prefix("file:") {
-                Some(dir) if !dir.is_empty() => Ok(DataMode::TempFile(PathBuf::from(dir))),
-                _ => Err(format!("--store: unknown store '{other}'; accepted: auto, memory, compact, file, file:DIR")),
-            },
-        }
-    }
-
-    /// The simulated device's media and the bytes it offers the host (`None` on real files).
-    fn simulated_media(&self) -> Result<Option<(MediaConfig, u64)>, String> {
-        Ok(match self.fs.as_str() {
-            "sim" => {
-                let cfg = self.ssd_config()?;
-                let user = cfg.user_bytes();
-                Some((cfg.media, user))
-            }
-            "zone" => {
-                let cfg = self.zoned_config()?;
-                let user = cfg.media.geometry.total_pages() * cfg.media.geometry.page_size as u64;
-                Some((cfg.media, user))
-            }
-            _ => None,
-        })
-    }
-
-    /// Memory one run on this stack may need at most (page contents bounded by the user capacity
-    /// and the store's memory budget; in the compact store, twice the `kept_bytes` of its records,
-    /// for old versions not yet dropped), for sizing how many runs go in parallel.
-    pub fn memory_estimate(&self, kept_bytes: u64) -> Result<u64, String> {
-        let Some((media, user_bytes)) = self.simulated_media()? else {
-            return Ok(ENGINE_BYTES);
-        };
-        let tables = media.geometry.total_pages() * TABLE_BYTES_PER_PAGE;
-        let pages = match &media.store {
-            DataMode::Memory => user_bytes,
-            DataMode::MemoryThenFile { memory_bytes, .. } => user_bytes.min(*memory_bytes),
-            DataMode::Compact => user_bytes.min(kept_bytes.saturating_mul(2)),
-            _ => 0,
-        };
-        Ok(ENGINE_BYTES + tables + pages)
-    }
-
-    /// Disk one run on this stack may fill, and where, when its device spills page contents to a
-    /// file: the pages of `data_bytes` of user data still in the file (estimated at twice the data,
-    /// for the versions an LSM keeps until compaction drops them and for blocks whose dead pages are
-    /// not yet punched out; never more than the device holds) beyond what the store keeps in memory.
-    /// `(0, None)` when nothing goes to a file. (1.5 times was too little: two paper-scale plsc runs
-    /// admitted together filled the disk.)
-    pub fn disk_estimate(&self, data_bytes: u64) -> Result<(u64, Option<PathBuf>), String> {
-        let Some((media, user_bytes)) = self.simulated_media()? else {
-            return Ok((0, None));
-        };
-        let live = user_bytes.min(data_bytes.saturating_mul(2));
-        Ok(match media.store {
-            DataMode::MemoryThenFile { memory_bytes, dir } => (live.saturating_sub(memory_bytes), Some(dir)),
-            DataMode::TempFile(dir) => (live, Some(dir)),
-            DataMode::SparseFile(path) => (live, path.parent().map(PathBuf::from)),
-            _ => (0, None),
-        })
-    }
-
-    /// A short description for reports.
-    /// `, CAPACITY, P KiB pages, NAND READ/PROGRAM/ERASE/TRANSFER` of a simulated device.
-    pub fn shape(&self) -> String {
-        let mut shape = self.capacity.as_deref().map_or(String::new(), |c| format!(", {c}"));
-        if let Ok((g, timing)) = self.chip() {
-            shape += &format!(", {} KiB pages, NAND {}", g.page_size >> 10, timing.label());
-        }
-        shape
-    }
-
-    pub fn describe(&self) -> String {
-        let capacity = self.shape();
-        match self.fs.as_str() {
-            "sim" => format!("simulated {} SSD{capacity} (spare factor {})", self.preset, self.spare_factor),
-            "zone" => {
-                let z = &self.zone;
-                let zone = match self.zoned_config() {
-                    Ok(c) => format!("{} MiB zones", c.zone_size >> 20),
-                    Err(_) => "zones".into(),
-                };
-                let gc = if z.zone_gc == "off" { "no GC".to_string() } else { format!("GC at {} free", z.zone_gc) };
-                format!("simulated {} ZNS SSD{capacity}, {zone}, ZoneFs {} placement, {gc}", self.preset, z.zone_policy)
-            }
-            _ => self.fs.clone(),
-        }
-    }
-}
+use crate::error::{LabError, Result};
+use crate::kv_device::SharedKvSsd;
+use crate::spec::{DeviceSpec, FsKind, KvDesign, Named};
 
 pub enum Backend {
     Sim(SimFs),
@@ -341,66 +32,52 @@ pub struct Stack {
 }
 
 impl Stack {
-    pub fn build(a: &DeviceArgs) -> Result<Stack, String> {
+    pub fn build(a: &DeviceSpec) -> Result<Stack> {
         let started = Instant::now();
-        if a.fs == "sim" {
-            let dev = BlockSsd::new(a.ssd_config()?).map_err(|e| e.to_string())?;
-            let clock = SimClock::new();
-            let fs = SimFs::format(dev, clock.clone(), SimFsOptions::default()).map_err(|e| e.to_string())?;
-            return Ok(Stack {
-                fs: Some(Arc::new(fs.clone())),
-                backend: Backend::Sim(fs),
-                clock: Some(clock),
-                started,
-            });
-        }
-        if a.fs == "zone" {
-            let dev = ZonedSsd::new(a.zoned_config()?).map_err(|e| format!("--fs zone: {e}"))?;
-            let opts = a.zone_fs_options()?;
-            let clock = SimClock::new();
-            let fs = ZoneFs::format(dev, clock.clone(), opts).map_err(|e| format!("--fs zone: {e}"))?;
-            return Ok(Stack {
-                fs: Some(Arc::new(fs.clone())),
-                backend: Backend::Zone(fs),
-                clock: Some(clock),
-                started,
-            });
-        }
-        if a.fs == "mem" {
-            return Ok(Stack { fs: Some(Arc::new(MemFs::new())), backend: Backend::Mem, clock: None, started });
-        }
-        if let Some(dir) = a.fs.strip_prefix("posix:") {
-            if dir.is_empty() {
-                return Err("--fs: posix: needs a directory, e.g. posix:/tmp/flashkv".into());
+        let (fs, backend, clock): (Arc<dyn Fs>, Backend, Option<SimClock>) = match &a.fs {
+            FsKind::Sim => {
+                let clock = SimClock::new();
+                let fs = SimFs::format(BlockSsd::new(a.ssd_config()?)?, clock.clone(), SimFsOptions::default())?;
+                (Arc::new(fs.clone()), Backend::Sim(fs), Some(clock))
             }
-            let fs = PosixFs::new(PathBuf::from(dir)).map_err(|e| format!("--fs: {e}"))?;
-            return Ok(Stack { fs: Some(Arc::new(fs)), backend: Backend::Posix, clock: None, started });
-        }
-        Err(format!("--fs: unknown file system '{}'; accepted: sim, zone, posix:DIR, mem", a.fs))
+            FsKind::Zone => {
+                let clock = SimClock::new();
+                let fs = ZoneFs::format(ZonedSsd::new(a.zoned_config()?)?, clock.clone(), a.zone_fs_options())?;
+                (Arc::new(fs.clone()), Backend::Zone(fs), Some(clock))
+            }
+            FsKind::Mem => (Arc::new(MemFs::new()), Backend::Mem, None),
+            FsKind::Posix(dir) => (Arc::new(PosixFs::new(dir.clone())?), Backend::Posix, None),
+        };
+        Ok(Stack { fs: Some(fs), backend, clock, started })
     }
 
-    /// A key-value SSD of `design` on the device flags' preset and capacity, in simulated time.
-    pub fn kv_device(a: &DeviceArgs, design: KvDesign) -> Result<Stack, String> {
-        if a.fs != "sim" {
-            return Err(format!(
-                "--engine {}: a key-value SSD has no file system below it; --fs {} does not apply (leave --fs out)",
-                design.name(),
-                a.fs
+    /// A key-value SSD of `design` on the device's preset and capacity, in simulated time.
+    pub fn kv_device(a: &DeviceSpec, design: KvDesign) -> Result<Stack> {
+        if a.fs != FsKind::Sim {
+            return Err(LabError::invalid(
+                "device.fs",
+                format!(
+                    "engine {} is a key-value SSD, with no file system below it: fs {} does not apply (leave it out)",
+                    design.name(),
+                    a.fs.name()
+                ),
             ));
         }
         let dev = design.build(a)?;
-        let clock = SimClock::new();
         Ok(Stack {
             fs: None,
             backend: Backend::Kv(Arc::new(std::sync::Mutex::new(dev))),
-            clock: Some(clock),
+            clock: Some(SimClock::new()),
             started: Instant::now(),
         })
     }
 
     /// The file system, for an engine that needs one.
-    pub fn fs(&self) -> Result<Arc<dyn Fs>, String> {
-        self.fs.clone().ok_or_else(|| "this stack is a key-value SSD: it has no file system".to_string())
+    pub fn fs(&self) -> Result<Arc<dyn Fs>> {
+        self.fs.clone().ok_or_else(|| LabError::Unsupported {
+            engine: "this stack".into(),
+            what: "a key-value SSD has no file system".into(),
+        })
     }
 
     pub fn simulated(&self) -> bool {

@@ -126,7 +126,9 @@ fn what_does_not_apply_to_a_key_value_ssd_is_named() {
     let (code, _, err) = flashkv(&["ycsb", "--engine", "kvftl9", "--records", "10", "--ops", "10"]);
     assert_eq!(code, 2);
     assert!(
-        err.contains("--engine: unknown engine 'kvftl9'; accepted: lsm, plsc, lsm-in-device, lsm-in-device-striped"),
+        err.contains(
+            "'--engine <ENGINE>': unknown engine 'kvftl9'; accepted: lsm, plsc, lsm-in-device, lsm-in-device-striped"
+        ),
         "{err}"
     );
     let (code, _, err) = flashkv(&["ycsb", "--engine", "plsc", "--fs", "mem", "--records", "10", "--ops", "10"]);
@@ -292,7 +294,7 @@ fn kvftl_variants_and_their_parameters_run_from_the_command_line_and_experiment_
     assert!(ftl(&dftl)["mapping"]["loads"].as_u64().unwrap() > 0, "{}", ftl(&dftl));
     assert!(dftl["flash_by_cause"].as_array().unwrap().iter().any(|c| c["cause"] == "mapping"));
     for (args, says) in [
-        (vec!["--engine", "kvftl-sp", "--max-waste", "1KiB"], "--max-waste: does not apply to --engine kvftl-sp"),
+        (vec!["--engine", "kvftl-sp", "--max-waste", "1KiB"], "--max-waste: does not apply to engine kvftl-sp"),
         (vec!["--engine", "plsc", "--mapping-ram", "1MiB"], "--mapping-ram: does not apply"),
         (vec!["--engine", "kvftl-sp", "--min-partition", "3000"], "not a power of two"),
         (vec!["--engine", "kvftl-np", "--max-partitions", "0"], "at least 1"),
@@ -327,7 +329,7 @@ fn kvftl_variants_and_their_parameters_run_from_the_command_line_and_experiment_
     .unwrap();
     let (code, _, err) = flashkv(&["run", file.to_str().unwrap(), "--out", dir.path().join("o2").to_str().unwrap()]);
     assert_ne!(code, 0);
-    assert!(err.contains("engine.max_waste: does not apply to engine.name kvftl"), "{err}");
+    assert!(err.contains("engine.max_waste: does not apply to engine kvftl"), "{err}");
 }
 
 /// `--values zeros` with `--store compact` (how the paper-scale repros fit in memory) measures
@@ -359,5 +361,5 @@ fn zero_values_in_the_compact_store_change_no_result() {
     }
     let (code, _, err) = flashkv(&["ycsb", "--records", "10", "--ops", "10", "--values", "ones"]);
     assert_ne!(code, 0);
-    assert!(err.contains("--values: unknown value data 'ones'; accepted: generated, zeros"), "{err}");
+    assert!(err.contains("'--values <VALUES>': unknown value data 'ones'; accepted: generated, zeros"), "{err}");
 }

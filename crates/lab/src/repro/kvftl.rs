@@ -19,13 +19,14 @@
 //! keys and the device, so per-request costs are the paper's and totals a sixteenth.
 
 use kvssd::Variant;
-use workload::{SizeClass, SizeProfile, ValueSize, Workload, YcsbWorkload};
+use workload::{SizeClass, SizeProfile, ValueSize, YcsbWorkload};
 
-use crate::kv_device::KvDesign;
+use crate::batch::Runner;
+use crate::error::Result;
 use crate::report::model::{Cell, Figure, FigureKind, ResultSet, ResultTable, Series};
 use crate::result::RunResult;
-use crate::runner::{RunSpec, Runner};
-use crate::stack::DeviceArgs;
+use crate::spec::RunSpec;
+use crate::spec::{Bytes, DeviceSpec, EngineSpec, KvDesign, Store, WorkloadKind, WorkloadSpec};
 
 use super::{collect, failed, ratio, report_failures, round, Outcomes, Scale};
 
@@ -132,27 +133,17 @@ fn with_ram(d: KvDesign, ram: Option<u64>) -> KvDesign {
     }
 }
 
-fn spec(scale: &Scale, j: &Job, store: &str) -> RunSpec {
-    RunSpec {
-        device: DeviceArgs {
-            preset: "kvftl".into(),
-            capacity: Some(DEVICE.to_string()),
-            page_size: (j.page != 16 * KIB).then(|| j.page.to_string()),
-            store: store.to_string(),
-            ..DeviceArgs::default()
-        },
-        engine: lsm::Options::default(),
-        kv: Some(j.design),
-        sync: false,
-        workload: Workload::Ycsb(YcsbWorkload::A),
-        records: KEYS,
-        operations: scale.size(PAPER_OPS).max(1),
-        value_size: j.dist.value_size(),
-        key_size: None,
-        seed: 42,
-        digest: false,
-        values: crate::runner::ValueData::Zeros,
-    }
+fn spec(scale: &Scale, j: &Job, store: &Store) -> RunSpec {
+    let device = DeviceSpec {
+        preset: flashsim::Preset::Kvftl,
+        capacity: Some(Bytes(DEVICE)),
+        page_size: (j.page != 16 * KIB).then_some(Bytes(j.page)),
+        store: store.clone(),
+        ..DeviceSpec::default()
+    };
+    let workload = WorkloadSpec::new(WorkloadKind::Ycsb(YcsbWorkload::A), KEYS, scale.size(PAPER_OPS).max(1))
+        .with_values(j.dist.value_size(), workload::ValueData::Zeros);
+    RunSpec::new(EngineSpec::from(j.design), device, workload)
 }
 
 /// The runs, in the order the tables read them: the main grid, the page sizes, the sweeps, the
@@ -227,7 +218,7 @@ fn measured(r: &RunResult) -> Option<Measured> {
     })
 }
 
-pub fn run(scale: &Scale, store: &str, runner: &Runner) -> Result<(ResultSet, Vec<crate::result::Timing>), String> {
+pub fn run(scale: &Scale, store: &Store, runner: &Runner) -> Result<(ResultSet, Vec<crate::result::Timing>)> {
     let jobs = jobs();
     let specs: Vec<(String, RunSpec)> = jobs.iter().map(|j| (j.label.clone(), spec(scale, j, store))).collect();
     let outcomes = runner.run_many(&specs, 0)?;

@@ -9,11 +9,15 @@ mod zns_ll;
 
 use std::path::PathBuf;
 
+use crate::batch::{Executor, Runner};
+use crate::error::{LabError, Result};
 use crate::publish;
 use crate::report::model::{Cell, ResultSet, ResultTable};
 use crate::result::{RunResult, Timing};
 use crate::run_cache::RunCache;
-use crate::runner::{Outcome, RunSpec, Runner};
+use crate::runner::Outcome;
+use crate::spec::named::parser;
+use crate::spec::{RunSpec, Store};
 
 #[derive(clap::Args, Debug, Clone)]
 pub struct ReproArgs {
@@ -31,12 +35,12 @@ pub struct ReproArgs {
     /// Where simulated devices keep page contents: auto, memory, compact, file, file:DIR (see
     /// `--store` of bench). Under auto, the repros whose values are zeros (remapcom, plsc, kvftl)
     /// use compact.
-    #[arg(long, default_value = "auto")]
-    pub store: String,
+    #[arg(long, default_value = "auto", value_parser = parser::<Store>)]
+    pub store: Store,
     /// NAND latencies instead of the repro's preset's (plsc: SSDSim's defaults), as `--timing` of
     /// bench: femu, ssdsim, seed004, or READ/PROGRAM/ERASE/TRANSFER-PER-BYTE.
-    #[arg(long)]
-    pub timing: Option<String>,
+    #[arg(long, value_parser = parser::<flashsim::Timing>)]
+    pub timing: Option<flashsim::Timing>,
     /// The result folder (default: results/repro-NAME-SCALE). Finished runs are kept in its
     /// `runs/` folder: a repro interrupted and started again resumes where it stopped.
     #[arg(long)]
@@ -45,8 +49,8 @@ pub struct ReproArgs {
     #[arg(long)]
     pub fresh: bool,
     /// Where the runs go: local, ray or ray=ADDRESS (see `--executor` of run).
-    #[arg(long, default_value = "local", value_parser = str::parse::<crate::runner::Executor>)]
-    pub executor: crate::runner::Executor,
+    #[arg(long, default_value = "local", value_parser = str::parse::<Executor>)]
+    pub executor: Executor,
 }
 
 /// A repro's scale: the paper's sizes divided by one divisor, so that device, data, SST, memtable
@@ -58,12 +62,12 @@ pub struct Scale {
 
 impl Scale {
     /// The scale named `s` among a repro's `(name, divisor)` choices.
-    pub fn parse(s: &str, choices: &[(&'static str, u64)]) -> Result<Scale, String> {
+    pub fn parse(s: &str, choices: &[(&'static str, u64)]) -> Result<Scale> {
         match choices.iter().find(|(name, _)| *name == s) {
             Some(&(name, divisor)) => Ok(Scale { name, divisor }),
             None => {
                 let names: Vec<&str> = choices.iter().map(|c| c.0).collect();
-                Err(format!("--scale: unknown scale '{s}'; accepted: {}", names.join(", ")))
+                Err(LabError::invalid("scale", format!("unknown scale '{s}'; accepted: {}", names.join(", "))))
             }
         }
     }
@@ -71,6 +75,11 @@ impl Scale {
     /// A size of the paper, at this scale.
     pub fn size(&self, paper: u64) -> u64 {
         paper / self.divisor
+    }
+
+    /// What the paper's sizes are divided by.
+    pub fn divisor(&self) -> u64 {
+        self.divisor
     }
 }
 
@@ -87,12 +96,12 @@ pub struct Outcomes {
 
 /// Sorts `outcomes` of `specs`: a run that fails (a device that runs out of space, say) is a
 /// result too, reported beside the others instead of ending the repro.
-pub fn collect(specs: &[(String, RunSpec)], outcomes: Vec<Outcome>) -> Result<Outcomes, String> {
+pub fn collect(specs: &[(String, RunSpec)], outcomes: Vec<Outcome>) -> Result<Outcomes> {
     let mut o = Outcomes { results: Vec::new(), timings: Vec::new(), runs: Vec::new(), failed: Vec::new() };
     for ((label, _), outcome) in specs.iter().zip(outcomes) {
         match outcome {
             Ok((r, t)) => {
-                let mut v = serde_json::to_value(&r).map_err(|e| e.to_string())?;
+                let mut v = serde_json::to_value(&r).map_err(LabError::json("a run's result"))?;
                 if let Some(m) = v.as_object_mut() {
                     m.insert("experiment".into(), serde_json::json!(label));
                 }
@@ -101,7 +110,7 @@ pub fn collect(specs: &[(String, RunSpec)], outcomes: Vec<Outcome>) -> Result<Ou
                 o.timings.push(t);
             }
             Err(e) => {
-                o.failed.push(vec![Cell::Text(label.clone()), Cell::Text(e)]);
+                o.failed.push(vec![Cell::Text(label.clone()), Cell::Text(e.to_string())]);
                 o.results.push(None);
             }
         }
@@ -121,16 +130,6 @@ pub fn report_failures(set: &mut ResultSet, failed: Vec<Vec<Cell>>) {
         columns: ["run", "error"].map(String::from).to_vec(),
         rows: failed,
     });
-}
-
-/// The store of a repro whose values are zeros (`ValueData::Zeros`): `auto` becomes `compact`,
-/// which keeps only keys and headers in memory; a store given explicitly stays.
-fn zero_values_store(store: &str) -> &str {
-    if store == "auto" {
-        "compact"
-    } else {
-        store
-    }
 }
 
 /// The report's note on the values of a repro that writes zeros.
@@ -161,47 +160,50 @@ pub fn ratio(a: Option<f64>, b: Option<f64>) -> Cell {
     a.zip(b).map_or_else(failed, |(a, b)| round(a / b.max(1e-9), 2))
 }
 
-pub fn run(a: &ReproArgs, progress: bool) -> Result<(), String> {
+pub fn run(a: &ReproArgs, progress: bool) -> Result<()> {
     let out = a.out.clone().unwrap_or_else(|| PathBuf::from(format!("results/repro-{}-{}", a.name, a.scale)));
     let only: Option<Vec<String>> = a.only.as_ref().map(|s| s.split(',').map(|p| p.trim().to_string()).collect());
     if a.timing.is_some() && a.name != "plsc" {
-        return Err(format!("--timing: {} runs on its paper's device timings; only plsc takes --timing", a.name));
+        return Err(LabError::invalid(
+            "timing",
+            format!("{} runs on its paper's device timings; only plsc takes --timing", a.name),
+        ));
     }
     // Long runs: progress lines always go to stderr.
-    let cache = RunCache::open(&out, a.fresh).map_err(|e| e.to_string())?;
+    let cache = RunCache::open(&out, a.fresh)?;
     let runner = Runner { progress: true, cache: Some(cache), executor: a.executor.clone() };
     let (set, timings) = match a.name.as_str() {
         "remapcom" => remapcom::run(
             &Scale::parse(&a.scale, &remapcom::SCALES)?,
-            zero_values_store(&a.store),
+            &a.store.clone().for_zero_values(),
             only.as_deref(),
             &runner,
         )?,
         "remapcom-xfs" => remapcom_xfs::run(&a.scale, progress)?,
         "zns-ll" => {
             if a.only.is_some() {
-                return Err("--only: zns-ll runs as one whole (fillrandom and YCSB share its rows)".into());
+                return Err(LabError::invalid("only", "zns-ll runs as one whole (fillrandom and YCSB share its rows)"));
             }
             zns_ll::run(&Scale::parse(&a.scale, &zns_ll::SCALES)?, &a.store, &runner)?
         }
         "plsc" => {
             if a.only.is_some() {
-                return Err("--only: plsc runs as one whole (every table needs every run)".into());
+                return Err(LabError::invalid("only", "plsc runs as one whole (every table needs every run)"));
             }
             plsc::run(
                 &Scale::parse(&a.scale, &plsc::SCALES)?,
-                zero_values_store(&a.store),
-                a.timing.as_deref(),
+                &a.store.clone().for_zero_values(),
+                a.timing.as_ref(),
                 &runner,
             )?
         }
         "kvftl" => {
             if a.only.is_some() {
-                return Err("--only: kvftl runs as one whole (its tables share their runs)".into());
+                return Err(LabError::invalid("only", "kvftl runs as one whole (its tables share their runs)"));
             }
-            kvftl::run(&Scale::parse(&a.scale, &kvftl::SCALES)?, zero_values_store(&a.store), &runner)?
+            kvftl::run(&Scale::parse(&a.scale, &kvftl::SCALES)?, &a.store.clone().for_zero_values(), &runner)?
         }
-        other => return Err(format!("repro: unknown experiment '{other}'; accepted: {NAMES}")),
+        other => return Err(LabError::invalid("name", format!("unknown experiment '{other}'; accepted: {NAMES}"))),
     };
     print!("{}", publish::summary(&set));
     publish::write_folder(&out, &set, &timings)?;

@@ -12,13 +12,13 @@
 //! operations by 16; the designs' own sizes (PLSC's write buffer of one page per plane,
 //! LevelDB's 2 MiB SSTs and level sizes) stay the paper's, so a get still reads 128-page SSTs.
 
-use workload::{SizeClass, ValueSize, Workload, YcsbWorkload};
+use workload::{SizeClass, ValueSize, YcsbWorkload};
 
-use crate::kv_device::KvDesign;
+use crate::batch::Runner;
+use crate::error::Result;
 use crate::report::model::{Cell, Figure, FigureKind, ResultSet, ResultTable, Series};
 use crate::result::RunResult;
-use crate::runner::{RunSpec, Runner};
-use crate::stack::DeviceArgs;
+use crate::spec::{Bytes, DeviceSpec, EngineName, EngineSpec, RunSpec, Store, WorkloadKind, WorkloadSpec};
 
 use super::{collect, failed, ratio, report_failures, round, Outcomes, Scale};
 
@@ -38,25 +38,25 @@ const HOST_SPARE: f64 = 0.10;
 #[derive(Clone, Copy, Debug)]
 struct Design {
     name: &'static str,
-    kv: Option<KvDesign>,
+    engine: EngineName,
     about: &'static str,
 }
 
 const DESIGNS: [Design; 4] = [
-    Design { name: "PLSC", kv: Some(KvDesign::Plsc), about: "PLSC-tree inside the KV-SSD (seed 002)" },
+    Design { name: "PLSC", engine: EngineName::Plsc, about: "PLSC-tree inside the KV-SSD (seed 002)" },
     Design {
         name: "LevelDB-in-SSD",
-        kv: Some(KvDesign::LsmInDevice { stripe: false }),
+        engine: EngineName::LsmInDevice,
         about: "the paper's baseline: LevelDB inside the KV-SSD, each SST consulted read whole, its pages in one plane",
     },
     Design {
         name: "LSM on SimFs",
-        kv: None,
+        engine: EngineName::Lsm,
         about: "beyond the paper: flashkv's LSM engine on SimFs over the same device (block index, bloom filters)",
     },
     Design {
         name: "LevelDB-in-SSD striped",
-        kv: Some(KvDesign::LsmInDevice { stripe: true }),
+        engine: EngineName::LsmInDeviceStriped,
         about: "the baseline with each SST's pages spread over every plane (SSDSim's dynamic allocation would)",
     },
 ];
@@ -85,39 +85,28 @@ fn device_bytes(scale: &Scale) -> u64 {
     scale.size(PAPER_DEVICE).max(8 * GIB)
 }
 
-fn spec(scale: &Scale, d: Design, class: SizeClass, store: &str, timing: Option<&str>) -> RunSpec {
+fn spec(scale: &Scale, d: Design, class: SizeClass, store: &Store, timing: Option<&flashsim::Timing>) -> RunSpec {
     let ops = scale.size(PAPER_OPS);
-    RunSpec {
-        device: DeviceArgs {
-            fs: "sim".into(),
-            preset: "plsc".into(),
-            capacity: Some(device_bytes(scale).to_string()),
-            timing: timing.map(String::from),
-            spare_factor: HOST_SPARE,
-            store: store.to_string(),
-            ..DeviceArgs::default()
-        },
-        engine: lsm::Options { create_if_missing: true, ..lsm::Options::default() },
-        kv: d.kv,
-        sync: false,
-        workload: Workload::Ycsb(YcsbWorkload::C),
-        records: ops,
-        operations: ops,
-        value_size: ValueSize::class(class, 16 << 10, workload::SizeProfile::Plsc)
-            .expect("16 KiB is a valid page size"),
-        key_size: None,
-        seed: 42,
-        digest: false,
-        values: crate::runner::ValueData::Zeros,
-    }
+    let device = DeviceSpec {
+        preset: flashsim::Preset::Plsc,
+        capacity: Some(Bytes(device_bytes(scale))),
+        timing: timing.cloned(),
+        spare_factor: HOST_SPARE,
+        store: store.clone(),
+        ..DeviceSpec::default()
+    };
+    let values = ValueSize::class(class, 16 << 10, workload::SizeProfile::Plsc).expect("16 KiB is a valid page size");
+    let workload = WorkloadSpec::new(WorkloadKind::Ycsb(YcsbWorkload::C), ops, ops)
+        .with_values(values, workload::ValueData::Zeros);
+    RunSpec::new(EngineSpec::kv(d.engine), device, workload)
 }
 
 pub fn run(
     scale: &Scale,
-    store: &str,
-    timing: Option<&str>,
+    store: &Store,
+    timing: Option<&flashsim::Timing>,
     runner: &Runner,
-) -> Result<(ResultSet, Vec<crate::result::Timing>), String> {
+) -> Result<(ResultSet, Vec<crate::result::Timing>)> {
     let mut specs = Vec::new();
     for class in CLASSES {
         for d in DESIGNS {
@@ -135,7 +124,7 @@ pub fn run(
             "{} scale: {ops} puts then {ops} gets (YCSB Load + C) per value-size distribution, on a {} plsc device \
              (32 planes, 16 KiB pages)",
             scale.name,
-            crate::size::format_size(device_bytes(scale))
+            crate::spec::format_size(device_bytes(scale))
         ),
         notes: notes(&chip, timing.is_some()),
         runs,

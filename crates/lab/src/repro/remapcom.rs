@@ -20,10 +20,11 @@ use workload::db_bench::DbBenchKind;
 use workload::mixgraph::MixgraphKind;
 use workload::{ValueSize, Workload, YcsbWorkload};
 
+use crate::batch::Runner;
+use crate::error::Result;
 use crate::report::model::{Cell, Figure, FigureKind, ResultSet, ResultTable, Series};
 use crate::result::{RunResult, Timing};
-use crate::runner::{RunSpec, Runner};
-use crate::stack::DeviceArgs;
+use crate::spec::{Bytes, DeviceSpec, EngineSpec, RunSpec, Store, WorkloadSpec};
 
 use super::{mb, round, Scale};
 
@@ -46,7 +47,25 @@ fn describe(scale: &Scale) -> String {
 }
 
 fn mib(b: u64) -> String {
-    crate::size::format_size(b)
+    crate::spec::format_size(b)
+}
+
+/// The engine of `mode` at `scale`: the paper's LevelDB sizes divided by the scale.
+pub(super) fn engine(scale: &Scale, mode: Mode) -> EngineSpec {
+    let size = |b: u64| Some(Bytes(scale.size(b)));
+    EngineSpec {
+        write_buffer_size: size(4 * MIB),
+        max_file_size: size(2 * MIB),
+        max_bytes_for_level_base: size(10 * MIB),
+        block_size: Some(Bytes(4096)),
+        align_blocks: mode != Mode::Baseline,
+        remap: match mode {
+            Mode::Baseline | Mode::Aligned => lsm::RemapMode::Off,
+            Mode::Base => lsm::RemapMode::Base,
+            Mode::Full => lsm::RemapMode::Full,
+        },
+        ..EngineSpec::default()
+    }
 }
 
 /// The configurations compared.
@@ -104,7 +123,7 @@ pub(super) const YCSB_KEY: u64 = 24;
 struct Runs<'a> {
     scale: &'a Scale,
     /// `--store` of every run.
-    store: &'a str,
+    store: &'a Store,
     runner: &'a Runner,
     runs: Vec<serde_json::Value>,
     timings: Vec<Timing>,
@@ -124,49 +143,23 @@ struct Job {
 }
 
 impl Runs<'_> {
-    fn engine(&self, mode: Mode) -> lsm::Options {
-        let s = self.scale;
-        lsm::Options {
-            create_if_missing: true,
-            write_buffer_size: s.size(4 * MIB) as usize,
-            max_file_size: s.size(2 * MIB),
-            max_bytes_for_level_base: s.size(10 * MIB),
-            block_size: 4096,
-            align_blocks: mode != Mode::Baseline,
-            remap: match mode {
-                Mode::Baseline | Mode::Aligned => lsm::RemapMode::Off,
-                Mode::Base => lsm::RemapMode::Base,
-                Mode::Full => lsm::RemapMode::Full,
-            },
-            ..lsm::Options::default()
-        }
-    }
-
     fn spec(&self, j: &Job) -> RunSpec {
-        RunSpec {
-            device: DeviceArgs {
-                capacity: Some(self.scale.size(16 * GIB).to_string()),
-                store: self.store.to_string(),
-                ..DeviceArgs::default()
-            },
-            engine: self.engine(j.mode),
-            sync: false,
-            workload: j.workload,
-            records: j.records,
-            operations: j.ops,
-            value_size: j.value,
+        let device = DeviceSpec {
+            capacity: Some(Bytes(self.scale.size(16 * GIB))),
+            store: self.store.clone(),
+            ..DeviceSpec::default()
+        };
+        let workload = WorkloadSpec {
             // db_bench keeps its own 16-byte keys and Mixgraph its 48-byte ones.
             key_size: matches!(j.workload, Workload::Ycsb(_)).then_some(YCSB_KEY as usize),
-            seed: 42,
-            digest: false,
-            values: crate::runner::ValueData::Zeros,
-            kv: None,
-        }
+            ..WorkloadSpec::new(j.workload.into(), j.records, j.ops).with_values(j.value, workload::ValueData::Zeros)
+        };
+        RunSpec::new(engine(self.scale, j.mode), device, workload)
     }
 
     /// Runs `jobs` in parallel (see [`Runner::run_many`]); `run` then takes their results in the
     /// order the tables need them.
-    fn prefetch(&mut self, jobs: Vec<Job>) -> Result<(), String> {
+    fn prefetch(&mut self, jobs: Vec<Job>) -> Result<()> {
         let specs: Vec<(String, RunSpec)> =
             jobs.iter().map(|j| (format!("{} ({})", j.label, j.mode.name()), self.spec(j))).collect();
         let outcomes = self.runner.run_many(&specs, self.done)?;
@@ -185,13 +178,13 @@ impl Runs<'_> {
         records: u64,
         ops: u64,
         value: ValueSize,
-    ) -> Result<RunResult, String> {
+    ) -> Result<RunResult> {
         if !self.ready.contains_key(&(label.to_string(), mode)) {
             let job = Job { label: label.to_string(), mode, workload, records, ops, value };
             self.prefetch(vec![job])?;
         }
         let (r, t) = self.ready.remove(&(label.to_string(), mode)).expect("a run just prefetched");
-        let mut v = serde_json::to_value(&r).map_err(|e| e.to_string())?;
+        let mut v = serde_json::to_value(&r).map_err(crate::error::LabError::json("a run's result"))?;
         if let Some(o) = v.as_object_mut() {
             o.insert("experiment".into(), serde_json::json!(label));
             o.insert("mode".into(), serde_json::json!(mode.name()));
@@ -266,16 +259,14 @@ fn wants(only: Option<&[String]>, part: &str) -> bool {
     only.is_none_or(|o| o.iter().any(|p| p == part || (part.starts_with("fig9") && p == "table3")))
 }
 
-pub fn run(
-    scale: &Scale,
-    store: &str,
-    only: Option<&[String]>,
-    runner: &Runner,
-) -> Result<(ResultSet, Vec<Timing>), String> {
+pub fn run(scale: &Scale, store: &Store, only: Option<&[String]>, runner: &Runner) -> Result<(ResultSet, Vec<Timing>)> {
     const PARTS: [&str; 6] = ["fig9-11", "table3", "fig12", "fig13", "fig14", "fig15"];
     if let Some(o) = only {
         if let Some(bad) = o.iter().find(|p| !PARTS.contains(&p.as_str())) {
-            return Err(format!("--only: unknown part '{bad}'; accepted: {}", PARTS.join(", ")));
+            return Err(crate::error::LabError::invalid(
+                "only",
+                format!("unknown part '{bad}'; accepted: {}", PARTS.join(", ")),
+            ));
         }
     }
     let mut r = Runs { scale, store, runner, runs: Vec::new(), timings: Vec::new(), done: 0, ready: BTreeMap::new() };
@@ -346,7 +337,7 @@ fn wa(r: &RunResult) -> f64 {
 }
 
 /// Figures 9, 10, 11 and Table 3: fillrandom and zipfian fills at five KV sizes.
-fn micro(r: &mut Runs, set: &mut ResultSet) -> Result<(), String> {
+fn micro(r: &mut Runs, set: &mut ResultSet) -> Result<()> {
     let data = r.scale.size(4 * GIB);
     let mut res: BTreeMap<(usize, u64, Mode), RunResult> = BTreeMap::new();
     let dists = [("fillrandom", DbBenchKind::FillRandom), ("zipfian", DbBenchKind::FillZipfian)];
@@ -640,7 +631,7 @@ fn micro(r: &mut Runs, set: &mut ResultSet) -> Result<(), String> {
 }
 
 /// Figure 12: YCSB Load and A-F at three KV sizes, throughput normalized to Baseline.
-fn ycsb(r: &mut Runs, set: &mut ResultSet) -> Result<(), String> {
+fn ycsb(r: &mut Runs, set: &mut ResultSet) -> Result<()> {
     let load = r.scale.size(800 * MIB);
     let sizes = [256u64, 1024, 4096];
     let workloads = [
@@ -749,7 +740,7 @@ fn ycsb(r: &mut Runs, set: &mut ResultSet) -> Result<(), String> {
 }
 
 /// Figure 13: the four Mixgraph workloads.
-fn mixgraph(r: &mut Runs, set: &mut ResultSet) -> Result<(), String> {
+fn mixgraph(r: &mut Runs, set: &mut ResultSet) -> Result<()> {
     let records = r.scale.size(5_000_000 * 16) / 16;
     let ops = r.scale.size(50_000_000 * 16) / 16;
     // Paper order: Prefix(Dist), AllRand, AllDist, PreRand.
@@ -840,7 +831,7 @@ fn mixgraph(r: &mut Runs, set: &mut ResultSet) -> Result<(), String> {
 }
 
 /// Figure 14: write amplification vs dataset size (2-12 GiB at paper scale), 4 KiB KVs.
-fn dataset(r: &mut Runs, set: &mut ResultSet) -> Result<(), String> {
+fn dataset(r: &mut Runs, set: &mut ResultSet) -> Result<()> {
     let sizes: Vec<u64> = (1..=6).map(|i| r.scale.size(2 * i * GIB)).collect();
     let mut jobs = Vec::new();
     for d in &sizes {
@@ -898,7 +889,7 @@ fn dataset(r: &mut Runs, set: &mut ResultSet) -> Result<(), String> {
 }
 
 /// Figure 15: KV sizes drawn uniformly from three ranges.
-fn ranges(r: &mut Runs, set: &mut ResultSet) -> Result<(), String> {
+fn ranges(r: &mut Runs, set: &mut ResultSet) -> Result<()> {
     let data = r.scale.size(4 * GIB);
     let ranges = [(100u64, 1024u64), (1024, 4096), (4096, 16384)];
     // Paper: RemapCom throughput / LevelDB, and LevelDB WA / RemapCom WA.

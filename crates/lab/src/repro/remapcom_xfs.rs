@@ -6,37 +6,35 @@
 
 use storage::loop_xfs::LoopXfs;
 use workload::db_bench::DbBenchKind;
-use workload::{ValueSize, Workload};
+use workload::ValueSize;
 
-use super::remapcom::{value_for, Mode, DB_BENCH_KEY, MODES};
+use super::remapcom::{engine, value_for, Mode, DB_BENCH_KEY, MODES, SCALES};
+use super::Scale;
+use crate::error::{LabError, Result};
 use crate::report::model::{Cell, Figure, FigureKind, ResultSet, ResultTable, Series};
 use crate::result::Timing;
-use crate::runner::{self, RunSpec};
-use crate::stack::DeviceArgs;
+use crate::runner;
+use crate::spec::{DeviceSpec, FsKind, RunSpec, WorkloadKind, WorkloadSpec};
 
 const MIB: u64 = 1 << 20;
 
-pub fn run(scale: &str, progress: bool) -> Result<(ResultSet, Vec<Timing>), String> {
+pub fn run(scale: &str, progress: bool) -> Result<(ResultSet, Vec<Timing>)> {
     if let Some(why) = LoopXfs::unavailable() {
-        return Err(format!("repro remapcom-xfs needs a loop-mounted XFS: {why}"));
+        return Err(LabError::Unavailable(format!("repro remapcom-xfs needs a loop-mounted XFS: {why}")));
     }
-    let divisor = match scale {
-        "paper" => 1,
-        "small" => 16,
-        "tiny" => 64,
-        other => return Err(format!("--scale: unknown scale '{other}'; accepted: small, paper, tiny")),
-    };
-    let data = (4u64 << 30) / divisor;
+    let scale = Scale::parse(scale, &SCALES)?;
+    let divisor = scale.divisor();
+    let data = scale.size(4u64 << 30);
     let work = std::env::temp_dir().join(format!("flashkv-xfs-{}", std::process::id()));
-    std::fs::create_dir_all(&work).map_err(|e| format!("{}: {e}", work.display()))?;
-    let result = measure(&work, data, divisor, progress);
+    std::fs::create_dir_all(&work).map_err(LabError::io(&work, "create"))?;
+    let result = measure(&work, data, &scale, progress);
     let _ = std::fs::remove_dir_all(&work);
     let (rows, series, timings, runs) = result?;
     let set = ResultSet {
         title: "RemapCom on a real reflink XFS (loop device): bytes written to the block device".into(),
         scale: format!(
             "{} per run, fillrandom, engine sizes / {divisor} of the paper's",
-            crate::size::format_size(data)
+            crate::spec::format_size(data)
         ),
         notes: vec![
             "Device bytes are field 7 of /sys/block/loopN/stat (512-byte sectors written) over the whole run, after \
@@ -67,7 +65,7 @@ pub fn run(scale: &str, progress: bool) -> Result<(ResultSet, Vec<Timing>), Stri
 
 type Measured = (Vec<Vec<Cell>>, Vec<Series>, Vec<Timing>, Vec<serde_json::Value>);
 
-fn measure(work: &std::path::Path, data: u64, divisor: u64, progress: bool) -> Result<Measured, String> {
+fn measure(work: &std::path::Path, data: u64, scale: &Scale, progress: bool) -> Result<Measured> {
     let mut rows = Vec::new();
     let mut timings = Vec::new();
     let mut runs = Vec::new();
@@ -78,44 +76,21 @@ fn measure(work: &std::path::Path, data: u64, divisor: u64, progress: bool) -> R
         for (mi, mode) in MODES.iter().enumerate() {
             // A fresh file system per run, so that every run starts from the same empty device.
             let dir = work.join(format!("{kv}-{mi}"));
-            std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-            let xfs = LoopXfs::new(&dir, (data * 4).max(1 << 30))?;
+            std::fs::create_dir_all(&dir).map_err(LabError::io(&dir, "create"))?;
+            let xfs = LoopXfs::new(&dir, (data * 4).max(1 << 30)).map_err(LabError::Unavailable)?;
             let db_dir = xfs.mount_point().join("db");
-            let spec = RunSpec {
-                device: DeviceArgs { fs: format!("posix:{}", db_dir.display()), ..DeviceArgs::default() },
-                engine: lsm::Options {
-                    create_if_missing: true,
-                    write_buffer_size: ((4 * MIB) / divisor) as usize,
-                    max_file_size: (2 * MIB) / divisor,
-                    max_bytes_for_level_base: (10 * MIB) / divisor,
-                    block_size: 4096,
-                    align_blocks: *mode != Mode::Baseline,
-                    remap: match mode {
-                        Mode::Base => lsm::RemapMode::Base,
-                        Mode::Full => lsm::RemapMode::Full,
-                        _ => lsm::RemapMode::Off,
-                    },
-                    ..lsm::Options::default()
-                },
-                sync: false,
-                workload: Workload::DbBench(DbBenchKind::FillRandom),
-                records: data / kv,
-                operations: 0,
-                value_size: ValueSize::Fixed(value_for(*kv, DB_BENCH_KEY)),
-                key_size: None,
-                seed: 42,
-                digest: false,
-                values: crate::runner::ValueData::Generated,
-                kv: None,
-            };
+            let device = DeviceSpec { fs: FsKind::Posix(db_dir), ..DeviceSpec::default() };
+            let workload = WorkloadSpec::new(WorkloadKind::db_bench(DbBenchKind::FillRandom), data / kv, 0)
+                .with_values(ValueSize::Fixed(value_for(*kv, DB_BENCH_KEY)), workload::ValueData::Generated);
+            let spec = RunSpec::new(engine(scale, *mode), device, workload);
             if progress {
                 eprintln!("xfs {kv} B: {}", mode.name());
             }
-            xfs.syncfs()?;
-            let before = xfs.bytes_written()?;
+            xfs.syncfs().map_err(LabError::Unavailable)?;
+            let before = xfs.bytes_written().map_err(LabError::Unavailable)?;
             let (r, t) = runner::run(&spec, false)?;
-            xfs.syncfs()?;
-            let written = xfs.bytes_written()? - before;
+            xfs.syncfs().map_err(LabError::Unavailable)?;
+            let written = xfs.bytes_written().map_err(LabError::Unavailable)? - before;
             drop(xfs);
             let _ = std::fs::remove_dir_all(&dir);
             if *mode == Mode::Baseline {
@@ -133,7 +108,7 @@ fn measure(work: &std::path::Path, data: u64, divisor: u64, progress: bool) -> R
                 Cell::Number(cloned as f64 / MIB as f64),
                 Cell::Number(((written as f64 / baseline.max(1) as f64 - 1.0) * 1000.0).round() / 10.0),
             ]);
-            let mut v = serde_json::to_value(&r).map_err(|e| e.to_string())?;
+            let mut v = serde_json::to_value(&r).map_err(LabError::json("a run's result"))?;
             if let Some(o) = v.as_object_mut() {
                 o.insert("mode".into(), serde_json::json!(mode.name()));
                 o.insert("device_bytes_written".into(), serde_json::json!(written));

@@ -22,10 +22,11 @@
 use workload::db_bench::DbBenchKind;
 use workload::{ValueSize, Workload, YcsbWorkload};
 
+use crate::batch::Runner;
+use crate::error::Result;
 use crate::report::model::{Cell, Figure, FigureKind, ResultSet, ResultTable, Series};
 use crate::result::{RunResult, Timing};
-use crate::runner::{RunSpec, Runner};
-use crate::stack::{DeviceArgs, ZoneArgs};
+use crate::spec::{Bytes, DeviceSpec, EngineSpec, FsKind, Named, RunSpec, Store, WorkloadSpec, ZoneGc};
 
 use super::{collect, failed, mb, ratio, report_failures, round, Outcomes, Scale};
 
@@ -138,55 +139,44 @@ fn row(name: &str) -> Row {
 }
 
 /// The run of `row` at `scale`: `workload` with `records` (and `ops` operations after a load).
-pub fn spec(scale: &Scale, row: Row, store: &str, workload: Workload, records: u64, ops: u64) -> RunSpec {
+pub fn spec(scale: &Scale, row: Row, store: &Store, workload: Workload, records: u64, ops: u64) -> RunSpec {
     let mut device = scale.size(row.device);
     if scale.name == "tiny" {
         device = device * TINY_ROOM.0 / TINY_ROOM.1;
     }
-    RunSpec {
-        device: DeviceArgs {
-            fs: "zone".into(),
-            capacity: Some(device.to_string()),
-            store: store.to_string(),
-            zone: ZoneArgs {
-                zone_size: Some(scale.size(64 * MIB).to_string()),
-                block_size: Some(scale.size(MIB).to_string()),
-                zone_policy: row.placement.into(),
-                zone_gc: if row.gc { GC_FREE_ZONES.to_string() } else { "off".into() },
-                max_open_zones: Some(MAX_ACTIVE_ZONES),
-                max_active_zones: Some(MAX_ACTIVE_ZONES),
-            },
-            ..DeviceArgs::default()
-        },
-        engine: lsm::Options {
-            create_if_missing: true,
-            compaction: row.compaction.parse().expect("ROWS name known strategies"),
-            write_buffer_size: scale.size(12 * MIB) as usize,
-            max_file_size: scale.size(4 * MIB),
-            max_bytes_for_level_base: scale.size(10 * MIB),
-            block_size: 4096,
-            ..lsm::Options::default()
-        },
-        sync: false,
-        workload,
-        records,
-        operations: ops,
-        value_size: ValueSize::Fixed(VALUE),
-        key_size: None,
-        seed: 42,
-        digest: true,
-        values: crate::runner::ValueData::Generated,
-        kv: None,
-    }
+    let device = DeviceSpec {
+        fs: FsKind::Zone,
+        capacity: Some(Bytes(device)),
+        store: store.clone(),
+        zone_size: Some(Bytes(scale.size(64 * MIB))),
+        block_size: Some(Bytes(scale.size(MIB))),
+        zone_policy: storage::AllocPolicy::parse_name(row.placement).expect("ROWS name known placements"),
+        zone_gc: if row.gc { ZoneGc::AtFreeZones(GC_FREE_ZONES) } else { ZoneGc::Off },
+        max_open_zones: Some(MAX_ACTIVE_ZONES),
+        max_active_zones: Some(MAX_ACTIVE_ZONES),
+        ..DeviceSpec::default()
+    };
+    let size = |b: u64| Some(Bytes(scale.size(b)));
+    let engine = EngineSpec {
+        compaction: row.compaction.parse().expect("ROWS name known strategies"),
+        write_buffer_size: size(12 * MIB),
+        max_file_size: size(4 * MIB),
+        max_bytes_for_level_base: size(10 * MIB),
+        block_size: Some(Bytes(4096)),
+        ..EngineSpec::default()
+    };
+    let workload = WorkloadSpec::new(workload.into(), records, ops)
+        .with_values(ValueSize::Fixed(VALUE), workload::ValueData::Generated);
+    RunSpec { digest: true, ..RunSpec::new(engine, device, workload) }
 }
 
 fn describe(scale: &Scale) -> String {
-    let s = |b: u64| crate::size::format_size(scale.size(b));
+    let s = |b: u64| crate::spec::format_size(scale.size(b));
     format!(
         "{} scale: {} of fillrandom (16 B keys, 512 B values) on a {} ZNS SSD (BL: {}, Gear-28: {}), {} zones of \
          {} erase blocks, {} SSTs, {} write buffer, {} level 1",
         scale.name,
-        crate::size::format_size(scale.size(PAPER_DATA) / MIB * MIB),
+        crate::spec::format_size(scale.size(PAPER_DATA) / MIB * MIB),
         s(PAPER_DEVICE),
         s(PAPER_BL_DEVICE),
         s(PAPER_GEAR_DEVICE),
@@ -198,7 +188,7 @@ fn describe(scale: &Scale) -> String {
     )
 }
 
-pub fn run(scale: &Scale, store: &str, runner: &Runner) -> Result<(ResultSet, Vec<Timing>), String> {
+pub fn run(scale: &Scale, store: &Store, runner: &Runner) -> Result<(ResultSet, Vec<Timing>)> {
     let fill_records = scale.size(PAPER_DATA) / KV;
     // YCSB (the seed names neither workloads' sizes nor counts; ours): as many records as the
     // fillrandom leaves live (1 - 1/e of its keys), and a quarter as many operations.
@@ -530,7 +520,7 @@ mod tests {
     fn a_failed_row_is_reported_not_fatal() {
         let tiny = Scale::parse("tiny", &SCALES).unwrap();
         let fill = Workload::DbBench(DbBenchKind::FillRandom);
-        let (r, _) = crate::runner::run(&spec(&tiny, row("LL"), "memory", fill, 2_000, 0), false).unwrap();
+        let (r, _) = crate::runner::run(&spec(&tiny, row("LL"), &Store::Memory, fill, 2_000, 0), false).unwrap();
         let mut fills: Vec<Option<RunResult>> = vec![Some(r.clone()); ROWS.len()];
         fills[2] = None; // LS
         let mut set = ResultSet::default();

@@ -1,0 +1,256 @@
+//! A batch of independent runs (a repro's, an experiment's): where they are carried out (this
+//! machine's cores, sized to its memory and disk, or Ray), the result folder's cache of finished
+//! runs, and progress lines with an estimate of the time left.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use crate::error::{LabError, Result};
+use crate::resources::{self, DiskGate};
+use crate::run_cache::RunCache;
+use crate::runner::{run, Outcome};
+use crate::spec::RunSpec;
+
+/// How a batch of independent runs (a repro's, an experiment's) is carried out: where, progress
+/// lines or not, and the result folder's cache of finished runs, if any.
+#[derive(Clone, Debug, Default)]
+pub struct Runner {
+    pub progress: bool,
+    pub cache: Option<RunCache>,
+    pub executor: Executor,
+}
+
+impl Runner {
+    /// Runs `specs` (see [`run_many`]) and numbers their progress lines from `first + 1`.
+    pub fn run_many(&self, specs: &[(String, RunSpec)], first: usize) -> Result<Vec<Outcome>> {
+        run_many(specs, first, self.progress, self.cache.as_ref(), &self.executor)
+    }
+}
+
+/// Where the runs of a batch are carried out. Runs are deterministic, so every executor gives the
+/// same results.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Executor {
+    /// In this process, as many at once as the cores, the memory and the disk allow.
+    #[default]
+    Local,
+    /// As Ray tasks, on the cluster at `address` or on a Ray started here (see [`crate::ray`]).
+    Ray { address: Option<String> },
+}
+
+impl std::str::FromStr for Executor {
+    type Err = crate::spec::named::NameError;
+    fn from_str(s: &str) -> std::result::Result<Executor, Self::Err> {
+        match s {
+            "local" => Ok(Executor::Local),
+            "ray" => Ok(Executor::Ray { address: None }),
+            other => match other.strip_prefix("ray=") {
+                Some(a) if !a.is_empty() => Ok(Executor::Ray { address: Some(a.to_string()) }),
+                _ => Err(format!("unknown executor '{other}'; accepted: local, ray, ray=ADDRESS").into()),
+            },
+        }
+    }
+}
+
+/// Runs independent `specs` and returns their outcomes in the order given. Locally, as many run
+/// in parallel as the cores and the available memory allow (each run's
+/// `DeviceArgs::memory_estimate`), a run whose device spills to a file starting only when its disk
+/// estimate fits (`DeviceArgs::disk_estimate`); on Ray, Ray schedules them.
+/// A run `cache` holds is read back instead of run, and each run that finishes is stored in it
+/// (see [`RunCache`]), so an interrupted caller resumes. `progress` prints a line as each run
+/// starts and ends (numbered from `first + 1`) with an estimate of the time left. Runs are
+/// deterministic, so the order they finish in changes nothing.
+pub fn run_many(
+    specs: &[(String, RunSpec)],
+    first: usize,
+    progress: bool,
+    cache: Option<&RunCache>,
+    executor: &Executor,
+) -> Result<Vec<Outcome>> {
+    let slots: Vec<Mutex<Option<Outcome>>> = specs.iter().map(|_| Mutex::new(None)).collect();
+    let mut todo = Vec::new();
+    for (i, (label, spec)) in specs.iter().enumerate() {
+        match cache.map(|c| c.get(label, spec)).transpose() {
+            Ok(Some(Some(done))) => *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(Ok(done)),
+            Ok(_) => todo.push(i),
+            // A cached run that cannot be read back is run again.
+            Err(e) => {
+                eprintln!("warning: {e}; running it again");
+                todo.push(i);
+            }
+        }
+    }
+    let eta = Mutex::new(Eta::new(todo.iter().map(|&i| specs[i].1.work())));
+    // What every finished run goes through, wherever it ran: the cache, the progress line, its slot.
+    let finished = |i: usize, r: Outcome| {
+        let (label, spec) = &specs[i];
+        let r = r.map_err(|e| LabError::Run { label: label.clone(), source: Box::new(e) });
+        // Not kept, the run is still a result: a resumed batch would only run it again.
+        if let (Some(c), Ok((result, timing))) = (cache, &r) {
+            if let Err(e) = c.put(label, spec, result, timing) {
+                eprintln!("warning: {label}: {e}");
+            }
+        }
+        if progress {
+            let left = eta.lock().map(|mut e| e.finished(spec.work())).unwrap_or_default();
+            match &r {
+                Ok((_, t)) => eprintln!("[{}] {label}: done in {:.1} s{left}", first + i + 1, t.wall_time_s),
+                Err(e) => eprintln!("[{}] failed: {e}{left}", first + i + 1),
+            }
+        }
+        if let Ok(mut slot) = slots[i].lock() {
+            *slot = Some(r);
+        }
+    };
+    let cached = specs.len() - todo.len();
+    let header = |how: String| {
+        // A batch of one (a run planned alone) needs no header.
+        if progress && specs.len() > 1 {
+            if todo.is_empty() {
+                eprintln!("{} runs, all done before (read from the result folder)", specs.len());
+            } else {
+                let before = if cached > 0 {
+                    format!(" ({cached} already done, read from the result folder)")
+                } else {
+                    String::new()
+                };
+                eprintln!("{} runs{before}, {how}", specs.len());
+            }
+        }
+    };
+    match executor {
+        Executor::Local => run_here(specs, &todo, first, progress, &finished, header)?,
+        Executor::Ray { address } => {
+            let runs: Vec<(usize, &RunSpec)> = todo.iter().map(|&i| (i, &specs[i].1)).collect();
+            header(format!("{} on Ray ({})", todo.len(), address.as_deref().unwrap_or("a Ray started here")));
+            crate::ray::run(address.as_deref(), &runs, finished)?;
+        }
+    }
+    Ok(slots
+        .into_iter()
+        .zip(specs)
+        .map(|(slot, (label, _))| {
+            slot.into_inner().ok().flatten().unwrap_or_else(|| {
+                Err(LabError::Run {
+                    label: label.clone(),
+                    source: Box::new(LabError::Remote("the run did not finish".into())),
+                })
+            })
+        })
+        .collect())
+}
+
+/// Runs `specs[todo]` on this machine's cores, sized to its memory and disk, passing each outcome
+/// to `finished`; `header` prints the batch's line.
+fn run_here(
+    specs: &[(String, RunSpec)],
+    todo: &[usize],
+    first: usize,
+    progress: bool,
+    finished: &(dyn Fn(usize, Outcome) + Sync),
+    header: impl Fn(String),
+) -> Result<()> {
+    let (mut per_run, mut max_disk) = (0, 0);
+    let mut disk_need = vec![0; specs.len()];
+    let mut spill_dir = None;
+    for &i in todo {
+        let spec = &specs[i].1;
+        per_run = per_run.max(spec.device.memory_estimate(spec.kept_bytes())?);
+        let (disk, dir) = spec.device.disk_estimate(spec.data_bytes())?;
+        disk_need[i] = disk;
+        max_disk = max_disk.max(disk);
+        spill_dir = spill_dir.or(dir);
+    }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let memory = resources::available_memory();
+    let workers = resources::workers(todo.len(), cores, per_run, memory);
+    let gate = DiskGate::over(spill_dir.as_deref());
+    let disk = match gate.budget() {
+        Some(d) if max_disk > 0 => {
+            format!("; {} GiB of disk for spill files, up to {} GiB per run", d >> 30, max_disk.div_ceil(1 << 30))
+        }
+        _ => String::new(),
+    };
+    header(format!(
+        "{workers} at a time ({cores} cores, {} MiB available, up to {} MiB per run{disk})",
+        memory.map_or("unknown".into(), |m| (m >> 20).to_string()),
+        per_run >> 20
+    ));
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                while let Some(&i) = todo.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    let (label, spec) = &specs[i];
+                    let hold = gate.admit(disk_need[i]);
+                    if progress {
+                        eprintln!("[{}] {label}", first + i + 1);
+                    }
+                    let r = run(spec, false);
+                    drop(hold);
+                    finished(i, r);
+                }
+            });
+        }
+    });
+    Ok(())
+}
+
+/// The time left of a batch of runs: the batch's pace so far (wall time since it began per unit
+/// of finished work, the workers' overlap included) times the work left, each run weighing its
+/// user data (`RunSpec::work`), so that small runs done first do not promise a short wait.
+struct Eta {
+    start: std::time::Instant,
+    total: usize,
+    done: usize,
+    work_total: f64,
+    work_done: f64,
+}
+
+impl Eta {
+    fn new(work: impl Iterator<Item = f64>) -> Eta {
+        let work: Vec<f64> = work.collect();
+        Eta {
+            start: std::time::Instant::now(),
+            total: work.len(),
+            done: 0,
+            work_total: work.iter().sum(),
+            work_done: 0.0,
+        }
+    }
+
+    /// Counts a finished run of `work`; returns `" (3 of 12 runs done, about 25 min left)"`.
+    fn finished(&mut self, work: f64) -> String {
+        self.done += 1;
+        self.work_done += work;
+        if self.done == self.total {
+            return format!(" ({} of {} runs done)", self.done, self.total);
+        }
+        let left = (self.work_total - self.work_done).max(0.0);
+        let secs = self.start.elapsed().as_secs_f64() / self.work_done.max(1.0) * left;
+        let human = if secs >= 3600.0 {
+            format!("{:.1} h", secs / 3600.0)
+        } else if secs >= 60.0 {
+            format!("{:.0} min", secs / 60.0)
+        } else {
+            format!("{secs:.0} s")
+        };
+        format!(" ({} of {} runs done, about {human} left)", self.done, self.total)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn executors_parse() {
+        assert_eq!("local".parse(), Ok(Executor::Local));
+        assert_eq!("ray".parse(), Ok(Executor::Ray { address: None }));
+        assert_eq!("ray=auto".parse(), Ok(Executor::Ray { address: Some("auto".into()) }));
+        assert_eq!(
+            "ray=".parse::<Executor>().unwrap_err().0,
+            "unknown executor 'ray='; accepted: local, ray, ray=ADDRESS"
+        );
+    }
+}

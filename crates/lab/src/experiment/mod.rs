@@ -1,0 +1,370 @@
+//! Experiments as TOML files: an engine, a device, a workload, a list of variants and a sweep over
+//! one parameter. `flashkv run FILE` runs every variant at every sweep value and writes a result
+//! folder (results.json, results.csv, one chart per figure, index.html).
+//!
+//! ```toml
+//! title = "Write amplification vs value size"
+//! metrics = ["write_amplification", "ops_per_sec"]      # what the figures plot (optional)
+//! [engine]                                              # name = "lsm" (default) or "plsc", ...
+//! write_buffer_size = "4MiB"                            # lsm options (sizes as "4MiB" or numbers)
+//! [device]                                              # fs = "sim" | "zone" | "posix:DIR" | "mem"
+//! fs = "sim"
+//! preset = "femu"
+//! capacity = "1GiB"
+//! [workload]                                            # any db_bench, YCSB or Mixgraph name
+//! name = "fillrandom"
+//! records = 100000
+//! value_size = 1024
+//! [[variant]]
+//! name = "aligned"
+//! engine = { align_blocks = true }
+//! [sweep]
+//! parameter = "workload.value_size"
+//! values = [256, 1024, 4096]
+//! ```
+//!
+//! The sections are the run specification's own structs (`spec::EngineSpec`, `DeviceSpec`,
+//! `WorkloadSpec`): a variant overrides any of their fields, the sweep sets one (`section.field`)
+//! to each value in turn, and each point is checked as a whole (`RunSpec::plan`) when the file is
+//! read. Unknown fields and wrong types are errors that name the field (and, for names, the
+//! accepted values).
+
+mod tables;
+
+use std::path::Path;
+
+use serde::Deserialize;
+use toml::{Table, Value};
+
+use crate::batch::Runner;
+use crate::error::{LabError, Result};
+use crate::report::model::ResultSet;
+use crate::result::{RunResult, Timing};
+use crate::runner::Outcome;
+use crate::spec::{DeviceSpec, EngineSpec, RunSpec, WorkloadSpec};
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Sweep {
+    parameter: String,
+    values: Vec<Value>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExperimentFile {
+    title: String,
+    #[serde(default)]
+    notes: Vec<String>,
+    #[serde(default)]
+    metrics: Vec<String>,
+    #[serde(default)]
+    engine: EngineSection,
+    #[serde(default)]
+    device: Table,
+    workload: Table,
+    #[serde(default)]
+    variant: Vec<Table>,
+    sweep: Option<Sweep>,
+}
+
+/// `engine = "plsc"` (a name alone) or an `[engine]` table.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+enum EngineSection {
+    Name(String),
+    Table(Table),
+}
+
+impl Default for EngineSection {
+    fn default() -> Self {
+        EngineSection::Table(Table::new())
+    }
+}
+
+impl EngineSection {
+    fn table(&self) -> Table {
+        match self {
+            EngineSection::Name(n) => Table::from_iter([("name".to_string(), Value::String(n.clone()))]),
+            EngineSection::Table(t) => t.clone(),
+        }
+    }
+}
+
+/// The metrics a figure can plot.
+const METRICS: [&str; 6] = [
+    "write_amplification",
+    "host_write_amplification",
+    "ops_per_sec",
+    "p99_latency_us",
+    "remapped_pages",
+    "sim_time_s",
+];
+
+/// One point of the experiment: a variant at a sweep value.
+struct Point {
+    variant: String,
+    sweep_value: Option<Value>,
+    spec: RunSpec,
+}
+
+/// A parsed, checked experiment.
+pub struct Experiment {
+    file: ExperimentFile,
+    points: Vec<Point>,
+}
+
+fn bad(message: impl Into<String>) -> LabError {
+    LabError::Experiment(message.into())
+}
+
+impl Experiment {
+    pub fn load(path: &Path) -> Result<Experiment> {
+        let text = std::fs::read_to_string(path).map_err(LabError::io(path, "read the experiment file"))?;
+        Experiment::parse(&text).map_err(|e| bad(format!("{}: {e}", path.display())))
+    }
+
+    pub fn parse(text: &str) -> Result<Experiment> {
+        let file: ExperimentFile = toml::from_str(text).map_err(|e| bad(e.to_string()))?;
+        for m in &file.metrics {
+            if !METRICS.contains(&m.as_str()) {
+                return Err(LabError::invalid(
+                    "metrics",
+                    format!("unknown metric '{m}'; accepted: {}", METRICS.join(", ")),
+                ));
+            }
+        }
+        let variants = variants(&file)?;
+        let sweep_values: Vec<Option<Value>> = match &file.sweep {
+            Some(s) if s.values.is_empty() => {
+                return Err(LabError::invalid("sweep.values", "at least one value is needed"))
+            }
+            Some(s) => s.values.iter().cloned().map(Some).collect(),
+            None => vec![None],
+        };
+        let mut points = Vec::new();
+        for (name, overrides) in &variants {
+            for value in &sweep_values {
+                let spec =
+                    point_spec(&file, overrides, value.as_ref()).map_err(|e| bad(format!("variant '{name}': {e}")))?;
+                points.push(Point { variant: name.clone(), sweep_value: value.clone(), spec });
+            }
+        }
+        Ok(Experiment { file, points })
+    }
+
+    /// The experiment-file text of `json`, an object of the same sections and fields (for callers
+    /// that hold the experiment as data, such as the Python package's dicts).
+    pub fn text_from_json(json: &str) -> Result<String> {
+        let table: Table = serde_json::from_str(json).map_err(LabError::json("experiment"))?;
+        toml::to_string(&table).map_err(|e| bad(format!("experiment: {e}")))
+    }
+
+    pub fn title(&self) -> &str {
+        &self.file.title
+    }
+
+    /// Every point as a labelled run (`variant`, or `variant @ sweep value`).
+    pub fn runs(&self) -> Vec<(String, RunSpec)> {
+        self.points
+            .iter()
+            .map(|p| {
+                let at = sweep_label(&p.sweep_value).map_or(String::new(), |v| format!(" @ {v}"));
+                (format!("{}{at}", p.variant), p.spec.clone())
+            })
+            .collect()
+    }
+
+    /// Runs every point with `runner`; returns the result set and the wall-clock timings.
+    pub fn run(&self, runner: &Runner) -> Result<(ResultSet, Vec<Timing>)> {
+        self.assemble(runner.run_many(&self.runs(), 0)?)
+    }
+
+    /// The result set of the points' `outcomes` (in the order of [`Experiment::runs`], wherever
+    /// they ran), and their timings; the first failed run is the error.
+    pub fn assemble(&self, outcomes: Vec<Outcome>) -> Result<(ResultSet, Vec<Timing>)> {
+        if outcomes.len() != self.points.len() {
+            return Err(bad(format!("{} outcomes for the experiment's {} runs", outcomes.len(), self.points.len())));
+        }
+        let mut results: Vec<RunResult> = Vec::new();
+        let mut timings = Vec::new();
+        for o in outcomes {
+            // The runner's error names the run already.
+            let (r, t) = o?;
+            timings.push(t);
+            results.push(r);
+        }
+        Ok((self.result_set(&results), timings))
+    }
+}
+
+/// The variants, each with its name and its overrides (one default variant when none is given).
+fn variants(file: &ExperimentFile) -> Result<Vec<(String, Table)>> {
+    if file.variant.is_empty() {
+        return Ok(vec![("default".into(), Table::new())]);
+    }
+    file.variant
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let mut v = v.clone();
+            let name = match v.remove("name") {
+                Some(Value::String(s)) => s,
+                Some(other) => {
+                    return Err(LabError::invalid(
+                        format!("variant {}.name", i + 1),
+                        format!("must be a string, got {other}"),
+                    ))
+                }
+                None => format!("variant {}", i + 1),
+            };
+            Ok((name, v))
+        })
+        .collect()
+}
+
+/// The run of one point: the file's sections, the variant's overrides, the sweep's value, read
+/// into the run specification's structs and checked as a whole.
+fn point_spec(file: &ExperimentFile, overrides: &Table, value: Option<&Value>) -> Result<RunSpec> {
+    let mut sections = Table::new();
+    sections.insert("engine".into(), Value::Table(file.engine.table()));
+    sections.insert("device".into(), Value::Table(file.device.clone()));
+    sections.insert("workload".into(), Value::Table(file.workload.clone()));
+    for (section, v) in overrides {
+        let Value::Table(t) = v else {
+            return Err(bad(format!("'{section}' must be a table of overrides")));
+        };
+        let Some(Value::Table(base)) = sections.get_mut(section) else {
+            return Err(bad(format!("unknown section '{section}'; accepted: engine, device, workload")));
+        };
+        base.extend(t.iter().map(|(k, v)| (k.clone(), v.clone())));
+    }
+    if let (Some(s), Some(v)) = (&file.sweep, value) {
+        let (section, field) = s.parameter.split_once('.').ok_or_else(|| {
+            LabError::invalid(
+                "sweep.parameter",
+                format!("'{}' must be section.field, e.g. workload.value_size", s.parameter),
+            )
+        })?;
+        let Some(Value::Table(base)) = sections.get_mut(section) else {
+            return Err(LabError::invalid(
+                "sweep.parameter",
+                format!("unknown section '{section}'; accepted: engine, device, workload"),
+            ));
+        };
+        base.insert(field.to_string(), v.clone());
+    }
+    let section = |name: &str| sections.get(name).cloned().unwrap_or(Value::Table(Table::new()));
+    let spec = RunSpec::new(
+        typed_section::<EngineSpec>(section("engine"), "engine")?,
+        typed_section::<DeviceSpec>(section("device"), "device")?,
+        typed_section::<WorkloadSpec>(section("workload"), "workload")?,
+    );
+    // Everything a run needs is checked now, not when the run comes up.
+    spec.plan()?;
+    Ok(spec)
+}
+
+/// Deserializes one section, naming the field (`section.field`) that is wrong.
+fn typed_section<T: serde::de::DeserializeOwned>(v: Value, section: &str) -> Result<T> {
+    serde_path_to_error::deserialize(v).map_err(|e| {
+        let path = e.path().to_string();
+        let field = if path == "." { section.to_string() } else { format!("{section}.{path}") };
+        LabError::invalid(field, e.inner().message().to_string())
+    })
+}
+
+/// A sweep value as text (strings without their quotes).
+fn sweep_label(v: &Option<Value>) -> Option<String> {
+    v.as_ref().map(|v| match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::{Named, ZoneGc};
+
+    const BASE: &str = r#"
+title = "t"
+[device]
+capacity = "256MiB"
+[workload]
+name = "fillrandom"
+records = 1000
+"#;
+
+    fn error(text: &str) -> String {
+        Experiment::parse(text).err().expect("an error").to_string()
+    }
+
+    #[test]
+    fn variants_and_sweeps_expand_to_points() {
+        let text = format!("{BASE}\n[[variant]]\nname = \"a\"\n[[variant]]\nname = \"b\"\nengine = {{ align_blocks = true }}\n[sweep]\nparameter = \"workload.value_size\"\nvalues = [256, 1024]\n");
+        let e = Experiment::parse(&text).unwrap();
+        assert_eq!(e.points.len(), 4);
+        assert!(e.points[2].spec.engine.align_blocks && !e.points[0].spec.engine.align_blocks);
+        assert_eq!(e.points[1].spec.workload.value_size.name(), "1024");
+        assert_eq!(e.runs()[1].0, "a @ 1024");
+    }
+
+    #[test]
+    fn every_shipped_experiment_file_is_valid() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments");
+        let mut checked = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "toml") {
+                let e = Experiment::load(&path).unwrap_or_else(|e| panic!("{e}"));
+                assert!(!e.points.is_empty(), "{}", path.display());
+                checked += 1;
+            }
+        }
+        assert!(checked >= 5, "only {checked} experiment files in {}", dir.display());
+    }
+
+    #[test]
+    fn errors_name_the_field_and_the_accepted_values() {
+        let e = error(&BASE.replace("records = 1000", "records = \"many\""));
+        assert!(e.contains("workload.records"), "{e}");
+        let e = error(&format!("{BASE}\n[engine]\nwrite_bufer_size = 1\n"));
+        assert!(e.contains("write_bufer_size"), "{e}");
+        let e = error(&BASE.replace("fillrandom", "fillrandomly"));
+        assert!(e.contains("workload.name") && e.contains("fillseq"), "{e}");
+        let e = error(&format!("{BASE}\n[engine]\ncompaction = \"tiered\"\n"));
+        assert!(e.contains("engine.compaction") && e.contains("leveled, gear, ll"), "{e}");
+        let e = error(&format!("metrics = [\"speed\"]\n{BASE}"));
+        assert!(e.contains("ops_per_sec"), "{e}");
+        let e = error(&format!("{BASE}\n[sweep]\nparameter = \"value_size\"\nvalues = [1]\n"));
+        assert!(e.contains("section.field"), "{e}");
+        let e = error(&format!("{BASE}\n[engine]\nname = \"kvftl-np\"\nmax_waste = \"2KiB\"\n"));
+        assert!(e.contains("engine.max_waste: does not apply to engine kvftl-np"), "{e}");
+    }
+
+    #[test]
+    fn zoned_devices_are_checked_when_read() {
+        let zone = BASE.replace("[device]", "[device]\nfs = \"zone\"\nzone_policy = \"per-level\"\nzone_gc = 2");
+        let e = Experiment::parse(&zone).unwrap();
+        let d = &e.points[0].spec.device;
+        assert_eq!((d.zone_policy.name(), d.zone_gc), ("per-level", ZoneGc::AtFreeZones(2)));
+        let off = zone.replace("zone_gc = 2", "zone_gc = \"off\"");
+        assert_eq!(Experiment::parse(&off).unwrap().points[0].spec.device.zone_gc, ZoneGc::Off);
+        for (bad, field) in [
+            ("zone_size = \"1536KiB\"", "device.zone_size: 1.5 MiB is not a multiple of the 1.0 MiB erase block"),
+            ("zone_policy = \"tiered\"", "device.zone_policy: unknown policy 'tiered'"),
+            ("zone_gc = 0", "device.zone_gc"),
+            ("max_open_zones = 5000", "device.max_open_zones: 5000 exceeds the device's"),
+        ] {
+            let key = bad.split(' ').next().unwrap();
+            let text = if zone.contains(&format!("{key} =")) {
+                zone.lines().map(|l| if l.starts_with(key) { bad } else { l }).collect::<Vec<_>>().join("\n")
+            } else {
+                zone.replace("[device]", &format!("[device]\n{bad}"))
+            };
+            let e = error(&text);
+            assert!(e.contains(field) && !e.contains('\n'), "{bad}: {e}");
+        }
+    }
+}

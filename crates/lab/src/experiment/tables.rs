@@ -1,0 +1,242 @@
+//! An experiment's result set: a row per run (its variant, sweep value and headline metrics), the
+//! levels, the flash time by cause, and a figure per metric (over the sweep, or a bar per
+//! variant).
+
+use crate::report::model::{Cell, Figure, FigureKind, ResultSet, ResultTable, Series};
+use crate::result::{RunResult, TimeBase};
+use crate::spec::{format_size, FsKind};
+
+use super::{sweep_label, Experiment, Point};
+
+/// A sweep value as a table cell: numbers stay numbers.
+fn sweep_cell(p: &Point) -> Cell {
+    match &p.sweep_value {
+        Some(toml::Value::Integer(i)) => Cell::Number(*i as f64),
+        Some(toml::Value::Float(f)) => Cell::Number(*f),
+        v => Cell::Text(sweep_label(v).unwrap_or_default()),
+    }
+}
+
+/// A sweep value as JSON: numbers stay numbers.
+fn sweep_json(v: &toml::Value) -> serde_json::Value {
+    match v {
+        toml::Value::Integer(i) => (*i).into(),
+        toml::Value::Float(f) => (*f).into(),
+        toml::Value::Boolean(b) => (*b).into(),
+        other => sweep_label(&Some(other.clone())).unwrap_or_default().into(),
+    }
+}
+
+impl Experiment {
+    fn scale(&self) -> String {
+        let s = &self.points[0].spec;
+        let dev = match &s.device.fs {
+            FsKind::Sim | FsKind::Zone => format!(
+                "{} {}",
+                s.device.preset.name(),
+                s.device.capacity.map_or("default size".into(), |c| format_size(c.0))
+            ),
+            other => crate::spec::Named::name(other),
+        };
+        let w = &s.workload;
+        let size = match w.data {
+            Some(d) => format!("{} of data", format_size(d.0)),
+            None => format!("{} records", w.records.unwrap_or(0)),
+        };
+        let ops = if w.operations > 0 { format!(", {} operations", w.operations) } else { String::new() };
+        format!("{size}{ops}, device {dev}")
+    }
+
+    pub(super) fn result_set(&self, results: &[RunResult]) -> ResultSet {
+        let sweep_name = self.file.sweep.as_ref().map(|s| s.parameter.clone());
+        let mut columns = vec!["variant".to_string()];
+        if let Some(s) = &sweep_name {
+            columns.push(s.clone());
+        }
+        columns.extend(
+            ["workload", "user MB", "host WA", "flash WA", "ops/s", "p99 us", "remapped pages", "sim time s"]
+                .map(String::from),
+        );
+        let mut rows = Vec::new();
+        for (p, r) in self.points.iter().zip(results) {
+            let mut row: Vec<Cell> = vec![p.variant.clone().into()];
+            if sweep_name.is_some() {
+                row.push(sweep_cell(p));
+            }
+            row.push(r.workload.clone().into());
+            row.push((r.user_bytes as f64 / (1 << 20) as f64).into());
+            row.push(r.host_write_amplification.into());
+            row.push(r.write_amplification.map_or(Cell::Text("-".into()), Cell::Number));
+            row.push(r.ops_per_sec.into());
+            row.push(r.latency.p99_us.into());
+            row.push(r.remapped_pages.map_or(Cell::Text("-".into()), |v| Cell::Number(v as f64)));
+            row.push(r.sim_time_s.map_or(Cell::Text("-".into()), Cell::Number));
+            rows.push(row);
+        }
+        let mut level_rows = Vec::new();
+        for (p, r) in self.points.iter().zip(results) {
+            for l in r.levels.iter().filter(|l| l.bytes_written > 0 || l.files > 0) {
+                level_rows.push(vec![
+                    Cell::Text(p.variant.clone()),
+                    sweep_cell(p),
+                    Cell::Text(format!("L{}", l.level)),
+                    Cell::Number(l.files as f64),
+                    Cell::Number(l.bytes_read as f64 / (1 << 20) as f64),
+                    Cell::Number(l.bytes_written as f64 / (1 << 20) as f64),
+                    Cell::Number(l.bytes_remapped as f64 / (1 << 20) as f64),
+                    l.host_write_bytes.map_or(Cell::Text("-".into()), |b| Cell::Number(b as f64 / (1 << 20) as f64)),
+                ]);
+            }
+        }
+        // Flash time per run by cause group (the per-level and per-label detail is in results.json).
+        let mut cause_rows = Vec::new();
+        for (p, r) in self.points.iter().zip(results) {
+            let (Some(causes), Some(busy)) = (&r.flash_by_cause, r.flash_busy_s) else { continue };
+            let mut row = vec![Cell::Text(p.variant.clone()), sweep_cell(p)];
+            row.push(Cell::Number(busy));
+            for (_, names) in CAUSE_GROUPS {
+                let share: f64 =
+                    causes.iter().filter(|c| in_group(&c.cause, names)).fold(0.0, |sum, c| sum + c.busy_share);
+                row.push(Cell::Number((share * 1000.0).round() / 10.0));
+            }
+            cause_rows.push(row);
+        }
+        let metrics: Vec<String> = if self.file.metrics.is_empty() {
+            vec!["write_amplification".into(), "ops_per_sec".into()]
+        } else {
+            self.file.metrics.clone()
+        };
+        let figures = metrics.iter().map(|m| self.figure(m, results)).collect();
+        let mut notes = self.file.notes.clone();
+        if results.iter().any(|r| r.time_base == TimeBase::Simulated) {
+            notes.push(crate::result::SIMULATED_TIME_NOTE.into());
+        }
+        let mut tables = vec![
+            ResultTable { name: "runs".into(), columns, rows },
+            ResultTable {
+                name: "levels".into(),
+                columns: ["variant", "sweep", "level", "files", "read MB", "written MB", "remapped MB", "host MB"]
+                    .map(String::from)
+                    .to_vec(),
+                rows: level_rows,
+            },
+        ];
+        if !cause_rows.is_empty() {
+            tables.push(ResultTable {
+                name: "flash time by cause".into(),
+                columns: ["variant", "sweep", "flash s"]
+                    .into_iter()
+                    .chain(CAUSE_GROUPS.iter().map(|g| g.0))
+                    .map(String::from)
+                    .collect(),
+                rows: cause_rows,
+            });
+        }
+        ResultSet {
+            title: self.file.title.clone(),
+            scale: self.scale(),
+            notes,
+            tables,
+            figures,
+            runs: self.points.iter().zip(results).filter_map(|(p, r)| self.labelled(p, r)).collect(),
+        }
+    }
+
+    /// A run's JSON with its point: `variant`, and the sweep's parameter (e.g.
+    /// `workload.value_size`) with its value, so that each run of results.json says what it was.
+    fn labelled(&self, p: &Point, r: &RunResult) -> Option<serde_json::Value> {
+        let mut v = serde_json::to_value(r).ok()?;
+        let m = v.as_object_mut()?;
+        m.insert("variant".into(), p.variant.clone().into());
+        if let (Some(s), Some(value)) = (&self.file.sweep, &p.sweep_value) {
+            m.insert(s.parameter.clone(), sweep_json(value));
+        }
+        Some(v)
+    }
+
+    fn figure(&self, metric: &str, results: &[RunResult]) -> Figure {
+        let value = |r: &RunResult| -> f64 {
+            match metric {
+                "write_amplification" => r.write_amplification.unwrap_or(r.host_write_amplification),
+                "host_write_amplification" => r.host_write_amplification,
+                "ops_per_sec" => r.ops_per_sec,
+                "p99_latency_us" => r.latency.p99_us,
+                "remapped_pages" => r.remapped_pages.unwrap_or(0) as f64,
+                _ => r.sim_time_s.unwrap_or(0.0),
+            }
+        };
+        let y_label = match metric {
+            "write_amplification" => "write amplification (flash bytes / user bytes)",
+            "host_write_amplification" => "host write amplification (host bytes / user bytes)",
+            "ops_per_sec" => "throughput (operations / s)",
+            "p99_latency_us" => "p99 latency (us)",
+            "remapped_pages" => "remapped pages",
+            _ => "simulated time (s)",
+        };
+        let mut variants: Vec<&str> = Vec::new();
+        for p in &self.points {
+            if !variants.contains(&p.variant.as_str()) {
+                variants.push(&p.variant);
+            }
+        }
+        match &self.file.sweep {
+            Some(s) => {
+                let categories: Vec<String> =
+                    s.values.iter().map(|v| sweep_label(&Some(v.clone())).unwrap_or_default()).collect();
+                let series = variants
+                    .iter()
+                    .map(|v| Series {
+                        name: v.to_string(),
+                        points: self
+                            .points
+                            .iter()
+                            .zip(results)
+                            .filter(|(p, _)| p.variant == *v)
+                            .enumerate()
+                            .map(|(i, (_, r))| (i as f64, value(r)))
+                            .collect(),
+                        dashed: false,
+                    })
+                    .collect();
+                Figure {
+                    id: format!("{metric}_vs_{}", s.parameter.replace('.', "_")),
+                    title: format!("{} vs {}", metric.replace('_', " "), s.parameter),
+                    kind: FigureKind::Line,
+                    x_label: s.parameter.clone(),
+                    y_label: y_label.into(),
+                    categories,
+                    series,
+                }
+            }
+            None => Figure {
+                id: metric.to_string(),
+                title: metric.replace('_', " "),
+                kind: FigureKind::Bar,
+                x_label: "variant".into(),
+                y_label: y_label.into(),
+                categories: variants.iter().map(|v| v.to_string()).collect(),
+                series: vec![Series {
+                    name: metric.replace('_', " "),
+                    points: results.iter().enumerate().map(|(i, r)| (i as f64, value(r))).collect(),
+                    dashed: false,
+                }],
+            },
+        }
+    }
+}
+
+/// Columns of the flash-time table: a cause group and the cause names it sums (names of
+/// `flashsim::Cause`; one ending in '.' stands for every name it begins).
+const CAUSE_GROUPS: [(&str, &[&str]); 7] = [
+    ("wal %", &["host.wal"]),
+    ("flush %", &["host.flush"]),
+    ("compaction %", &["host.compaction.", "host.move", "host.t-zone"]),
+    ("other host %", &["host", "host.manifest", "host.fs-metadata"]),
+    ("gc %", &["gc", "host.zone-gc"]),
+    ("mapping %", &["mapping"]),
+    ("device %", &["device."]),
+];
+
+fn in_group(cause: &str, names: &[&str]) -> bool {
+    names.iter().any(|n| if n.ends_with('.') { cause.starts_with(n) } else { cause == *n })
+}

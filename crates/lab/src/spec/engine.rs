@@ -1,0 +1,443 @@
+//! The store a run drives: the LSM engine on the device's file system (`lsm`, with its options),
+//! or a key-value SSD design that is its own device (`plsc`, `lsm-in-device`, `kvftl`, ...).
+//!
+//! One struct is the command line's engine flags, an experiment file's `[engine]` table and the
+//! `engine` object of a run's JSON; [`EngineSpec::resolve`] turns it into the engine's options or
+//! the design with its parameters, and holds every rule between them: RemapCom needs aligned
+//! blocks, and a key-value FTL parameter applies only to the designs that have it.
+
+use kvssd::Variant;
+use serde::{Deserialize, Serialize};
+
+use super::named::{parser, serde_name, serde_name_opt, ByteCount, Bytes, NameError, Named};
+use crate::error::{LabError, Result};
+
+/// The engines by name.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum EngineName {
+    /// The LSM engine on a file system.
+    #[default]
+    Lsm,
+    /// The PLSC-tree (seed 002).
+    Plsc,
+    /// Seed 002's baseline, LevelDB inside the device: an SST's pages in one plane, or spread over
+    /// every plane (`Striped`).
+    LsmInDevice,
+    LsmInDeviceStriped,
+    /// KVFTL (seed 004) and its variants.
+    Kvftl,
+    KvftlSp,
+    KvftlNp,
+    KvftlWs,
+    /// Seed 004's baseline.
+    DftlKv,
+}
+
+impl EngineName {
+    pub const ALL: [EngineName; 9] = [
+        EngineName::Lsm,
+        EngineName::Plsc,
+        EngineName::LsmInDevice,
+        EngineName::LsmInDeviceStriped,
+        EngineName::Kvftl,
+        EngineName::KvftlSp,
+        EngineName::KvftlNp,
+        EngineName::KvftlWs,
+        EngineName::DftlKv,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EngineName::Lsm => "lsm",
+            EngineName::Plsc => "plsc",
+            EngineName::LsmInDevice => "lsm-in-device",
+            EngineName::LsmInDeviceStriped => "lsm-in-device-striped",
+            EngineName::Kvftl => "kvftl",
+            EngineName::KvftlSp => "kvftl-sp",
+            EngineName::KvftlNp => "kvftl-np",
+            EngineName::KvftlWs => "kvftl-ws",
+            EngineName::DftlKv => "dftl-kv",
+        }
+    }
+}
+
+impl Named for EngineName {
+    fn parse_name(text: &str) -> Result<EngineName, NameError> {
+        EngineName::ALL.into_iter().find(|e| e.as_str() == text.trim()).ok_or_else(|| {
+            let names: Vec<&str> = EngineName::ALL.iter().map(|e| e.as_str()).collect();
+            format!("unknown engine '{}'; accepted: {}", text.trim(), names.join(", ")).into()
+        })
+    }
+    fn name(&self) -> String {
+        self.as_str().to_string()
+    }
+}
+
+/// RAM for a key-value FTL's mapping tables: a size, or unlimited (every table in RAM, no mapping
+/// I/O).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MappingRam {
+    #[default]
+    Unlimited,
+    Bytes(u64),
+}
+
+impl Named for MappingRam {
+    fn parse_name(text: &str) -> Result<MappingRam, NameError> {
+        match text.trim() {
+            "unlimited" => Ok(MappingRam::Unlimited),
+            t => Bytes::parse_name(t).map(|b| MappingRam::Bytes(b.0)).map_err(|e| format!("{e}, or unlimited").into()),
+        }
+    }
+    fn name(&self) -> String {
+        match self {
+            MappingRam::Unlimited => "unlimited".into(),
+            MappingRam::Bytes(b) => Bytes(*b).name(),
+        }
+    }
+}
+
+impl MappingRam {
+    fn budget(self) -> Option<u64> {
+        match self {
+            MappingRam::Unlimited => None,
+            MappingRam::Bytes(b) => Some(b),
+        }
+    }
+}
+
+/// The engine of a run (`--engine` and its options; `[engine]`). The LSM engine's options left
+/// out keep LevelDB's defaults.
+#[derive(clap::Args, Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct EngineSpec {
+    /// The engine: lsm (the LSM engine on --fs) or a key-value SSD design: plsc (the PLSC-tree,
+    /// seed 002), lsm-in-device (seed 002's baseline: LevelDB inside the device; -striped spreads
+    /// an SST's pages over every plane), kvftl, kvftl-sp, kvftl-np, kvftl-ws (seed 004's KVFTL and
+    /// its variants), dftl-kv (seed 004's baseline); a device is --preset at --capacity, with no
+    /// file system.
+    #[arg(long = "engine", value_name = "ENGINE", default_value = "lsm", value_parser = parser::<EngineName>)]
+    #[serde(with = "serde_name")]
+    pub name: EngineName,
+    /// Sync every write.
+    #[arg(long)]
+    pub sync: bool,
+    /// Align SST data blocks to the file system's block size (RemapCom needs it).
+    #[arg(long)]
+    pub align_blocks: bool,
+    /// RemapCom: off (LevelDB), base (UDB detection + remap), full (+ UDB retention). base and
+    /// full align blocks too.
+    #[arg(long, default_value = "off", value_parser = parser::<lsm::RemapMode>)]
+    #[serde(with = "serde_name")]
+    pub remap: lsm::RemapMode,
+    /// Compaction strategy: leveled (LevelDB's), gear (GearDB's) or ll (lifetime-leveling, seed 003).
+    #[arg(long, default_value = "leveled", value_parser = parser::<lsm::CompactionStyle>)]
+    #[serde(with = "serde_name")]
+    pub compaction: lsm::CompactionStyle,
+    /// Memtable size that triggers a flush (LevelDB: 4MiB).
+    #[arg(long, value_parser = parser::<Bytes>)]
+    #[serde(with = "serde_name_opt")]
+    pub write_buffer_size: Option<Bytes>,
+    /// Target size of an SST (LevelDB: 2MiB).
+    #[arg(long, value_parser = parser::<Bytes>)]
+    #[serde(with = "serde_name_opt")]
+    pub max_file_size: Option<Bytes>,
+    /// Target size of an SST's data block (LevelDB: 4KiB).
+    #[arg(long = "table-block-size", value_parser = parser::<Bytes>)]
+    #[serde(with = "serde_name_opt")]
+    pub block_size: Option<Bytes>,
+    /// Bytes of data blocks cached (8MiB).
+    #[arg(long, value_parser = parser::<Bytes>)]
+    #[serde(with = "serde_name_opt")]
+    pub block_cache: Option<Bytes>,
+    /// Bytes a compaction reads ahead in each input table (128KiB; 0 reads block by block).
+    #[arg(long, value_parser = parser::<ByteCount>)]
+    #[serde(with = "serde_name_opt")]
+    pub compaction_readahead: Option<ByteCount>,
+    /// LevelDB's seek-triggered compaction (true by default).
+    #[arg(long)]
+    pub seek_compaction: Option<bool>,
+    /// Target bytes of level 1 (LevelDB: 10MiB).
+    #[arg(long, value_parser = parser::<Bytes>)]
+    #[serde(with = "serde_name_opt")]
+    pub max_bytes_for_level_base: Option<Bytes>,
+    /// Bloom filter bits per key (10; 0 for no filter).
+    #[arg(long)]
+    pub bloom_bits_per_key: Option<u32>,
+    /// L0 files that trigger a compaction (4), slow writes (8) and stop writes (12).
+    #[arg(long)]
+    pub l0_compaction_trigger: Option<usize>,
+    #[arg(long)]
+    pub l0_slowdown_writes_trigger: Option<usize>,
+    #[arg(long)]
+    pub l0_stop_writes_trigger: Option<usize>,
+    /// kvftl-sp: the smallest partition (a power of two; the paper's evaluation: 4KiB).
+    #[arg(long, value_parser = parser::<Bytes>)]
+    #[serde(with = "serde_name_opt")]
+    pub min_partition: Option<Bytes>,
+    /// kvftl-np: the most partitions of one value (the paper's evaluation: 3).
+    #[arg(long)]
+    pub max_partitions: Option<u8>,
+    /// kvftl-ws: the most bytes a value may waste in its last partition (the paper's evaluation:
+    /// 2KiB).
+    #[arg(long, value_parser = parser::<Bytes>)]
+    #[serde(with = "serde_name_opt")]
+    pub max_waste: Option<Bytes>,
+    /// kvftl and dftl-kv: RAM for the mapping tables (e.g. 512KiB), or unlimited (the default:
+    /// every table in RAM, no mapping I/O).
+    #[arg(long, value_parser = parser::<MappingRam>)]
+    #[serde(with = "serde_name_opt")]
+    pub mapping_ram: Option<MappingRam>,
+}
+
+/// A key-value SSD design with its parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum KvDesign {
+    /// The PLSC-tree (seed 002).
+    Plsc,
+    /// Seed 002's baseline: LevelDB inside the device, each SST consulted read whole; an SST's
+    /// pages in one plane, or (`stripe`) spread over every plane as PLSC's USTs are.
+    LsmInDevice { stripe: bool },
+    /// KVFTL (seed 004) with its value partitioner's variant; its PartitionPtrTables cached in
+    /// `mapping_ram` bytes (`None`: every table in RAM, no mapping I/O).
+    Kvftl { variant: Variant, mapping_ram: Option<u64> },
+    /// Seed 004's baseline: a page-level DFTL whose cached entries carry value size and key id,
+    /// its mapping cache in `mapping_ram` bytes (`None`: the whole map in RAM).
+    DftlKv { mapping_ram: Option<u64> },
+}
+
+impl KvDesign {
+    pub fn name(self) -> &'static str {
+        match self {
+            KvDesign::Plsc => "plsc",
+            KvDesign::LsmInDevice { stripe: false } => "lsm-in-device",
+            KvDesign::LsmInDevice { stripe: true } => "lsm-in-device-striped",
+            KvDesign::Kvftl { variant, .. } => variant.name(),
+            KvDesign::DftlKv { .. } => "dftl-kv",
+        }
+    }
+}
+
+impl From<KvDesign> for EngineSpec {
+    /// The specification that resolves to `design` (its parameters given explicitly).
+    fn from(design: KvDesign) -> EngineSpec {
+        let ram = |r: Option<u64>| r.map(MappingRam::Bytes);
+        match design {
+            KvDesign::Plsc => EngineSpec::kv(EngineName::Plsc),
+            KvDesign::LsmInDevice { stripe: false } => EngineSpec::kv(EngineName::LsmInDevice),
+            KvDesign::LsmInDevice { stripe: true } => EngineSpec::kv(EngineName::LsmInDeviceStriped),
+            KvDesign::DftlKv { mapping_ram } => {
+                EngineSpec { mapping_ram: ram(mapping_ram), ..EngineSpec::kv(EngineName::DftlKv) }
+            }
+            KvDesign::Kvftl { variant, mapping_ram } => {
+                let base = EngineSpec { mapping_ram: ram(mapping_ram), ..EngineSpec::default() };
+                match variant {
+                    Variant::Pure => EngineSpec { name: EngineName::Kvftl, ..base },
+                    Variant::SmallestPartition { min_p } => {
+                        EngineSpec { name: EngineName::KvftlSp, min_partition: Some(Bytes(1 << min_p)), ..base }
+                    }
+                    Variant::MaxPartitions { n } => {
+                        EngineSpec { name: EngineName::KvftlNp, max_partitions: Some(n), ..base }
+                    }
+                    Variant::MaxWaste { bytes } => {
+                        EngineSpec { name: EngineName::KvftlWs, max_waste: Some(Bytes(bytes)), ..base }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// What a resolved engine specification runs.
+#[derive(Clone, Debug)]
+pub enum Engine {
+    /// The LSM engine with these options; `sync` syncs every write.
+    Lsm {
+        options: lsm::Options,
+        sync: bool,
+    },
+    Kv(KvDesign),
+}
+
+fn invalid(field: &str, reason: impl Into<String>) -> LabError {
+    LabError::invalid(format!("engine.{field}"), reason)
+}
+
+impl EngineSpec {
+    /// The LSM engine with RemapCom `remap` (and aligned blocks when remapping).
+    pub fn lsm(remap: lsm::RemapMode) -> EngineSpec {
+        EngineSpec { remap, ..EngineSpec::default() }
+    }
+
+    /// The key-value SSD `name`.
+    pub fn kv(name: EngineName) -> EngineSpec {
+        EngineSpec { name, ..EngineSpec::default() }
+    }
+
+    /// Whether the engine is a key-value SSD (a device with no file system below it).
+    pub fn is_kv_ssd(&self) -> bool {
+        self.name != EngineName::Lsm
+    }
+
+    /// The engine this specification runs; errors name the field that is wrong or does not apply.
+    pub fn resolve(&self) -> Result<Engine> {
+        let design = match self.name {
+            EngineName::Lsm => None,
+            EngineName::Plsc => Some(KvDesign::Plsc),
+            EngineName::LsmInDevice => Some(KvDesign::LsmInDevice { stripe: false }),
+            EngineName::LsmInDeviceStriped => Some(KvDesign::LsmInDevice { stripe: true }),
+            EngineName::DftlKv => Some(KvDesign::DftlKv { mapping_ram: self.ram() }),
+            EngineName::Kvftl => Some(self.kvftl(Variant::Pure)?),
+            EngineName::KvftlSp => Some(self.kvftl(Variant::SP)?),
+            EngineName::KvftlNp => Some(self.kvftl(Variant::NP)?),
+            EngineName::KvftlWs => Some(self.kvftl(Variant::WS)?),
+        };
+        self.check_applies(design)?;
+        match design {
+            Some(d) => Ok(Engine::Kv(d)),
+            None => Ok(Engine::Lsm { options: self.lsm_options()?, sync: self.sync }),
+        }
+    }
+
+    fn ram(&self) -> Option<u64> {
+        self.mapping_ram.unwrap_or_default().budget()
+    }
+
+    /// KVFTL with `variant` (the paper's parameter) and the given parameter applied.
+    fn kvftl(&self, variant: Variant) -> Result<KvDesign> {
+        let variant = match variant {
+            Variant::SmallestPartition { .. } => match self.min_partition {
+                None => variant,
+                Some(b) if !b.0.is_power_of_two() => {
+                    return Err(invalid(
+                        "min_partition",
+                        format!("{} is not a power of two (partitions are 2^p bytes)", b.0),
+                    ))
+                }
+                Some(b) => Variant::SmallestPartition { min_p: b.0.trailing_zeros() as u8 },
+            },
+            Variant::MaxPartitions { .. } => match self.max_partitions {
+                None => variant,
+                Some(0) => return Err(invalid("max_partitions", "must be at least 1")),
+                Some(n) => Variant::MaxPartitions { n },
+            },
+            Variant::MaxWaste { .. } => self.max_waste.map_or(variant, |b| Variant::MaxWaste { bytes: b.0 }),
+            Variant::Pure => variant,
+        };
+        Ok(KvDesign::Kvftl { variant, mapping_ram: self.ram() })
+    }
+
+    /// A key-value FTL parameter given to a design that does not have it is an error.
+    fn check_applies(&self, design: Option<KvDesign>) -> Result<()> {
+        let kvftl = |v: fn(&Variant) -> bool| matches!(design, Some(KvDesign::Kvftl { variant, .. }) if v(&variant));
+        for (field, given, applies) in [
+            ("min_partition", self.min_partition.is_some(), kvftl(|v| matches!(v, Variant::SmallestPartition { .. }))),
+            ("max_partitions", self.max_partitions.is_some(), kvftl(|v| matches!(v, Variant::MaxPartitions { .. }))),
+            ("max_waste", self.max_waste.is_some(), kvftl(|v| matches!(v, Variant::MaxWaste { .. }))),
+            (
+                "mapping_ram",
+                self.mapping_ram.is_some(),
+                matches!(design, Some(KvDesign::Kvftl { .. } | KvDesign::DftlKv { .. })),
+            ),
+        ] {
+            if given && !applies {
+                return Err(invalid(field, format!("does not apply to engine {}", self.name.as_str())));
+            }
+        }
+        Ok(())
+    }
+
+    /// The LSM engine's options: LevelDB's defaults with the given ones applied.
+    pub fn lsm_options(&self) -> Result<lsm::Options> {
+        let mut o = lsm::Options { create_if_missing: true, ..lsm::Options::default() };
+        let bytes = |b: Option<Bytes>| b.map(|b| b.0);
+        if let Some(v) = bytes(self.write_buffer_size) {
+            o.write_buffer_size = v as usize;
+        }
+        if let Some(v) = bytes(self.max_file_size) {
+            o.max_file_size = v;
+        }
+        if let Some(v) = bytes(self.block_size) {
+            o.block_size = v as usize;
+        }
+        if let Some(v) = bytes(self.block_cache) {
+            o.block_cache_bytes = v as usize;
+        }
+        if let Some(v) = self.compaction_readahead {
+            o.compaction_readahead = v.0 as usize;
+        }
+        if let Some(v) = self.seek_compaction {
+            o.seek_compaction = v;
+        }
+        if let Some(v) = bytes(self.max_bytes_for_level_base) {
+            o.max_bytes_for_level_base = v;
+        }
+        if let Some(v) = self.bloom_bits_per_key {
+            o.bloom_bits_per_key = (v > 0).then_some(v);
+        }
+        if let Some(v) = self.l0_compaction_trigger {
+            o.l0_compaction_trigger = v;
+        }
+        if let Some(v) = self.l0_slowdown_writes_trigger {
+            o.l0_slowdown_writes_trigger = v;
+        }
+        if let Some(v) = self.l0_stop_writes_trigger {
+            o.l0_stop_writes_trigger = v;
+        }
+        o.remap = self.remap;
+        // RemapCom clones whole data blocks, which only page-aligned blocks are.
+        o.align_blocks = self.align_blocks || self.remap != lsm::RemapMode::Off;
+        o.compaction = self.compaction;
+        o.validate().map_err(|e| LabError::Invalid {
+            field: crate::error::Field::new("engine"),
+            reason: e.to_string(),
+            spelling: Default::default(),
+        })?;
+        Ok(o)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn remapping_aligns_blocks() {
+        let Engine::Lsm { options, .. } = EngineSpec::lsm(lsm::RemapMode::Base).resolve().unwrap() else {
+            panic!("an LSM engine")
+        };
+        assert!(options.align_blocks);
+        let Engine::Lsm { options, .. } = EngineSpec::default().resolve().unwrap() else { panic!("an LSM engine") };
+        assert!(!options.align_blocks);
+    }
+
+    #[test]
+    fn every_design_is_a_specification() {
+        for d in [
+            KvDesign::Plsc,
+            KvDesign::LsmInDevice { stripe: true },
+            KvDesign::DftlKv { mapping_ram: Some(4096) },
+            KvDesign::Kvftl { variant: Variant::SmallestPartition { min_p: 10 }, mapping_ram: None },
+            KvDesign::Kvftl { variant: Variant::MaxPartitions { n: 5 }, mapping_ram: Some(1 << 20) },
+            KvDesign::Kvftl { variant: Variant::MaxWaste { bytes: 1 << 13 }, mapping_ram: None },
+        ] {
+            let Engine::Kv(back) = EngineSpec::from(d).resolve().unwrap() else { panic!("{d:?}") };
+            assert_eq!(back, d);
+        }
+    }
+
+    #[test]
+    fn design_parameters_apply_to_their_designs_only() {
+        let ws = EngineSpec { max_waste: Some(Bytes(4096)), ..EngineSpec::kv(EngineName::KvftlWs) };
+        assert!(matches!(
+            ws.resolve().unwrap(),
+            Engine::Kv(KvDesign::Kvftl { variant: Variant::MaxWaste { bytes: 4096 }, mapping_ram: None })
+        ));
+        let np = EngineSpec { max_waste: Some(Bytes(4096)), ..EngineSpec::kv(EngineName::KvftlNp) };
+        assert_eq!(np.resolve().unwrap_err().to_string(), "engine.max_waste: does not apply to engine kvftl-np");
+        let sp = EngineSpec { min_partition: Some(Bytes(3000)), ..EngineSpec::kv(EngineName::KvftlSp) };
+        assert!(sp.resolve().unwrap_err().to_string().contains("not a power of two"));
+        let lsm = EngineSpec { mapping_ram: Some(MappingRam::Bytes(1 << 20)), ..EngineSpec::default() };
+        assert!(lsm.resolve().is_err());
+    }
+}

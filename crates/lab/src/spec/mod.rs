@@ -1,0 +1,147 @@
+//! One typed run specification for every edge of the lab: what a run is (the engine or key-value
+//! SSD design, the device and file system, the workload), parsed once where it enters (the
+//! command line's flags, an experiment file, a repro's definition, a Python dict, the JSON a Ray
+//! worker receives) into the same structs, with enums where the user picks among names.
+//!
+//! Contract:
+//! - every named value parses and prints through one function pair ([`named::Named`]), so the
+//!   command line, the TOML, the JSON and the Python dicts accept the same words;
+//! - [`RunSpec::plan`] is the one place that checks a specification as a whole and resolves it
+//!   (the engine's options or the design's parameters, value sizes relative to the device's page,
+//!   records from a data size); an edge calls it as soon as it has parsed, so a bad field fails
+//!   before any run starts, naming the field (an experiment file's path, or with
+//!   `LabError::in_flags` the flag);
+//! - a specification is deterministic: the same specification and program give the same result.
+//!
+//! The host (its page cache and CPU) joins here as its own section when the simulator models it.
+
+pub mod device;
+pub mod engine;
+pub mod named;
+pub mod workload;
+
+use serde::{Deserialize, Serialize};
+
+pub use self::device::{DeviceSpec, FsKind, Store, ZoneGc};
+pub use self::engine::{Engine, EngineName, EngineSpec, KvDesign, MappingRam};
+pub use self::named::{format_size, Bytes, Named};
+pub use self::workload::{ValueSizeSpec, WorkloadKind, WorkloadSpec};
+use ::workload::{ValueData, ValueSize};
+pub use flashsim::{Preset, Timing};
+
+use crate::error::{LabError, Result};
+
+/// Everything that defines a run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunSpec {
+    #[serde(default)]
+    pub engine: EngineSpec,
+    #[serde(default)]
+    pub device: DeviceSpec,
+    pub workload: WorkloadSpec,
+    /// Ends the run with a full scan into `RunResult::content_digest` (after the accounting is
+    /// taken, so the scan's reads are not in it).
+    #[serde(default)]
+    pub digest: bool,
+}
+
+/// A checked specification, resolved.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub engine: Engine,
+    pub records: u64,
+    pub value_size: ValueSize,
+}
+
+impl RunSpec {
+    pub fn new(engine: EngineSpec, device: DeviceSpec, workload: WorkloadSpec) -> RunSpec {
+        RunSpec { engine, device, workload, digest: false }
+    }
+
+    /// Checks the specification as a whole and resolves it.
+    pub fn plan(&self) -> Result<Plan> {
+        let engine = self.engine.resolve()?;
+        if self.engine.is_kv_ssd() && self.device.fs != FsKind::Sim {
+            return Err(LabError::invalid(
+                "device.fs",
+                format!(
+                    "engine {} is a key-value SSD, with no file system below it: fs {} does not apply (leave it out)",
+                    self.engine.name.as_str(),
+                    self.device.fs.name()
+                ),
+            ));
+        }
+        self.device.validate()?;
+        let value_size = self.workload.value_size.resolve(self.device.page_size()?)?;
+        let records = self.workload.record_count(value_size)?;
+        Ok(Plan { engine, records, value_size })
+    }
+
+    /// The run's weight in a batch's estimate of time left: the user bytes of its load and of
+    /// its operations.
+    pub fn work(&self) -> f64 {
+        let Ok(p) = self.plan() else { return 0.0 };
+        (p.records + self.workload.operations) as f64 * self.record_bytes(&p)
+    }
+
+    /// User data the run writes before its measured phase: every record (what a device holds
+    /// live, for sizing its spill file).
+    pub fn data_bytes(&self) -> u64 {
+        self.plan().map_or(0, |p| (p.records as f64 * self.record_bytes(&p)) as u64)
+    }
+
+    /// Page contents the run's device keeps for its records: all their bytes, or with zero values
+    /// in the compact store, about their keys and headers (two 64-byte granules per record).
+    pub fn kept_bytes(&self) -> u64 {
+        match self.workload.values {
+            ValueData::Generated => self.data_bytes(),
+            ValueData::Zeros => {
+                self.plan().map_or(0, |p| p.records * (self.workload.key_size.unwrap_or(24) as u64 + 128))
+            }
+        }
+    }
+
+    /// A key (24 bytes when the workload keeps its own) and a mean value.
+    fn record_bytes(&self, p: &Plan) -> f64 {
+        p.value_size.mean() + self.workload.key_size.unwrap_or(24) as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiment::Experiment;
+
+    /// A run sent to another process (a Ray worker) or cached is the same run: its specification
+    /// survives JSON whole, in the command line's words.
+    #[test]
+    fn specs_survive_json() {
+        let demo = Experiment::parse(include_str!("../../experiments/demo.toml")).unwrap();
+        let mut runs = demo.runs();
+        runs[0].1.workload.values = ValueData::Zeros;
+        runs[1].1.engine = EngineSpec::from(KvDesign::DftlKv { mapping_ram: Some(4096) });
+        runs[1].1.device.store = Store::File(Some("/tmp/x".into()));
+        for (label, spec) in &runs {
+            let json = serde_json::to_string(spec).unwrap();
+            let back: RunSpec = serde_json::from_str(&json).unwrap();
+            assert_eq!(&back, spec, "{label}: {json}");
+        }
+        let json = serde_json::to_value(&runs[1].1).unwrap();
+        assert_eq!(json["engine"]["name"], "dftl-kv");
+        assert_eq!(json["engine"]["mapping_ram"], "4KiB");
+        assert_eq!(json["device"]["store"], "file:/tmp/x");
+    }
+
+    #[test]
+    fn a_key_value_ssd_has_no_file_system() {
+        let spec = RunSpec::new(
+            EngineSpec::kv(EngineName::Plsc),
+            DeviceSpec { fs: FsKind::Mem, ..DeviceSpec::default() },
+            WorkloadSpec::new(WorkloadKind::Ycsb(::workload::YcsbWorkload::A), 10, 10),
+        );
+        let e = spec.plan().unwrap_err();
+        assert!(e.to_string().starts_with("device.fs: engine plsc is a key-value SSD"), "{e}");
+        assert!(e.in_flags().to_string().starts_with("--fs: "));
+    }
+}

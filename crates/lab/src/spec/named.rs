@@ -1,0 +1,291 @@
+//! Values the user names with text (`femu`, `per-level`, `4KiB`, `20us/200us/1.5ms/25ns`): each
+//! type parses its text in one place ([`Named::parse_name`]) and prints it back
+//! ([`Named::name`]), and every edge uses that pair: clap's value parsers ([`parser`]), experiment
+//! files and Python dicts (serde, through [`serde_name`] and [`serde_name_opt`]) and the JSON a run
+//! specification travels as. A run's JSON therefore speaks the words of its command line.
+
+use std::path::PathBuf;
+
+use flashsim::{GcPolicy, Preset, Timing};
+use serde::{Deserialize, Deserializer, Serializer};
+use storage::AllocPolicy;
+
+/// Why a text names no value: what is wrong and what is accepted, in one line.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct NameError(pub String);
+
+impl From<String> for NameError {
+    fn from(s: String) -> NameError {
+        NameError(s)
+    }
+}
+
+impl From<&str> for NameError {
+    fn from(s: &str) -> NameError {
+        NameError(s.to_string())
+    }
+}
+
+/// A value with a textual name.
+pub trait Named: Sized {
+    /// The value `text` names, or why it names none (what is accepted).
+    fn parse_name(text: &str) -> Result<Self, NameError>;
+    /// The text that names the value (parsing it gives the value back).
+    fn name(&self) -> String;
+}
+
+/// A clap value parser for any named value.
+pub fn parser<T: Named>(text: &str) -> Result<T, NameError> {
+    T::parse_name(text)
+}
+
+/// Serde by name: `#[serde(with = "serde_name")]`. A number where text is expected (a size or a
+/// count written without quotes in TOML) is taken as its text.
+pub mod serde_name {
+    use super::*;
+
+    pub fn serialize<T: Named, S: Serializer>(v: &T, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&v.name())
+    }
+
+    pub fn deserialize<'de, T: Named, D: Deserializer<'de>>(d: D) -> Result<T, D::Error> {
+        let text = Text::deserialize(d)?.0;
+        T::parse_name(&text).map_err(serde::de::Error::custom)
+    }
+}
+
+/// Serde by name for an optional value: `#[serde(default, with = "serde_name_opt")]`.
+pub mod serde_name_opt {
+    use super::*;
+
+    pub fn serialize<T: Named, S: Serializer>(v: &Option<T>, s: S) -> Result<S::Ok, S::Error> {
+        match v {
+            Some(v) => s.serialize_some(&v.name()),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, T: Named, D: Deserializer<'de>>(d: D) -> Result<Option<T>, D::Error> {
+        match Option::<Text>::deserialize(d)? {
+            Some(t) => T::parse_name(&t.0).map(Some).map_err(serde::de::Error::custom),
+            None => Ok(None),
+        }
+    }
+}
+
+/// Text, or a number or a boolean taken as its text.
+struct Text(String);
+
+impl<'de> Deserialize<'de> for Text {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Text, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Any {
+            Text(String),
+            Unsigned(u64),
+            Signed(i64),
+            Float(f64),
+            Bool(bool),
+        }
+        Ok(Text(match Any::deserialize(d)? {
+            Any::Text(t) => t,
+            Any::Unsigned(n) => n.to_string(),
+            Any::Signed(n) => n.to_string(),
+            Any::Float(f) => f.to_string(),
+            Any::Bool(b) => b.to_string(),
+        }))
+    }
+}
+
+/// A byte count: `4096`, `4KiB`, `64MiB`, `16GiB`, `1TiB` (also `K`, `M`, `G`, `T` and `KB`-style
+/// spellings, all binary multiples); never zero.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Bytes(pub u64);
+
+impl Named for Bytes {
+    fn parse_name(text: &str) -> Result<Bytes, NameError> {
+        let t = text.trim();
+        let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+        let (digits, unit) = t.split_at(split);
+        let accepted = "a whole number of bytes with an optional suffix B, KiB, MiB, GiB, TiB";
+        if digits.is_empty() {
+            return Err(format!("'{text}' is not a size; expected {accepted}").into());
+        }
+        let shift = match unit.trim().to_ascii_lowercase().as_str() {
+            "" | "b" => 0,
+            "k" | "kb" | "kib" => 10,
+            "m" | "mb" | "mib" => 20,
+            "g" | "gb" | "gib" => 30,
+            "t" | "tb" | "tib" => 40,
+            _ => return Err(format!("unknown unit '{unit}' in '{text}'; expected {accepted}").into()),
+        };
+        let n: u64 = digits.parse().map_err(|_| NameError(format!("'{text}' is too large")))?;
+        let v = n.checked_mul(1u64 << shift).ok_or_else(|| NameError(format!("'{text}' is too large")))?;
+        if v == 0 {
+            return Err(format!("size must be positive, got '{text}'").into());
+        }
+        Ok(Bytes(v))
+    }
+
+    fn name(&self) -> String {
+        format_size(self.0).replace(' ', "")
+    }
+}
+
+/// A byte count that may be zero (a readahead window of 0 reads block by block).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ByteCount(pub u64);
+
+impl Named for ByteCount {
+    fn parse_name(text: &str) -> Result<ByteCount, NameError> {
+        match text.trim() {
+            "0" => Ok(ByteCount(0)),
+            t => Bytes::parse_name(t).map(|b| ByteCount(b.0)),
+        }
+    }
+
+    fn name(&self) -> String {
+        if self.0 == 0 {
+            "0".into()
+        } else {
+            Bytes(self.0).name()
+        }
+    }
+}
+
+/// A size in the largest binary unit that divides it evenly, for tables (`16 GiB`, `1536 B`).
+pub fn format_size(bytes: u64) -> String {
+    for (shift, unit) in [(40, "TiB"), (30, "GiB"), (20, "MiB"), (10, "KiB")] {
+        if bytes >= 1 << shift && bytes % (1 << shift) == 0 {
+            return format!("{} {unit}", bytes >> shift);
+        }
+    }
+    format!("{bytes} B")
+}
+
+impl Named for Preset {
+    fn parse_name(text: &str) -> Result<Preset, NameError> {
+        Preset::parse(text.trim()).map_err(|e| NameError(reason(&e.to_string())))
+    }
+    fn name(&self) -> String {
+        Preset::name(*self).to_string()
+    }
+}
+
+impl Named for Timing {
+    fn parse_name(text: &str) -> Result<Timing, NameError> {
+        Timing::parse(text).map_err(|e| NameError(reason(&e.to_string())))
+    }
+    fn name(&self) -> String {
+        self.label()
+    }
+}
+
+impl Named for GcPolicy {
+    fn parse_name(text: &str) -> Result<GcPolicy, NameError> {
+        GcPolicy::parse(text.trim()).map_err(|e| NameError(reason(&e.to_string())))
+    }
+    fn name(&self) -> String {
+        match self {
+            GcPolicy::Greedy => "greedy",
+            GcPolicy::CostBenefit => "cost-benefit",
+            GcPolicy::Fifo => "fifo",
+        }
+        .to_string()
+    }
+}
+
+impl Named for AllocPolicy {
+    fn parse_name(text: &str) -> Result<AllocPolicy, NameError> {
+        AllocPolicy::parse(text.trim()).ok_or_else(|| {
+            format!("unknown policy '{}'; accepted: {}", text.trim(), AllocPolicy::NAMES.join(", ")).into()
+        })
+    }
+    fn name(&self) -> String {
+        AllocPolicy::name(*self).to_string()
+    }
+}
+
+/// Types of the engine and workload crates that already parse and print their names.
+macro_rules! named_by_str {
+    ($($t:ty),*) => {$(
+        impl Named for $t {
+            fn parse_name(text: &str) -> Result<$t, NameError> {
+                text.trim().parse::<$t>().map_err(|e| NameError(e.to_string()))
+            }
+            fn name(&self) -> String {
+                self.to_string()
+            }
+        }
+    )*};
+}
+
+named_by_str!(
+    lsm::RemapMode,
+    lsm::CompactionStyle,
+    workload::YcsbWorkload,
+    workload::mixgraph::MixgraphKind,
+    workload::db_bench::DbBenchKind
+);
+
+impl Named for workload::ValueData {
+    fn parse_name(text: &str) -> Result<Self, NameError> {
+        text.trim().parse().map_err(NameError)
+    }
+    fn name(&self) -> String {
+        match self {
+            workload::ValueData::Generated => "generated",
+            workload::ValueData::Zeros => "zeros",
+        }
+        .to_string()
+    }
+}
+
+impl Named for PathBuf {
+    fn parse_name(text: &str) -> Result<PathBuf, NameError> {
+        Ok(PathBuf::from(text))
+    }
+    fn name(&self) -> String {
+        self.display().to_string()
+    }
+}
+
+/// A lower layer's message without its own field prefix (`preset: unknown ...` becomes `unknown
+/// ...`): the edge names the field in the user's terms.
+fn reason(message: &str) -> String {
+    let m = message.strip_prefix("invalid configuration: ").unwrap_or(message);
+    match m.split_once(": ") {
+        Some((field, rest)) if !field.contains(' ') => rest.to_string(),
+        _ => m.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_and_print_back() {
+        for (text, bytes) in [("4096", 4096), ("4KiB", 4096), ("64 MiB", 64 << 20), ("16G", 16 << 30)] {
+            let b = Bytes::parse_name(text).unwrap();
+            assert_eq!(b, Bytes(bytes));
+            assert_eq!(Bytes::parse_name(&b.name()).unwrap(), b);
+        }
+        assert_eq!(format_size(16 << 30), "16 GiB");
+        assert_eq!(format_size(1536), "1536 B");
+        for bad in ["", "-1", "4XB", "0", "99999999999999999999", "GiB"] {
+            assert!(Bytes::parse_name(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn foreign_names_round_trip_without_their_field_prefix() {
+        let t = Timing::parse_name("ssdsim").unwrap();
+        assert_eq!(Timing::parse_name(&t.name()).unwrap(), t);
+        let e = Preset::parse_name("nope").unwrap_err().0;
+        assert!(e.starts_with("unknown preset") && e.contains("femu, plsc, kvftl"), "{e}");
+        assert_eq!(AllocPolicy::parse_name("per-level").unwrap().name(), "per-level");
+        assert_eq!(GcPolicy::parse_name("cost-benefit").unwrap().name(), "cost-benefit");
+    }
+}

@@ -1,0 +1,262 @@
+//! The workload of a run: which generator (a YCSB workload, a Mixgraph workload, or db_bench
+//! benchmarks in order), how many records and operations, value and key sizes, the values' bytes
+//! and the seed. One struct is an experiment file's `[workload]` table and the `workload` object of
+//! a run's JSON; each command builds it from its own flags.
+
+use serde::{Deserialize, Serialize};
+use workload::db_bench::DbBenchKind;
+use workload::mixgraph::MixgraphKind;
+use workload::{SizeClass, SizeProfile, ValueData, ValueSize, Workload, YcsbWorkload};
+
+use super::named::{format_size, serde_name, serde_name_opt, Bytes, NameError, Named};
+use crate::error::{LabError, Result};
+
+/// The generator and its phases: YCSB's load then the workload; Mixgraph's fill then its mix;
+/// db_bench's benchmarks in order (each fill on a fresh database, as db_bench), after a
+/// fillrandom when the first benchmark only reads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WorkloadKind {
+    Ycsb(YcsbWorkload),
+    Mixgraph(MixgraphKind),
+    DbBench(Vec<DbBenchKind>),
+}
+
+impl WorkloadKind {
+    /// One db_bench benchmark.
+    pub fn db_bench(kind: DbBenchKind) -> WorkloadKind {
+        WorkloadKind::DbBench(vec![kind])
+    }
+
+    /// The name results carry: the workload's, or `db_bench` for several benchmarks.
+    pub fn label(&self) -> String {
+        match self {
+            WorkloadKind::Ycsb(w) => w.name().to_string(),
+            WorkloadKind::Mixgraph(k) => k.name().to_string(),
+            WorkloadKind::DbBench(list) if list.len() == 1 => list[0].name().to_string(),
+            WorkloadKind::DbBench(_) => "db_bench".to_string(),
+        }
+    }
+
+    /// Whether the generator draws its own value sizes (Mixgraph's generalized Pareto).
+    pub fn own_value_sizes(&self) -> bool {
+        matches!(self, WorkloadKind::Mixgraph(_))
+    }
+}
+
+impl From<Workload> for WorkloadKind {
+    fn from(w: Workload) -> WorkloadKind {
+        match w {
+            Workload::Ycsb(w) => WorkloadKind::Ycsb(w),
+            Workload::Mixgraph(k) => WorkloadKind::Mixgraph(k),
+            Workload::DbBench(k) => WorkloadKind::db_bench(k),
+        }
+    }
+}
+
+impl Named for WorkloadKind {
+    /// Any workload name, or db_bench benchmarks separated by commas.
+    fn parse_name(text: &str) -> Result<WorkloadKind, NameError> {
+        let items: Vec<&str> = text.split(',').map(str::trim).collect();
+        if items.iter().any(|i| i.is_empty()) {
+            return Err(format!("empty item in '{text}'; accepted: names separated by single commas").into());
+        }
+        if items.len() > 1 {
+            let kinds: Vec<DbBenchKind> =
+                items.iter().map(|i| i.parse::<DbBenchKind>()).collect::<Result<_, _>>().map_err(|e| e.to_string())?;
+            return Ok(WorkloadKind::DbBench(kinds));
+        }
+        Ok(items[0].parse::<Workload>().map_err(|e| e.to_string())?.into())
+    }
+    fn name(&self) -> String {
+        match self {
+            WorkloadKind::Ycsb(w) => w.name().to_string(),
+            WorkloadKind::Mixgraph(k) => k.name().to_string(),
+            WorkloadKind::DbBench(list) => list.iter().map(|k| k.name()).collect::<Vec<_>>().join(","),
+        }
+    }
+}
+
+/// Value sizes: bytes (fixed, or uniform over an inclusive range), or a class relative to the
+/// device's flash page `P` (seeds 002 and 004; our definition, see `workload::value_size`):
+/// `small` ([1, P]), `uniform` ([1, 2P], seed 002's reading), `uniform-kvftl` ([1, 1 MiB], seed
+/// 004's), `large` ([P + 1, 3P]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ValueSizeSpec {
+    Bytes(ValueSize),
+    Class(SizeClass, SizeProfile),
+}
+
+impl Default for ValueSizeSpec {
+    fn default() -> Self {
+        ValueSizeSpec::Bytes(ValueSize::Fixed(1024))
+    }
+}
+
+/// The largest value the engine accepts (`lsm::Options::max_value_size`'s default).
+pub fn max_value_size() -> u64 {
+    lsm::Options::default().max_value_size as u64
+}
+
+impl Named for ValueSizeSpec {
+    fn parse_name(text: &str) -> Result<ValueSizeSpec, NameError> {
+        let class = |c, p| Ok(ValueSizeSpec::Class(c, p));
+        match text.trim() {
+            "small" => return class(SizeClass::Small, SizeProfile::Plsc),
+            "uniform" => return class(SizeClass::Uniform, SizeProfile::Plsc),
+            "uniform-kvftl" => return class(SizeClass::Uniform, SizeProfile::Kvftl),
+            "large" => return class(SizeClass::Large, SizeProfile::Plsc),
+            _ => {}
+        }
+        let max = max_value_size();
+        let one = |t: &str| -> Result<u32, NameError> {
+            let v = Bytes::parse_name(t)?.0;
+            if v > max {
+                let max = format_size(max);
+                return Err(format!(
+                    "{} exceeds the engine's largest value ({max}); accepted: 1 B to {max}",
+                    format_size(v)
+                )
+                .into());
+            }
+            Ok(v as u32)
+        };
+        Ok(ValueSizeSpec::Bytes(match text.trim().split_once('-') {
+            None => ValueSize::Fixed(one(text)?),
+            Some(("", _)) => return Err(format!("'{text}' is negative; accepted: 1 B to 64 MiB, or MIN-MAX").into()),
+            Some((a, b)) => ValueSize::uniform(one(a)?, one(b)?).map_err(|e| e.to_string())?,
+        }))
+    }
+    fn name(&self) -> String {
+        match self {
+            ValueSizeSpec::Bytes(v) => v.to_string(),
+            ValueSizeSpec::Class(SizeClass::Uniform, SizeProfile::Kvftl) => "uniform-kvftl".into(),
+            ValueSizeSpec::Class(c, _) => c.name().into(),
+        }
+    }
+}
+
+impl ValueSizeSpec {
+    /// The sizes on a device with `page_size`-byte pages.
+    pub fn resolve(self, page_size: u32) -> Result<ValueSize> {
+        match self {
+            ValueSizeSpec::Bytes(v) => Ok(v),
+            ValueSizeSpec::Class(c, p) => {
+                ValueSize::class(c, page_size, p).map_err(|e| LabError::invalid("workload.value_size", e.to_string()))
+            }
+        }
+    }
+}
+
+/// The seed of a workload unless given.
+pub const DEFAULT_SEED: u64 = 42;
+
+/// A run's workload (`[workload]`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkloadSpec {
+    /// Any db_bench, YCSB or Mixgraph name, or db_bench benchmarks separated by commas.
+    #[serde(with = "serde_name")]
+    pub name: WorkloadKind,
+    /// Records (the key space; what a fill writes), or `data`: the user bytes to write, records =
+    /// data / (key size, 16 when absent, + mean value size).
+    #[serde(default)]
+    pub records: Option<u64>,
+    #[serde(default, with = "serde_name_opt")]
+    pub data: Option<Bytes>,
+    /// Operations of the measured phase (0: the load or fill only).
+    #[serde(default)]
+    pub operations: u64,
+    #[serde(default, with = "serde_name")]
+    pub value_size: ValueSizeSpec,
+    /// Key size in bytes; the workload's own when absent (YCSB "user" + number, about 23 B;
+    /// db_bench 16; Mixgraph 48).
+    #[serde(default)]
+    pub key_size: Option<usize>,
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// The values' bytes: the workload's own (`generated`) or `zeros` (see `workload::ValueData`).
+    #[serde(default, with = "serde_name")]
+    pub values: ValueData,
+}
+
+fn default_seed() -> u64 {
+    DEFAULT_SEED
+}
+
+impl WorkloadSpec {
+    /// `name` over `records` records and `operations` operations, with the defaults for the rest.
+    pub fn new(name: WorkloadKind, records: u64, operations: u64) -> WorkloadSpec {
+        WorkloadSpec {
+            name,
+            records: Some(records),
+            data: None,
+            operations,
+            value_size: ValueSizeSpec::default(),
+            key_size: None,
+            seed: DEFAULT_SEED,
+            values: ValueData::Generated,
+        }
+    }
+
+    /// The same with fixed value sizes.
+    pub fn with_values(mut self, value_size: ValueSize, values: ValueData) -> WorkloadSpec {
+        self.value_size = ValueSizeSpec::Bytes(value_size);
+        self.values = values;
+        self
+    }
+
+    /// The record count, from `records` or from `data` (`value_size` the resolved sizes).
+    pub fn record_count(&self, value_size: ValueSize) -> Result<u64> {
+        match (self.records, self.data) {
+            (Some(r), None) if r > 0 => Ok(r),
+            (None, Some(d)) => {
+                let key = self.key_size.unwrap_or(16) as u64;
+                Ok((d.0 / (key + value_size.mean() as u64).max(1)).max(1))
+            }
+            (Some(_), None) => Err(LabError::invalid("workload.records", "must be at least 1")),
+            (Some(_), Some(_)) => Err(LabError::invalid("workload", "give records or data, not both")),
+            (None, None) => Err(LabError::invalid("workload", "records or data is required")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn value_size(text: &str, page: u32) -> Result<ValueSize, NameError> {
+        let spec = ValueSizeSpec::parse_name(text)?;
+        spec.resolve(page).map_err(|e| NameError(e.to_string()))
+    }
+
+    #[test]
+    fn value_sizes_take_units_and_stay_within_the_engine() {
+        assert_eq!(value_size("4KiB", 4096).unwrap(), ValueSize::Fixed(4096));
+        assert_eq!(value_size("100-1KiB", 4096).unwrap(), ValueSize::uniform(100, 1024).unwrap());
+        assert!(value_size("0", 4096).unwrap_err().0.contains("positive"));
+        assert!(value_size("1GiB", 4096).unwrap_err().0.contains("exceeds the engine's largest value (64 MiB)"));
+        assert!(value_size("10GiB", 4096).unwrap_err().0.contains("exceeds"));
+        assert!(value_size("-5", 4096).unwrap_err().0.contains("negative"));
+        assert!(value_size("2KiB-1KiB", 4096).is_err());
+        assert_eq!(value_size("64MiB", 4096).unwrap(), ValueSize::Fixed(64 << 20));
+        let p = 16 << 10;
+        assert_eq!(value_size("small", p).unwrap(), ValueSize::uniform(1, p).unwrap());
+        assert_eq!(value_size("uniform", p).unwrap(), ValueSize::uniform(1, 2 * p).unwrap());
+        assert_eq!(value_size("uniform-kvftl", p).unwrap(), ValueSize::uniform(1, 1 << 20).unwrap());
+        assert_eq!(value_size("large", p).unwrap(), ValueSize::uniform(p + 1, 3 * p).unwrap());
+        for text in ["small", "uniform", "uniform-kvftl", "large", "100-1024", "4096"] {
+            let spec = ValueSizeSpec::parse_name(text).unwrap();
+            assert_eq!(ValueSizeSpec::parse_name(&spec.name()).unwrap(), spec, "{text}");
+        }
+    }
+
+    #[test]
+    fn benchmark_lists_refuse_empty_items() {
+        let list = WorkloadKind::parse_name("fillseq, readrandom").unwrap();
+        assert_eq!(list, WorkloadKind::DbBench(vec![DbBenchKind::FillSeq, DbBenchKind::ReadRandom]));
+        assert_eq!(list.name(), "fillseq,readrandom");
+        assert!(WorkloadKind::parse_name("fillseq,,readrandom").unwrap_err().0.contains("empty item"));
+        assert!(WorkloadKind::parse_name("").is_err());
+        assert_eq!(WorkloadKind::parse_name("a").unwrap(), WorkloadKind::Ycsb(YcsbWorkload::A));
+    }
+}
