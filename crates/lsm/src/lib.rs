@@ -19,5 +19,5 @@ pub mod wal;
 
 pub use batch::WriteBatch;
 pub use db::{destroy, Db, DbIterator, DbStats, LevelStats, RecoveryReport, ScanIter, Snapshot, WalRecoveryMode};
-pub use error::{Error, Result};
+pub use error::{Accepted, CloneProblem, Error, Result};
 pub use options::{CompactionStyle, Options, ReadOptions, RemapMode, WriteOptions};

@@ -3,7 +3,7 @@
 pub use crate::compaction::remapcom::RemapMode;
 pub use crate::compaction::strategy::CompactionStyle;
 pub use crate::db::WalRecoveryMode;
-use crate::error::{Error, Result};
+use crate::error::{Accepted, Error, Result};
 use crate::key::SequenceNumber;
 
 /// How a database is opened and tuned.
@@ -96,54 +96,60 @@ impl Default for Options {
 }
 
 impl Options {
-    /// Checks that the options make sense together; the error names the field.
+    /// Checks that the options make sense together: the first option that does not is an
+    /// [`Error::InvalidOption`] naming it, its value and what is accepted.
     pub fn validate(&self) -> Result<()> {
-        let bad = |field: &str, why: String| Err(Error::InvalidArgument(format!("{field}: {why}")));
-        if self.num_levels < 2 {
-            return bad("num_levels", format!("{} is fewer than 2", self.num_levels));
-        }
-        if self.write_buffer_size < 4 << 10 {
-            return bad("write_buffer_size", format!("{} is below 4 KiB", self.write_buffer_size));
-        }
-        if self.block_size < 64 {
-            return bad("block_size", format!("{} is below 64 bytes", self.block_size));
-        }
-        if self.block_restart_interval == 0 {
-            return bad("block_restart_interval", "must be at least 1".into());
-        }
-        if self.max_file_size < 4 << 10 {
-            return bad("max_file_size", format!("{} is below 4 KiB", self.max_file_size));
-        }
-        if self.l0_compaction_trigger == 0
-            || self.l0_slowdown_writes_trigger < self.l0_compaction_trigger
-            || self.l0_stop_writes_trigger < self.l0_slowdown_writes_trigger
-        {
-            return bad(
-                "l0 triggers",
-                format!(
-                    "need 0 < compaction ({}) <= slowdown ({}) <= stop ({})",
-                    self.l0_compaction_trigger, self.l0_slowdown_writes_trigger, self.l0_stop_writes_trigger
-                ),
-            );
-        }
-        if self.level_size_multiplier < 2 {
-            return bad("level_size_multiplier", format!("{} is below 2", self.level_size_multiplier));
-        }
+        let at_least = |option: &'static str, value: u64, min: u64| -> Result<()> {
+            if value < min {
+                return Err(Error::InvalidOption {
+                    option,
+                    value: value.to_string(),
+                    accepted: Accepted::AtLeast(min),
+                });
+            }
+            Ok(())
+        };
+        at_least("num_levels", self.num_levels as u64, 2)?;
+        at_least("write_buffer_size", self.write_buffer_size as u64, 4 << 10)?;
+        at_least("block_size", self.block_size as u64, 64)?;
+        at_least("block_restart_interval", self.block_restart_interval as u64, 1)?;
+        at_least("max_file_size", self.max_file_size, 4 << 10)?;
+        // The L0 triggers act in this order as L0 fills: compact, then slow writes, then stop them.
+        at_least("l0_compaction_trigger", self.l0_compaction_trigger as u64, 1)?;
+        let after = |option: &'static str, value: usize, before: &'static str, min: usize| -> Result<()> {
+            if value < min {
+                let accepted = Accepted::AtLeastOption { option: before, value: min as u64 };
+                return Err(Error::InvalidOption { option, value: value.to_string(), accepted });
+            }
+            Ok(())
+        };
+        after(
+            "l0_slowdown_writes_trigger",
+            self.l0_slowdown_writes_trigger,
+            "l0_compaction_trigger",
+            self.l0_compaction_trigger,
+        )?;
+        after(
+            "l0_stop_writes_trigger",
+            self.l0_stop_writes_trigger,
+            "l0_slowdown_writes_trigger",
+            self.l0_slowdown_writes_trigger,
+        )?;
+        at_least("level_size_multiplier", self.level_size_multiplier, 2)?;
+        let remap_only_off = |option: &'static str, is: &'static str| Error::InvalidOption {
+            option: "remap",
+            value: self.remap.to_string(),
+            accepted: Accepted::OnlyWhile { value: RemapMode::Off.name(), option, is },
+        };
+        // UDBs are cloned page by page, so every data block must start on a page.
         if self.remap != RemapMode::Off && !self.align_blocks {
-            return bad("remap", format!("mode '{}' needs align_blocks (UDBs are cloned page by page)", self.remap));
+            return Err(remap_only_off("align_blocks", "false"));
         }
+        // Gear writes one merge into several levels, which RemapCom does not support.
         if self.remap != RemapMode::Off && self.compaction == CompactionStyle::Gear {
-            return bad(
-                "remap",
-                format!(
-                    "mode '{}' needs leveled or ll compaction (gear writes one merge into several levels)",
-                    self.remap
-                ),
-            );
+            return Err(remap_only_off("compaction", self.compaction.name()));
         }
-        if self.max_open_files < 1 {
-            return bad("max_open_files", "must be at least 1".into());
-        }
+        at_least("max_open_files", self.max_open_files as u64, 1)?;
         Ok(())
     }
 }
@@ -166,4 +172,90 @@ pub struct ReadOptions {
     pub snapshot: Option<SequenceNumber>,
     /// Bytes a table iterator reads ahead of the block it needs (0: block by block).
     pub readahead: usize,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The error `validate` gives for the default options changed by `change`.
+    fn refused(change: impl FnOnce(&mut Options)) -> Error {
+        let mut o = Options::default();
+        change(&mut o);
+        o.validate().unwrap_err()
+    }
+
+    /// Asserts `e` is an `InvalidOption` for `option` with `value` and `accepted`.
+    fn assert_invalid(e: Error, option: &str, value: &str, accepted: Accepted) {
+        match e {
+            Error::InvalidOption { option: o, value: v, accepted: a } => {
+                assert_eq!((o, v.as_str(), a), (option, value, accepted));
+            }
+            other => panic!("{option}: expected InvalidOption, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn defaults_are_valid() {
+        Options::default().validate().unwrap();
+    }
+
+    #[test]
+    fn each_bound_names_its_option_value_and_minimum() {
+        assert_invalid(refused(|o| o.num_levels = 1), "num_levels", "1", Accepted::AtLeast(2));
+        assert_invalid(refused(|o| o.write_buffer_size = 4095), "write_buffer_size", "4095", Accepted::AtLeast(4096));
+        assert_invalid(refused(|o| o.block_size = 63), "block_size", "63", Accepted::AtLeast(64));
+        assert_invalid(refused(|o| o.block_restart_interval = 0), "block_restart_interval", "0", Accepted::AtLeast(1));
+        assert_invalid(refused(|o| o.max_file_size = 4095), "max_file_size", "4095", Accepted::AtLeast(4096));
+        assert_invalid(refused(|o| o.l0_compaction_trigger = 0), "l0_compaction_trigger", "0", Accepted::AtLeast(1));
+        assert_invalid(refused(|o| o.level_size_multiplier = 1), "level_size_multiplier", "1", Accepted::AtLeast(2));
+        assert_invalid(refused(|o| o.max_open_files = 0), "max_open_files", "0", Accepted::AtLeast(1));
+    }
+
+    #[test]
+    fn l0_triggers_must_ascend() {
+        let slowdown = Accepted::AtLeastOption { option: "l0_compaction_trigger", value: 4 };
+        assert_invalid(refused(|o| o.l0_slowdown_writes_trigger = 3), "l0_slowdown_writes_trigger", "3", slowdown);
+        let stop = Accepted::AtLeastOption { option: "l0_slowdown_writes_trigger", value: 8 };
+        assert_invalid(refused(|o| o.l0_stop_writes_trigger = 7), "l0_stop_writes_trigger", "7", stop);
+        // Equal triggers are accepted.
+        let o = Options { l0_slowdown_writes_trigger: 4, l0_stop_writes_trigger: 4, ..Options::default() };
+        o.validate().unwrap();
+    }
+
+    #[test]
+    fn remap_needs_align_blocks_and_a_single_level_strategy() {
+        let unaligned = Accepted::OnlyWhile { value: "off", option: "align_blocks", is: "false" };
+        assert_invalid(refused(|o| o.remap = RemapMode::Base), "remap", "base", unaligned);
+        let gear = Accepted::OnlyWhile { value: "off", option: "compaction", is: "gear" };
+        let e = refused(|o| (o.remap, o.align_blocks, o.compaction) = (RemapMode::Full, true, CompactionStyle::Gear));
+        assert_invalid(e, "remap", "full", gear);
+        for compaction in [CompactionStyle::Leveled, CompactionStyle::LifetimeLeveling] {
+            let o = Options { remap: RemapMode::Full, align_blocks: true, compaction, ..Options::default() };
+            o.validate().unwrap();
+        }
+    }
+
+    #[test]
+    fn unknown_names_list_the_accepted_ones() {
+        let check = |e: Error, option: &str, name: &str, accepted: &[&str]| match e {
+            Error::UnknownName { option: o, name: n, accepted: a } => {
+                assert_eq!((o, n.as_str(), a), (option, name, accepted))
+            }
+            other => panic!("{option}: expected UnknownName, got {other:?}"),
+        };
+        check("fast".parse::<RemapMode>().unwrap_err(), "remap", "fast", &RemapMode::NAMES);
+        check("tiered".parse::<CompactionStyle>().unwrap_err(), "compaction", "tiered", &CompactionStyle::NAMES);
+        check("strict".parse::<WalRecoveryMode>().unwrap_err(), "wal_recovery_mode", "strict", &WalRecoveryMode::NAMES);
+    }
+
+    #[test]
+    fn messages_are_one_line_naming_option_value_and_accepted() {
+        let e = refused(|o| o.l0_stop_writes_trigger = 7).to_string();
+        assert_eq!(e, "l0_stop_writes_trigger: 7 is invalid; accepted: at least l0_slowdown_writes_trigger (8)");
+        let e = refused(|o| o.remap = RemapMode::Base).to_string();
+        assert_eq!(e, "remap: base is invalid; accepted: only off while align_blocks is false");
+        let e = "fast".parse::<RemapMode>().unwrap_err().to_string();
+        assert_eq!(e, "remap: unknown name 'fast'; accepted: off, base, full");
+    }
 }

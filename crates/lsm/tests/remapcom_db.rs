@@ -9,7 +9,7 @@ use std::ops::Bound;
 use std::sync::Arc;
 
 use flashsim::SimClock;
-use lsm::{Db, DbStats, Error, Options, ReadOptions, RemapMode, WriteOptions};
+use lsm::{Accepted, Db, DbStats, Error, Options, ReadOptions, RemapMode, WriteOptions};
 use rand::{Rng, SeedableRng};
 use storage::{Env, Fs, MemFs, SimFs, SimFsOptions};
 
@@ -159,12 +159,15 @@ fn modes_survive_a_power_cut_on_simfs() {
 fn remap_needs_aligned_blocks() {
     for mode in [RemapMode::Base, RemapMode::Full] {
         let o = Options { align_blocks: false, ..options(mode) };
+        let accepted = Accepted::OnlyWhile { value: "off", option: "align_blocks", is: "false" };
         match o.validate() {
-            Err(Error::InvalidArgument(m)) => assert!(m.starts_with("remap"), "{m}"),
+            Err(Error::InvalidOption { option: "remap", value, accepted: a }) => {
+                assert_eq!((value, a), (mode.to_string(), accepted));
+            }
             other => panic!("{mode} without align_blocks: {other:?}"),
         }
         let r = Db::open(Env::new(Arc::new(MemFs::new())), "db", o);
-        assert!(matches!(r, Err(Error::InvalidArgument(_))));
+        assert!(matches!(r, Err(Error::InvalidOption { option: "remap", .. })));
     }
     let off = Options { align_blocks: false, ..options(RemapMode::Off) };
     off.validate().unwrap();

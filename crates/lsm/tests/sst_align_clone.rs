@@ -4,9 +4,11 @@
 
 mod sst_common;
 
+use lsm::iter::InternalIterator;
 use lsm::key::user_key;
-use lsm::sst::{BlockHandle, TableBuilder};
-use lsm::{Error, Options, ReadOptions};
+use lsm::sst::block_builder::BlockBuilder;
+use lsm::sst::{Block, BlockHandle, TableBuilder};
+use lsm::{CloneProblem, Error, Options, ReadOptions};
 use sst_common::*;
 use storage::{Fs, MemFs};
 
@@ -236,16 +238,28 @@ fn clone_misuse_is_refused_without_writing() {
     let block = a.data_block(3, &ro).unwrap();
 
     let mut plain = TableBuilder::new(&Options::default(), fs.create("p.sst").unwrap(), 4096);
-    assert!(matches!(plain.add_cloned_block("a.sst", h, &block), Err(Error::InvalidArgument(_))));
+    let refused = |r: lsm::Result<_>| match r {
+        Err(Error::BadClonedBlock { file, offset, problem }) => (file, offset, problem),
+        other => panic!("expected BadClonedBlock, got {other:?}"),
+    };
+    let (file, offset, problem) = refused(plain.add_cloned_block("a.sst", h, &block));
+    assert_eq!((file.as_str(), offset, problem), ("a.sst", h.offset, CloneProblem::TableNotAligned));
 
     let mut b = TableBuilder::new(&aligned(), fs.create("b.sst").unwrap(), 4096);
     b.add(&ikey("k999999", 1), b"late").unwrap();
     let before = fs.stats();
-    assert!(matches!(b.add_cloned_block("a.sst", h, &block), Err(Error::InvalidArgument(_))), "out of order");
+    match b.add_cloned_block("a.sst", h, &block) {
+        Err(Error::KeysOutOfOrder { key, previous }) => {
+            assert_eq!(key, first_key(&block));
+            assert_eq!(previous, ikey("k999999", 1));
+        }
+        other => panic!("out of order: expected KeysOutOfOrder, got {other:?}"),
+    }
     let moved = BlockHandle::new(h.offset + 1, h.size);
-    assert!(matches!(b.add_cloned_block("a.sst", moved, &block), Err(Error::InvalidArgument(_))), "misaligned");
-    let wrong = a.data_block(4, &ro).unwrap();
-    assert!(matches!(b.add_cloned_block("a.sst", h, &wrong), Err(Error::InvalidArgument(_))), "size mismatch");
+    assert_eq!(refused(b.add_cloned_block("a.sst", moved, &block)).2, CloneProblem::Misaligned { unit: 4096 });
+    let short = BlockHandle::new(h.offset, h.size - 1);
+    let mismatch = CloneProblem::SizeMismatch { handle_size: h.size - 1, block_size: h.size };
+    assert_eq!(refused(b.add_cloned_block("a.sst", short, &block)).2, mismatch);
     assert_eq!(fs.stats(), before);
     assert_eq!(b.pending_block_entries(), 1);
     // A key that fits the open page goes in it; the builder still works after refusals.
@@ -256,4 +270,57 @@ fn clone_misuse_is_refused_without_writing() {
     assert!(b.current_block_is_empty());
     assert_eq!(b.file_size(), 4096);
     b.finish().unwrap();
+}
+
+/// The first key of `block`.
+fn first_key(block: &Block) -> Vec<u8> {
+    let mut it = block.iter();
+    it.seek_to_first();
+    it.key().to_vec()
+}
+
+#[test]
+fn an_empty_block_is_not_cloned() {
+    let fs = MemFs::new();
+    let mut empty = BlockBuilder::new(16);
+    let block = Block::new(empty.finish().to_vec(), "a.sst", 0).unwrap();
+    let mut b = TableBuilder::new(&aligned(), fs.create("b.sst").unwrap(), 4096);
+    let r = b.add_cloned_block("a.sst", BlockHandle::new(0, block.size() as u64), &block);
+    assert!(matches!(r, Err(Error::BadClonedBlock { problem: CloneProblem::Empty, .. })), "{r:?}");
+}
+
+#[test]
+fn a_block_ending_past_the_largest_offset_is_not_cloned() {
+    let fs = MemFs::new();
+    build_a(&fs);
+    let a = open(&fs, "a.sst", 1, &aligned(), None).unwrap();
+    let block = a.data_block(0, &ReadOptions::default()).unwrap();
+    let size = block.size() as u64;
+    // The last offset aligned to a 512-byte unit: the block (and its trailer) would end past u64::MAX.
+    let far = BlockHandle::new(u64::MAX - u64::MAX % 512, size);
+    assert!(size > 512);
+    let mut b = TableBuilder::new(&aligned(), fs.create("b.sst").unwrap(), 512);
+    let r = b.add_cloned_block("a.sst", far, &block);
+    assert!(
+        matches!(r, Err(Error::BadClonedBlock { problem: CloneProblem::TooLarge { size: s }, .. }) if s == size),
+        "{r:?}"
+    );
+}
+
+#[test]
+fn a_table_that_does_not_start_on_a_page_takes_no_cloned_block() {
+    let fs = MemFs::new();
+    build_a(&fs);
+    let a = open(&fs, "a.sst", 1, &aligned(), None).unwrap();
+    let h = a.data_block_handles()[0];
+    let block = a.data_block(0, &ReadOptions::default()).unwrap();
+    let mut file = fs.create("u.sst").unwrap();
+    file.append(&[0u8; 10]).unwrap();
+    let mut b = TableBuilder::new(&aligned(), file, 4096);
+    match b.add_cloned_block("a.sst", h, &block) {
+        Err(Error::BadClonedBlock { problem: CloneProblem::UnalignedTable { table, at, unit }, .. }) => {
+            assert_eq!((table.as_str(), at, unit), ("u.sst", 10, 4096));
+        }
+        other => panic!("expected UnalignedTable, got {other:?}"),
+    }
 }

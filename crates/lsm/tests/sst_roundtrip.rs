@@ -7,7 +7,7 @@ use std::sync::Arc;
 use lsm::cache::BlockCache;
 use lsm::iter::InternalIterator;
 use lsm::key::{internal_key, user_key, ValueKind};
-use lsm::{Options, ReadOptions};
+use lsm::{Error, Options, ReadOptions};
 use proptest::prelude::*;
 use sst_common::*;
 use storage::MemFs;
@@ -116,17 +116,68 @@ fn empty_table_reads_as_empty() {
 }
 
 #[test]
-fn out_of_order_and_misuse_are_invalid_arguments() {
+fn out_of_order_keys_and_short_keys_are_refused() {
     let fs = MemFs::new();
     let mut b = lsm::sst::TableBuilder::new(&Options::default(), storage::Fs::create(&fs, "o.sst").unwrap(), 4096);
     b.add(&ikey("b", 5), b"1").unwrap();
-    for bad in [ikey("a", 9), ikey("b", 5), ikey("b", 6), b"short".to_vec()] {
-        assert!(matches!(b.add(&bad, b"x"), Err(lsm::Error::InvalidArgument(_))));
+    // Before, equal to, and (same user key, newer sequence) before the last key.
+    for bad in [ikey("a", 9), ikey("b", 5), ikey("b", 6)] {
+        match b.add(&bad, b"x") {
+            Err(Error::KeysOutOfOrder { key, previous }) => assert_eq!((key, previous), (bad, ikey("b", 5))),
+            other => panic!("expected KeysOutOfOrder, got {other:?}"),
+        }
     }
+    assert!(matches!(b.add(b"short", b"x"), Err(Error::NotInternalKey { len: 5 })));
     b.add(&ikey("b", 4), b"2").unwrap();
     assert_eq!(b.num_entries(), 2);
+}
+
+#[test]
+fn a_finished_or_abandoned_builder_refuses_more() {
+    let fs = MemFs::new();
+    let mut b = lsm::sst::TableBuilder::new(&Options::default(), storage::Fs::create(&fs, "f.sst").unwrap(), 4096);
+    b.add(&ikey("b", 5), b"1").unwrap();
     b.finish().unwrap();
-    assert!(matches!(b.add(&ikey("c", 1), b"x"), Err(lsm::Error::InvalidArgument(_))));
+    assert!(matches!(b.add(&ikey("c", 1), b"x"), Err(Error::TableBuilderClosed)));
+    assert!(matches!(b.finish(), Err(Error::TableBuilderClosed)));
+    let mut a = lsm::sst::TableBuilder::new(&Options::default(), storage::Fs::create(&fs, "a.sst").unwrap(), 4096);
+    a.abandon();
+    assert!(matches!(a.add(&ikey("c", 1), b"x"), Err(Error::TableBuilderClosed)));
+}
+
+#[test]
+fn an_entry_a_block_cannot_address_is_refused() {
+    let fs = MemFs::new();
+    let mut b = lsm::sst::TableBuilder::new(&Options::default(), storage::Fs::create(&fs, "big.sst").unwrap(), 4096);
+    let limit = (u32::MAX / 2) as usize;
+    // Zeroed pages are mapped lazily: the value is never touched, so it costs no memory.
+    let value = vec![0u8; limit - 8];
+    let key = ikey("k", 1);
+    match b.add(&key, &value) {
+        Err(Error::EntryTooLarge { key_len, value_len, limit: l }) => {
+            assert_eq!((key_len, value_len, l), (key.len(), limit - 8, limit));
+        }
+        other => panic!("expected EntryTooLarge, got {other:?}"),
+    }
+    assert_eq!(b.num_entries(), 0);
+}
+
+#[test]
+fn a_block_index_past_the_last_is_refused() {
+    let fs = MemFs::new();
+    let opts = Options { block_size: 256, ..Options::default() };
+    let model: Entries = (0..200).map(|i| (ikey(&format!("k{i:04}"), 1), vec![7u8; 50])).collect();
+    build(&fs, "n.sst", &opts, &model);
+    let table = open(&fs, "n.sst", 1, &opts, None).unwrap();
+    let blocks = table.data_block_handles().len();
+    let ro = ReadOptions::default();
+    table.data_block(blocks - 1, &ro).unwrap();
+    match table.data_block(blocks, &ro) {
+        Err(Error::NoSuchBlock { file, block, blocks: n }) => {
+            assert_eq!((file.as_str(), block, n), ("n.sst", blocks, blocks))
+        }
+        other => panic!("expected NoSuchBlock, got {other:?}"),
+    }
 }
 
 #[test]

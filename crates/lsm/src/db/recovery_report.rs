@@ -86,11 +86,10 @@ impl FromStr for WalRecoveryMode {
             WalRecoveryMode::PointInTime,
             WalRecoveryMode::SkipAnyCorruptedRecords,
         ];
-        modes.into_iter().find(|m| m.name() == s).ok_or_else(|| {
-            Error::InvalidArgument(format!(
-                "wal_recovery_mode: unknown mode '{s}'; accepted: {}",
-                WalRecoveryMode::NAMES.join(", ")
-            ))
+        modes.into_iter().find(|m| m.name() == s).ok_or_else(|| Error::UnknownName {
+            option: "wal_recovery_mode",
+            name: s.to_string(),
+            accepted: &WalRecoveryMode::NAMES,
         })
     }
 }

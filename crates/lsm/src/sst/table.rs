@@ -183,11 +183,11 @@ impl Table {
     /// [`Table::data_block`], reading through `file` (the table's file or a wrapper of it) where
     /// a block is not mapped or cached.
     pub fn data_block_via(&self, i: usize, read_opts: &ReadOptions, file: &dyn RandomAccessFile) -> Result<Block> {
-        let handle = self
-            .index
-            .get(i)
-            .map(|e| e.handle)
-            .ok_or_else(|| Error::InvalidArgument(format!("no data block {i} in {}", self.path)))?;
+        let handle = self.index.get(i).map(|e| e.handle).ok_or_else(|| Error::NoSuchBlock {
+            file: self.path.to_string(),
+            block: i,
+            blocks: self.index.len(),
+        })?;
         if let Some(verified) = &self.mapped_verified {
             // Reading a mapped block copies nothing, so caching it would only evict others (LevelDB
             // does not cache them either); each block's CRC is checked the first time it is read.

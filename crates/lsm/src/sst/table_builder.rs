@@ -25,7 +25,8 @@
 //! key and no read of the source is needed.
 //!
 //! Contract: keys ascend strictly in [`compare_internal`] order across `add` and cloned blocks
-//! (`InvalidArgument` otherwise, and nothing is written). After a write error every later call returns that
+//! ([`Error::KeysOutOfOrder`] otherwise, and nothing is written); a block that cannot be cloned is an
+//! [`Error::BadClonedBlock`] saying why ([`CloneProblem`]). After a write error every later call returns that
 //! error. `finish` does not sync: the caller syncs the file ([`TableBuilder::file_mut`] or
 //! [`TableBuilder::into_file`]).
 
@@ -38,7 +39,7 @@ use super::block_builder::BlockBuilder;
 use super::filter::{BloomPolicy, FilterBlockBuilder, FILTER_META_KEY};
 use super::format::{append_trailer, round_up, BlockHandle, Footer, BLOCK_TRAILER_SIZE};
 use crate::coding::put_fixed64;
-use crate::error::{Error, Result};
+use crate::error::{CloneProblem, Error, Result};
 use crate::iter::InternalIterator;
 use crate::key::{
     compare_internal, pack_tag, short_successor, shortest_separator, user_key, KIND_FOR_SEEK, MAX_SEQUENCE,
@@ -142,14 +143,10 @@ impl TableBuilder {
     pub fn add(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
         self.check_open()?;
         if key.len() < 8 {
-            return Err(Error::InvalidArgument(format!("table key of {} bytes is not an internal key", key.len())));
+            return Err(Error::NotInternalKey { len: key.len() });
         }
         if key.len().saturating_add(value.len()) > MAX_ENTRY_BYTES {
-            return Err(Error::InvalidArgument(format!(
-                "table entry of {} + {} bytes is too large",
-                key.len(),
-                value.len()
-            )));
+            return Err(Error::EntryTooLarge { key_len: key.len(), value_len: value.len(), limit: MAX_ENTRY_BYTES });
         }
         self.check_order(key)?;
         if self.opts.align_blocks && !self.data_block.is_empty() && !self.fits_aligned(key, value.len()) {
@@ -174,38 +171,37 @@ impl TableBuilder {
     /// keys must come after every key added so far.
     pub fn add_cloned_block(&mut self, src_path: &str, handle: BlockHandle, block: &Block) -> Result<CloneOutcome> {
         self.check_open()?;
+        let refuse = |problem: CloneProblem| Error::BadClonedBlock {
+            file: src_path.to_string(),
+            offset: handle.offset,
+            problem,
+        };
         if !self.opts.align_blocks {
-            return Err(Error::InvalidArgument("add_cloned_block needs align_blocks".into()));
+            return Err(refuse(CloneProblem::TableNotAligned));
         }
-        if handle.offset % self.fs_block != 0 || block.size() as u64 != handle.size {
-            return Err(Error::InvalidArgument(format!(
-                "cloned block (offset {}, size {}) of {src_path} is misaligned (unit {}) or does not match \
-                 its contents ({} bytes)",
-                handle.offset,
-                handle.size,
-                self.fs_block,
-                block.size()
-            )));
+        if handle.offset % self.fs_block != 0 {
+            return Err(refuse(CloneProblem::Misaligned { unit: self.fs_block }));
+        }
+        if block.size() as u64 != handle.size {
+            return Err(refuse(CloneProblem::SizeMismatch {
+                handle_size: handle.size,
+                block_size: block.size() as u64,
+            }));
         }
         let keys = block_keys(block)?;
         let (Some(first), Some(last)) = (keys.first(), keys.last()) else {
-            return Err(Error::InvalidArgument(format!(
-                "cloned block at offset {} of {src_path} is empty",
-                handle.offset
-            )));
+            return Err(refuse(CloneProblem::Empty));
         };
         self.check_order(first)?;
         let len = handle
             .end_with_trailer()
             .and_then(|end| round_up(end - handle.offset, self.fs_block))
-            .ok_or_else(|| Error::InvalidArgument("cloned block size overflows".into()))?;
+            .ok_or_else(|| refuse(CloneProblem::TooLarge { size: handle.size }))?;
         self.flush_data_block()?;
+        // Flushed blocks are padded to the unit, so only a file that did not start on one gets here.
         if self.offset % self.fs_block != 0 {
-            return Err(Error::InvalidArgument(format!(
-                "table {} is not at an aligned offset ({}) for a cloned block",
-                self.file.path(),
-                self.offset
-            )));
+            let (table, at, unit) = (self.file.path().to_string(), self.offset, self.fs_block);
+            return Err(refuse(CloneProblem::UnalignedTable { table, at, unit }));
         }
         self.emit_pending_index(first);
         let outcome = match self.file.append_cloned(src_path, handle.offset, len) {
@@ -341,18 +337,14 @@ impl TableBuilder {
             return Err(e.clone());
         }
         if self.closed {
-            return Err(Error::InvalidArgument("table builder used after finish or abandon".into()));
+            return Err(Error::TableBuilderClosed);
         }
         Ok(())
     }
 
     fn check_order(&self, key: &[u8]) -> Result<()> {
         if self.props.num_entries > 0 && compare_internal(key, &self.last_key) != Ordering::Greater {
-            return Err(Error::InvalidArgument(format!(
-                "table keys out of order: {:?} after {:?}",
-                String::from_utf8_lossy(key),
-                String::from_utf8_lossy(&self.last_key)
-            )));
+            return Err(Error::KeysOutOfOrder { key: key.to_vec(), previous: self.last_key.clone() });
         }
         Ok(())
     }

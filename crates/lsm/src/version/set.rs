@@ -198,9 +198,11 @@ impl VersionSet {
             let edit = VersionEdit::decode(&record, &manifest_path, offset, self.options.num_levels)?;
             if let Some(c) = &edit.comparator {
                 if c != COMPARATOR_NAME {
-                    return Err(Error::InvalidArgument(format!(
-                        "{manifest_path}: database uses comparator {c}, this engine has {COMPARATOR_NAME}"
-                    )));
+                    return Err(Error::ComparatorMismatch {
+                        manifest: manifest_path,
+                        found: c.clone(),
+                        expected: COMPARATOR_NAME,
+                    });
                 }
             }
             builder.apply(&edit, &mut self.compact_pointers);
@@ -248,7 +250,7 @@ impl VersionSet {
     /// before the commit is refused.
     pub fn prepare(&mut self, edit: &mut VersionEdit) -> Result<ManifestWrite> {
         if self.writing {
-            return Err(Error::InvalidArgument("a version edit is already being written".into()));
+            return Err(Error::EditInProgress);
         }
         if edit.log_number.is_none() {
             edit.log_number = Some(self.log_number);
@@ -295,7 +297,7 @@ impl VersionSet {
         let (number, writer) = match (result, written) {
             (Ok(()), Some(w)) => w,
             (Err(e), _) => return Err(e),
-            (Ok(()), None) => return Err(Error::InvalidArgument("a version edit was committed unwritten".into())),
+            (Ok(()), None) => return Err(Error::EditNotWritten),
         };
         self.manifest = Some(writer);
         self.manifest_number = number;
@@ -340,10 +342,7 @@ fn check_levels(v: &Version) -> Result<()> {
         for pair in files.windows(2) {
             if let [a, b] = pair {
                 if compare_internal(&a.largest, &b.smallest) != std::cmp::Ordering::Less {
-                    return Err(Error::InvalidArgument(format!(
-                        "internal error: a version edit would make SSTs {} and {} overlap in level {level}",
-                        a.number, b.number
-                    )));
+                    return Err(Error::LevelsOverlap { level, first: a.number, second: b.number });
                 }
             }
         }
@@ -422,12 +421,56 @@ mod tests {
     use super::*;
     use crate::key::{internal_key, ValueKind};
 
+    fn new_set(fs: &Arc<dyn Fs>) -> VersionSet {
+        fs.create_dir_all("db").unwrap();
+        let mut vs = VersionSet::new(Arc::clone(fs), "db", &Options::default());
+        vs.create_new().unwrap();
+        vs
+    }
+
+    #[test]
+    fn a_second_edit_before_the_first_is_committed_is_refused() {
+        let fs: Arc<dyn Fs> = Arc::new(storage::MemFs::new());
+        let mut vs = new_set(&fs);
+        let first = vs.prepare(&mut VersionEdit::default()).unwrap();
+        assert!(matches!(vs.prepare(&mut VersionEdit::default()), Err(Error::EditInProgress)));
+        // Committing the first (with its write's error) frees the set for the next edit.
+        let _ = vs.commit(first, Err(Error::Closed));
+        vs.log_and_apply(&mut VersionEdit::default()).unwrap();
+    }
+
+    #[test]
+    fn committing_an_unwritten_edit_is_refused() {
+        let fs: Arc<dyn Fs> = Arc::new(storage::MemFs::new());
+        let mut vs = new_set(&fs);
+        let k = |s: &str| internal_key(s.as_bytes(), 1, ValueKind::Value);
+        let mut edit = VersionEdit::default();
+        edit.add_file(1, 10, 100, k("a"), k("f"));
+        let write = vs.prepare(&mut edit).unwrap();
+        assert!(matches!(vs.commit(write, Ok(())), Err(Error::EditNotWritten)));
+        assert_eq!(vs.current().num_files(1), 0, "the unwritten edit was not installed");
+    }
+
+    #[test]
+    fn a_manifest_of_another_comparator_is_refused() {
+        let fs: Arc<dyn Fs> = Arc::new(storage::MemFs::new());
+        let mut vs = new_set(&fs);
+        let mut edit = VersionEdit { comparator: Some("other.Comparator".into()), ..Default::default() };
+        vs.log_and_apply(&mut edit).unwrap();
+        let mut reopened = VersionSet::new(Arc::clone(&fs), "db", &Options::default());
+        match reopened.recover() {
+            Err(Error::ComparatorMismatch { manifest, found, expected }) => {
+                assert_eq!(manifest, filename::manifest_name("db", vs.manifest_number));
+                assert_eq!((found.as_str(), expected), ("other.Comparator", COMPARATOR_NAME));
+            }
+            other => panic!("expected ComparatorMismatch, got {other:?}"),
+        }
+    }
+
     #[test]
     fn an_edit_that_would_overlap_files_in_a_deep_level_is_refused() {
         let fs: Arc<dyn Fs> = Arc::new(storage::MemFs::new());
-        fs.create_dir_all("db").unwrap();
-        let mut vs = VersionSet::new(Arc::clone(&fs), "db", &Options::default());
-        vs.create_new().unwrap();
+        let mut vs = new_set(&fs);
         let k = |s: &str| internal_key(s.as_bytes(), 1, ValueKind::Value);
         let mut edit = VersionEdit::default();
         edit.add_file(1, 10, 100, k("a"), k("f"));
@@ -435,8 +478,8 @@ mod tests {
         vs.log_and_apply(&mut edit).unwrap();
         let mut overlapping = VersionEdit::default();
         overlapping.add_file(1, 12, 100, k("e"), k("h"));
-        let err = vs.log_and_apply(&mut overlapping).unwrap_err().to_string();
-        assert!(err.contains("10") && err.contains("12") && err.contains("level 1"), "{err}");
+        let err = vs.log_and_apply(&mut overlapping).unwrap_err();
+        assert!(matches!(err, Error::LevelsOverlap { level: 1, first: 10, second: 12 }), "{err:?}");
         assert_eq!(vs.current().num_files(1), 1, "the refused edit changed nothing");
         // Level 0 may overlap, and the set still takes edits.
         let mut l0 = VersionEdit::default();

@@ -67,10 +67,7 @@ impl FromStr for RemapMode {
             "off" => Ok(RemapMode::Off),
             "base" => Ok(RemapMode::Base),
             "full" => Ok(RemapMode::Full),
-            other => Err(Error::InvalidArgument(format!(
-                "remap: unknown mode '{other}'; accepted: {}",
-                RemapMode::NAMES.join(", ")
-            ))),
+            other => Err(Error::UnknownName { option: "remap", name: other.to_string(), accepted: &RemapMode::NAMES }),
         }
     }
 }

@@ -287,10 +287,7 @@ impl CompactionObserver for RemapCom {
         }
         let i = src.input;
         if i >= self.inputs.len() {
-            return Err(Error::InvalidArgument(format!(
-                "remapcom: entry of input {i} but the compaction has {} inputs",
-                self.inputs.len()
-            )));
+            return Err(Error::NoSuchInput { input: i, inputs: self.inputs.len() });
         }
         if kept && self.pending.as_ref().is_some_and(|p| p.input != i) {
             self.change_pending(Event::BlockSwitch, out)?;
@@ -324,5 +321,55 @@ impl CompactionObserver for RemapCom {
     fn finish(&mut self, out: &mut OutputWriter) -> Result<()> {
         // Every block's end is seen at its last entry; one left undecided is written, not cloned.
         self.change_pending(Event::BlockSwitch, out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use storage::{Fs, MemFs, WriteHint};
+
+    use super::*;
+    use crate::compaction::output::OutputLimits;
+    use crate::key::{internal_key, ValueKind};
+    use crate::options::{Options, ReadOptions};
+    use crate::sst::{Table, TableBuilder};
+
+    #[test]
+    fn an_entry_of_an_input_the_compaction_lacks_is_refused() {
+        let fs: Arc<dyn Fs> = Arc::new(MemFs::new());
+        let opts = Options { align_blocks: true, ..Options::default() };
+        let key = internal_key(b"k", 1, ValueKind::Value);
+        let mut b = TableBuilder::new(&opts, fs.create("000005.ldb").unwrap(), fs.block_size());
+        b.add(&key, b"v").unwrap();
+        b.finish().unwrap();
+        let file: Arc<dyn storage::RandomAccessFile> = Arc::from(fs.open("000005.ldb").unwrap());
+        let table = Table::open(file, fs.file_size("000005.ldb").unwrap(), 5, &opts, None).unwrap();
+        let mut iter = table.iter(&ReadOptions::default());
+        iter.seek_to_first();
+
+        let mut next = 10;
+        let mut new_number = || {
+            next += 1;
+            next
+        };
+        let limits = OutputLimits {
+            max_file_size: opts.max_file_size,
+            grandparents: &[],
+            max_grandparent_overlap_bytes: u64::MAX,
+            split_at: &[],
+            short_lived_from: None,
+        };
+        let mut out = OutputWriter::new(Arc::clone(&fs), "", &opts, WriteHint::None, &mut new_number, limits);
+        let mut remap = RemapCom::new(RemapMode::Base, fs.block_size());
+        // One input, but the entry claims to come from the second.
+        let input = InputInfo { file_number: 5, path: "000005.ldb".into(), level: 1, data_blocks: 1 };
+        remap.begin(&[input]).unwrap();
+        let handle = table.data_block_handles()[0];
+        let src = EntrySource { input: 1, file_number: 5, block: 0, handle };
+        let r = remap.on_entry(&mut out, src, &iter, &key, b"v", true);
+        assert!(matches!(r, Err(Error::NoSuchInput { input: 1, inputs: 1 })), "{r:?}");
+        out.abandon();
     }
 }

@@ -122,10 +122,11 @@ impl FromStr for CompactionStyle {
             "leveled" => Ok(CompactionStyle::Leveled),
             "gear" => Ok(CompactionStyle::Gear),
             "ll" | "lifetime-leveling" => Ok(CompactionStyle::LifetimeLeveling),
-            other => Err(Error::InvalidArgument(format!(
-                "compaction: unknown strategy '{other}'; accepted: {}",
-                CompactionStyle::NAMES.join(", ")
-            ))),
+            other => Err(Error::UnknownName {
+                option: "compaction",
+                name: other.to_string(),
+                accepted: &CompactionStyle::NAMES,
+            }),
         }
     }
 }
