@@ -77,6 +77,10 @@ pub enum LabError {
     #[error("{label}: {source}")]
     Run { label: String, source: Box<LabError> },
 
+    /// A repro's report needs a run that failed (or that its plan lacks).
+    #[error("{key}: {why}")]
+    MissingRun { key: String, why: String },
+
     /// A run carried out in another process (a Ray worker) failed there; its message.
     #[error("{0}")]
     Remote(String),

@@ -7,6 +7,7 @@ mod remapcom;
 mod remapcom_xfs;
 mod zns_ll;
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use crate::batch::{Executor, Runner};
@@ -15,15 +16,15 @@ use crate::publish;
 use crate::report::model::{Cell, ResultSet, ResultTable};
 use crate::result::{RunResult, Timing};
 use crate::run_cache::RunCache;
-use crate::runner::Outcome;
 use crate::spec::named::parser;
 use crate::spec::{RunSpec, Store};
 
 #[derive(clap::Args, Debug, Clone)]
 pub struct ReproArgs {
-    /// remapcom (simulated FEMU SSD), remapcom-xfs (real reflink XFS on a loop device), zns-ll
-    /// (compaction strategies on a simulated ZNS SSD), plsc (key-value SSDs, seed 002), kvftl
-    /// (key-value FTLs, seed 004).
+    /// The repro: remapcom (seed 000 on the simulated FEMU SSD), remapcom-xfs (seed 000's fills on
+    /// a real reflink XFS on a loop device), zns-ll (seed 003: compaction strategies on a
+    /// simulated ZNS SSD), plsc (seed 002: key-value SSDs), kvftl (seed 004: key-value FTLs).
+    #[arg(value_parser = clap::builder::PossibleValuesParser::new(NAMES))]
     pub name: String,
     /// small (the paper's ratios at 1/16 of its size, minutes), paper (the paper's sizes: hours),
     /// or tiny (for tests).
@@ -83,39 +84,119 @@ impl Scale {
     }
 }
 
-pub const NAMES: &str = "remapcom, remapcom-xfs, zns-ll, plsc, kvftl";
+/// Every repro, by name.
+pub const NAMES: [&str; 5] = ["remapcom", "remapcom-xfs", "zns-ll", "plsc", "kvftl"];
 
-/// What a repro's parallel runs gave: each run's result (`None` when it failed), the wall-clock
-/// figures of those that finished, their results as JSON (labelled), and a row per failure.
-pub struct Outcomes {
-    pub results: Vec<Option<RunResult>>,
-    pub timings: Vec<Timing>,
-    pub runs: Vec<serde_json::Value>,
-    pub failed: Vec<Vec<Cell>>,
+/// The repros that run through the runner (remapcom-xfs measures a real device itself).
+fn registry() -> [&'static dyn Repro; 4] {
+    [&remapcom::RemapCom, &zns_ll::ZnsLl, &plsc::PlscRepro, &kvftl::KvftlRepro]
 }
 
-/// Sorts `outcomes` of `specs`: a run that fails (a device that runs out of space, say) is a
-/// result too, reported beside the others instead of ending the repro.
-pub fn collect(specs: &[(String, RunSpec)], outcomes: Vec<Outcome>) -> Result<Outcomes> {
-    let mut o = Outcomes { results: Vec::new(), timings: Vec::new(), runs: Vec::new(), failed: Vec::new() };
-    for ((label, _), outcome) in specs.iter().zip(outcomes) {
+/// What a repro runs with: its scale, where devices keep their pages, the parts asked for, and a
+/// NAND timing when the repro takes one.
+pub struct Context {
+    pub scale: Scale,
+    pub store: Store,
+    pub only: Option<Vec<String>>,
+    pub timing: Option<flashsim::Timing>,
+}
+
+impl Context {
+    /// Whether `part` is asked for (every part when `--only` is absent).
+    pub fn wants(&self, part: &str) -> bool {
+        self.only.as_ref().is_none_or(|o| o.iter().any(|p| p == part))
+    }
+}
+
+/// One run of a repro: its key (unique in the repro, its progress label), its specification, and
+/// the labels its JSON in results.json carries.
+pub struct Run {
+    pub key: String,
+    pub spec: RunSpec,
+    pub labels: Vec<(&'static str, String)>,
+}
+
+impl Run {
+    /// A run labelled by its key (`"experiment": key`).
+    pub fn new(key: impl Into<String>, spec: RunSpec) -> Run {
+        let key = key.into();
+        Run { labels: vec![("experiment", key.clone())], key, spec }
+    }
+}
+
+/// A seed paper's reproduction: data (its runs, each declared once under a key) and a report that
+/// reads them by key. The runner runs, caches and resumes them; a run that fails is reported
+/// beside the others (a device that runs out of space is a result too).
+pub trait Repro: Sync {
+    fn name(&self) -> &'static str;
+    /// Divisors of the paper's sizes, by scale name.
+    fn scales(&self) -> &'static [(&'static str, u64)];
+    /// The parts `--only` may pick; none when the repro runs as one whole, and why.
+    fn parts(&self) -> Result<&'static [&'static str], &'static str> {
+        Err("runs as one whole")
+    }
+    /// Whether `--timing` changes the repro's chip (the others run on their paper's timings).
+    fn takes_timing(&self) -> bool {
+        false
+    }
+    /// Its runs at `c`, in the order results.json lists them.
+    fn runs(&self, c: &Context) -> Result<Vec<Run>>;
+    /// Its tables, figures and notes from the finished runs.
+    fn report(&self, c: &Context, runs: &Runs) -> Result<ResultSet>;
+}
+
+/// A repro's finished runs, by key.
+pub struct Runs {
+    results: BTreeMap<String, RunResult>,
+    failed: BTreeMap<String, String>,
+}
+
+impl Runs {
+    /// The run `key`, if it finished.
+    pub fn get(&self, key: &str) -> Option<&RunResult> {
+        self.results.get(key)
+    }
+
+    /// The run `key`; its failure (or its absence from the plan) is the error.
+    pub fn need(&self, key: &str) -> Result<&RunResult> {
+        self.get(key).ok_or_else(|| LabError::MissingRun {
+            key: key.to_string(),
+            why: self.failed.get(key).cloned().unwrap_or_else(|| "not among the repro's runs".into()),
+        })
+    }
+}
+
+/// Runs `repro` with `runner` and assembles its result set: the report, the runs' JSON in plan
+/// order (each with its labels), and a table of the failed runs.
+pub fn reproduce(repro: &dyn Repro, c: &Context, runner: &Runner) -> Result<(ResultSet, Vec<Timing>)> {
+    let planned = repro.runs(c)?;
+    let specs: Vec<(String, RunSpec)> = planned.iter().map(|r| (r.key.clone(), r.spec.clone())).collect();
+    let outcomes = runner.run_many(&specs, 0)?;
+    let mut runs = Runs { results: BTreeMap::new(), failed: BTreeMap::new() };
+    let (mut json, mut timings, mut failed) = (Vec::new(), Vec::new(), Vec::new());
+    for (run, outcome) in planned.iter().zip(outcomes) {
         match outcome {
             Ok((r, t)) => {
                 let mut v = serde_json::to_value(&r).map_err(LabError::json("a run's result"))?;
                 if let Some(m) = v.as_object_mut() {
-                    m.insert("experiment".into(), serde_json::json!(label));
+                    for (k, label) in &run.labels {
+                        m.insert(k.to_string(), serde_json::json!(label));
+                    }
                 }
-                o.runs.push(v);
-                o.results.push(Some(r));
-                o.timings.push(t);
+                json.push(v);
+                timings.push(t);
+                runs.results.insert(run.key.clone(), r);
             }
             Err(e) => {
-                o.failed.push(vec![Cell::Text(label.clone()), Cell::Text(e.to_string())]);
-                o.results.push(None);
+                failed.push(vec![Cell::Text(run.key.clone()), Cell::Text(e.to_string())]);
+                runs.failed.insert(run.key.clone(), e.to_string());
             }
         }
     }
-    Ok(o)
+    let mut set = repro.report(c, &runs)?;
+    set.runs = json;
+    report_failures(&mut set, failed);
+    Ok((set, timings))
 }
 
 /// A note and a table of the failed runs, if any.
@@ -160,53 +241,52 @@ pub fn ratio(a: Option<f64>, b: Option<f64>) -> Cell {
     a.zip(b).map_or_else(failed, |(a, b)| round(a / b.max(1e-9), 2))
 }
 
+/// `flashkv repro NAME`: the repro at the scale asked for, its result folder written.
 pub fn run(a: &ReproArgs, progress: bool) -> Result<()> {
     let out = a.out.clone().unwrap_or_else(|| PathBuf::from(format!("results/repro-{}-{}", a.name, a.scale)));
-    let only: Option<Vec<String>> = a.only.as_ref().map(|s| s.split(',').map(|p| p.trim().to_string()).collect());
-    if a.timing.is_some() && a.name != "plsc" {
+    if a.name == "remapcom-xfs" {
+        let (set, timings) = remapcom_xfs::run(&a.scale, progress)?;
+        return publish_folder(&out, &set, &timings);
+    }
+    let repro = registry().into_iter().find(|r| r.name() == a.name).ok_or_else(|| {
+        LabError::invalid("name", format!("unknown repro '{}'; accepted: {}", a.name, NAMES.join(", ")))
+    })?;
+    if a.timing.is_some() && !repro.takes_timing() {
         return Err(LabError::invalid(
             "timing",
             format!("{} runs on its paper's device timings; only plsc takes --timing", a.name),
         ));
     }
+    let only: Option<Vec<String>> = a.only.as_ref().map(|s| s.split(',').map(|p| p.trim().to_string()).collect());
+    if let Some(o) = &only {
+        match repro.parts() {
+            Err(why) => return Err(LabError::invalid("only", format!("{} {why}", a.name))),
+            Ok(parts) => {
+                if let Some(bad) = o.iter().find(|p| !parts.contains(&p.as_str())) {
+                    return Err(LabError::invalid(
+                        "only",
+                        format!("unknown part '{bad}'; accepted: {}", parts.join(", ")),
+                    ));
+                }
+            }
+        }
+    }
+    let c = Context {
+        scale: Scale::parse(&a.scale, repro.scales())?,
+        store: a.store.clone(),
+        only,
+        timing: a.timing.clone(),
+    };
     // Long runs: progress lines always go to stderr.
     let cache = RunCache::open(&out, a.fresh)?;
     let runner = Runner { progress: true, cache: Some(cache), executor: a.executor.clone() };
-    let (set, timings) = match a.name.as_str() {
-        "remapcom" => remapcom::run(
-            &Scale::parse(&a.scale, &remapcom::SCALES)?,
-            &a.store.clone().for_zero_values(),
-            only.as_deref(),
-            &runner,
-        )?,
-        "remapcom-xfs" => remapcom_xfs::run(&a.scale, progress)?,
-        "zns-ll" => {
-            if a.only.is_some() {
-                return Err(LabError::invalid("only", "zns-ll runs as one whole (fillrandom and YCSB share its rows)"));
-            }
-            zns_ll::run(&Scale::parse(&a.scale, &zns_ll::SCALES)?, &a.store, &runner)?
-        }
-        "plsc" => {
-            if a.only.is_some() {
-                return Err(LabError::invalid("only", "plsc runs as one whole (every table needs every run)"));
-            }
-            plsc::run(
-                &Scale::parse(&a.scale, &plsc::SCALES)?,
-                &a.store.clone().for_zero_values(),
-                a.timing.as_ref(),
-                &runner,
-            )?
-        }
-        "kvftl" => {
-            if a.only.is_some() {
-                return Err(LabError::invalid("only", "kvftl runs as one whole (its tables share their runs)"));
-            }
-            kvftl::run(&Scale::parse(&a.scale, &kvftl::SCALES)?, &a.store.clone().for_zero_values(), &runner)?
-        }
-        other => return Err(LabError::invalid("name", format!("unknown experiment '{other}'; accepted: {NAMES}"))),
-    };
-    print!("{}", publish::summary(&set));
-    publish::write_folder(&out, &set, &timings)?;
+    let (set, timings) = reproduce(repro, &c, &runner)?;
+    publish_folder(&out, &set, &timings)
+}
+
+fn publish_folder(out: &std::path::Path, set: &ResultSet, timings: &[Timing]) -> Result<()> {
+    print!("{}", publish::summary(set));
+    publish::write_folder(out, set, timings)?;
     println!("report: {}", out.join("index.html").display());
     Ok(())
 }

@@ -14,13 +14,12 @@
 
 use workload::{SizeClass, ValueSize, YcsbWorkload};
 
-use crate::batch::Runner;
 use crate::error::Result;
 use crate::report::model::{Cell, Figure, FigureKind, ResultSet, ResultTable, Series};
 use crate::result::RunResult;
 use crate::spec::{Bytes, DeviceSpec, EngineName, EngineSpec, RunSpec, Store, WorkloadKind, WorkloadSpec};
 
-use super::{collect, failed, ratio, report_failures, round, Outcomes, Scale};
+use super::{failed, ratio, round, Context, Repro, Run, Runs, Scale};
 
 /// Divisors of the paper's sizes: small keeps its ratios at 1/16, tiny (for tests) at 1/256.
 pub const SCALES: [(&str, u64); 3] = [("small", 16), ("paper", 1), ("tiny", 256)];
@@ -101,35 +100,64 @@ fn spec(scale: &Scale, d: Design, class: SizeClass, store: &Store, timing: Optio
     RunSpec::new(EngineSpec::kv(d.engine), device, workload)
 }
 
-pub fn run(
-    scale: &Scale,
-    store: &Store,
-    timing: Option<&flashsim::Timing>,
-    runner: &Runner,
-) -> Result<(ResultSet, Vec<crate::result::Timing>)> {
-    let mut specs = Vec::new();
-    for class in CLASSES {
-        for d in DESIGNS {
-            specs.push((format!("{} {}", d.name, class.name()), spec(scale, d, class, store, timing)));
-        }
+/// Seed 002's comparison, as a repro.
+pub struct PlscRepro;
+
+/// The runs in plan order: every design on every distribution.
+fn keys() -> Vec<(String, SizeClass, Design)> {
+    CLASSES.iter().flat_map(|&c| DESIGNS.iter().map(move |&d| (format!("{} {}", d.name, c.name()), c, d))).collect()
+}
+
+impl Repro for PlscRepro {
+    fn name(&self) -> &'static str {
+        "plsc"
     }
-    // Every run has the same device flags: their chip is the report's.
-    let chip = specs[0].1.device.chip()?.1;
-    let outcomes = runner.run_many(&specs, 0)?;
-    let Outcomes { results, timings, runs, failed } = collect(&specs, outcomes)?;
-    let ops = scale.size(PAPER_OPS);
-    let mut set = ResultSet {
-        title: "PLSC-tree vs LevelDB inside a key-value SSD (seed 002)".into(),
-        scale: format!(
-            "{} scale: {ops} puts then {ops} gets (YCSB Load + C) per value-size distribution, on a {} plsc device \
-             (32 planes, 16 KiB pages)",
-            scale.name,
-            crate::spec::format_size(device_bytes(scale))
-        ),
-        notes: notes(&chip, timing.is_some()),
-        runs,
-        ..Default::default()
-    };
+
+    fn scales(&self) -> &'static [(&'static str, u64)] {
+        &SCALES
+    }
+
+    fn parts(&self) -> std::result::Result<&'static [&'static str], &'static str> {
+        Err("runs as one whole (every table needs every run)")
+    }
+
+    fn takes_timing(&self) -> bool {
+        true
+    }
+
+    fn runs(&self, c: &Context) -> Result<Vec<Run>> {
+        let store = c.store.clone().for_zero_values();
+        Ok(keys()
+            .into_iter()
+            .map(|(key, class, d)| Run::new(key, spec(&c.scale, d, class, &store, c.timing.as_ref())))
+            .collect())
+    }
+
+    fn report(&self, c: &Context, runs: &Runs) -> Result<ResultSet> {
+        let scale = &c.scale;
+        let results: Vec<Option<RunResult>> = keys().iter().map(|(key, _, _)| runs.get(key).cloned()).collect();
+        // Every run has the same device: its chip is the report's.
+        let chip = spec(scale, DESIGNS[0], CLASSES[0], &c.store, c.timing.as_ref()).device.chip()?.1;
+        let ops = scale.size(PAPER_OPS);
+        let mut set = ResultSet {
+            title: "PLSC-tree vs LevelDB inside a key-value SSD (seed 002)".into(),
+            scale: format!(
+                "{} scale: {ops} puts then {ops} gets (YCSB Load + C) per value-size distribution, on a {} plsc \
+                 device (32 planes, 16 KiB pages)",
+                scale.name,
+                crate::spec::format_size(device_bytes(scale))
+            ),
+            notes: notes(&chip, c.timing.is_some()),
+            ..Default::default()
+        };
+        designs_table(&mut set, &results);
+        response_times(&mut set, &results);
+        compaction_and_gc(&mut set, &results, scale);
+        Ok(set)
+    }
+}
+
+fn designs_table(set: &mut ResultSet, results: &[Option<RunResult>]) {
     set.tables.push(ResultTable {
         name: "designs".into(),
         columns: ["design", "what", "configuration"].map(String::from).to_vec(),
@@ -138,15 +166,11 @@ pub fn run(
             .enumerate()
             .map(|(di, d)| {
                 let how =
-                    (0..CLASSES.len()).find_map(|ci| at(&results, ci, di)).map_or("-".into(), |r| r.engine.clone());
+                    (0..CLASSES.len()).find_map(|ci| at(results, ci, di)).map_or("-".into(), |r| r.engine.clone());
                 vec![Cell::Text(d.name.into()), Cell::Text(d.about.into()), Cell::Text(how)]
             })
             .collect(),
     });
-    response_times(&mut set, &results);
-    compaction_and_gc(&mut set, &results, scale);
-    report_failures(&mut set, failed);
-    Ok((set, timings))
 }
 
 /// The run of distribution `c` on design `d` (runs are in that order), if it finished.

@@ -22,13 +22,12 @@
 use workload::db_bench::DbBenchKind;
 use workload::{ValueSize, Workload, YcsbWorkload};
 
-use crate::batch::Runner;
 use crate::error::Result;
 use crate::report::model::{Cell, Figure, FigureKind, ResultSet, ResultTable, Series};
-use crate::result::{RunResult, Timing};
+use crate::result::RunResult;
 use crate::spec::{Bytes, DeviceSpec, EngineSpec, FsKind, Named, RunSpec, Store, WorkloadSpec, ZoneGc};
 
-use super::{collect, failed, mb, ratio, report_failures, round, Outcomes, Scale};
+use super::{failed, mb, ratio, round, Context, Repro, Run, Runs, Scale};
 
 const MIB: u64 = 1 << 20;
 const GIB: u64 = 1 << 30;
@@ -188,39 +187,61 @@ fn describe(scale: &Scale) -> String {
     )
 }
 
-pub fn run(scale: &Scale, store: &Store, runner: &Runner) -> Result<(ResultSet, Vec<Timing>)> {
+/// Seed 003's comparison, as a repro.
+pub struct ZnsLl;
+
+/// The runs in plan order: fillrandom on every row, then each YCSB workload on GC and LL, with
+/// their record and operation counts.
+fn plan(scale: &Scale) -> Vec<(String, Row, Workload, u64, u64)> {
     let fill_records = scale.size(PAPER_DATA) / KV;
     // YCSB (the seed names neither workloads' sizes nor counts; ours): as many records as the
     // fillrandom leaves live (1 - 1/e of its keys), and a quarter as many operations.
     let ycsb_records = fill_records * 632 / 1000;
     let ycsb_ops = ycsb_records / 4;
     let fill = Workload::DbBench(DbBenchKind::FillRandom);
-    let ycsb = YcsbWorkload::ALL;
-    let ycsb_rows = [row("GC"), row("LL")];
-    let mut specs: Vec<(String, RunSpec)> = ROWS
-        .iter()
-        .map(|r| (format!("fillrandom {}", r.name), spec(scale, *r, store, fill, fill_records, 0)))
-        .collect();
-    for w in &ycsb {
-        for r in ycsb_rows {
-            let label = format!("ycsb {} {}", w.name(), r.name);
-            specs.push((label, spec(scale, r, store, Workload::Ycsb(*w), ycsb_records, ycsb_ops)));
+    let mut plan: Vec<_> = ROWS.iter().map(|r| (format!("fillrandom {}", r.name), *r, fill, fill_records, 0)).collect();
+    for w in YcsbWorkload::ALL {
+        for r in [row("GC"), row("LL")] {
+            plan.push((format!("ycsb {} {}", w.name(), r.name), r, Workload::Ycsb(w), ycsb_records, ycsb_ops));
         }
     }
-    let outcomes = runner.run_many(&specs, 0)?;
-    let Outcomes { results, timings, runs, failed } = collect(&specs, outcomes)?;
-    let (fills, ycsb_results) = results.split_at(ROWS.len());
-    let mut set = ResultSet {
-        title: "Lifetime-leveling compaction on a ZNS SSD (seed 003): BL, GC, LS, Gear, LL and ZenFS placement".into(),
-        scale: describe(scale),
-        notes: notes(),
-        runs,
-        ..Default::default()
-    };
-    fillrandom(&mut set, fills);
-    ycsb_table(&mut set, &ycsb, ycsb_results);
-    report_failures(&mut set, failed);
-    Ok((set, timings))
+    plan
+}
+
+impl Repro for ZnsLl {
+    fn name(&self) -> &'static str {
+        "zns-ll"
+    }
+
+    fn scales(&self) -> &'static [(&'static str, u64)] {
+        &SCALES
+    }
+
+    fn parts(&self) -> std::result::Result<&'static [&'static str], &'static str> {
+        Err("runs as one whole (fillrandom and YCSB share its rows)")
+    }
+
+    fn runs(&self, c: &Context) -> Result<Vec<Run>> {
+        Ok(plan(&c.scale)
+            .into_iter()
+            .map(|(key, r, w, records, ops)| Run::new(key, spec(&c.scale, r, &c.store, w, records, ops)))
+            .collect())
+    }
+
+    fn report(&self, c: &Context, runs: &Runs) -> Result<ResultSet> {
+        let results: Vec<Option<RunResult>> = plan(&c.scale).iter().map(|p| runs.get(&p.0).cloned()).collect();
+        let (fills, ycsb_results) = results.split_at(ROWS.len());
+        let mut set = ResultSet {
+            title: "Lifetime-leveling compaction on a ZNS SSD (seed 003): BL, GC, LS, Gear, LL and ZenFS placement"
+                .into(),
+            scale: describe(&c.scale),
+            notes: notes(),
+            ..Default::default()
+        };
+        fillrandom(&mut set, fills);
+        ycsb_table(&mut set, &YcsbWorkload::ALL, ycsb_results);
+        Ok(set)
+    }
 }
 
 fn notes() -> Vec<String> {

@@ -1,0 +1,137 @@
+//! Figures 14 and 15 of seed 000: write amplification against the size of the dataset, and KV
+//! sizes drawn from three ranges.
+
+use std::collections::BTreeMap;
+
+use workload::db_bench::DbBenchKind;
+use workload::{ValueSize, Workload};
+
+use super::{get, job, mib, ours_and_paper, paper, value_for, wa, Mode, COMPARED, DB_BENCH_KEY, GIB, MIB};
+use crate::error::Result;
+use crate::report::model::{Cell, Figure, FigureKind, ResultSet, ResultTable, Series};
+use crate::repro::{Context, Run, Runs};
+
+/// Figure 15's ranges of KV sizes (bytes, inclusive).
+const RANGES: [(u64, u64); 3] = [(100, 1024), (1024, 4096), (4096, 16384)];
+
+/// Figure 14's dataset sizes: 2 to 12 GiB at the paper's scale.
+fn datasets(c: &Context) -> Vec<u64> {
+    (1..=6).map(|i| c.scale.size(2 * i * GIB)).collect()
+}
+
+/// Figure 14's runs: fillrandom of 4 KiB KVs.
+pub(super) fn dataset_runs(c: &Context) -> Vec<Run> {
+    let mut runs = Vec::new();
+    for d in &datasets(c) {
+        for mode in COMPARED {
+            let (label, workload) = (format!("dataset {}", mib(*d)), Workload::DbBench(DbBenchKind::FillRandom));
+            runs.push(job(c, &label, mode, workload, d / 4096, 0, ValueSize::Fixed(value_for(4096, DB_BENCH_KEY))));
+        }
+    }
+    runs
+}
+
+/// Figure 14: write amplification vs dataset size, 4 KiB KVs.
+pub(super) fn dataset_report(c: &Context, runs: &Runs, set: &mut ResultSet) -> Result<()> {
+    let sizes = datasets(c);
+
+    let mut rows = Vec::new();
+    let mut series: BTreeMap<Mode, Vec<(f64, f64)>> = BTreeMap::new();
+    for (i, d) in sizes.iter().enumerate() {
+        let mut row = vec![Cell::Number(*d as f64 / MIB as f64)];
+        for mode in COMPARED {
+            let out = get(runs, &format!("dataset {}", mib(*d)), mode)?;
+            row.push(Cell::Number(wa(out)));
+            series.entry(mode).or_default().push((i as f64, wa(out)));
+        }
+        rows.push(row);
+    }
+    set.notes.push(
+        "Figure 14: the paper reports WA growing with dataset size for LevelDB and only slightly for RemapCom (no \
+         numbers in the text)."
+            .into(),
+    );
+    set.tables.push(ResultTable {
+        name: "Figure 14: write amplification vs dataset size (4 KiB KVs)".into(),
+        columns: ["data MiB", "Baseline", "RemapCom-Base", "RemapCom"].map(String::from).to_vec(),
+        rows,
+    });
+    set.figures.push(Figure {
+        id: "fig14_dataset".into(),
+        title: "Figure 14: write amplification vs dataset size".into(),
+        kind: FigureKind::Line,
+        x_label: "data written (MiB)".into(),
+        y_label: "write amplification (flash bytes / user bytes)".into(),
+        categories: sizes.iter().map(|d| format!("{}", d / MIB)).collect(),
+        series: series.into_iter().map(|(m, p)| Series { name: m.name().into(), points: p, dashed: false }).collect(),
+    });
+    Ok(())
+}
+
+/// Figure 15's runs: 4 GiB of fillrandom at the paper's scale, values uniform over each range.
+pub(super) fn range_runs(c: &Context) -> Vec<Run> {
+    let data = c.scale.size(4 * GIB);
+    let mut runs = Vec::new();
+    for (lo, hi) in &RANGES {
+        for mode in COMPARED {
+            let value = ValueSize::Uniform { min: (lo - 16) as u32, max: (hi - 16) as u32 };
+            let (label, workload) = (format!("range {lo}-{hi} B"), Workload::DbBench(DbBenchKind::FillRandom));
+            runs.push(job(c, &label, mode, workload, data / ((lo + hi) / 2), 0, value));
+        }
+    }
+    runs
+}
+
+/// Figure 15: KV sizes drawn uniformly from three ranges.
+pub(super) fn range_report(_c: &Context, runs: &Runs, set: &mut ResultSet) -> Result<()> {
+    let ranges = RANGES;
+
+    let mut rows = Vec::new();
+    let mut t_ours = Vec::new();
+    for (i, (lo, hi)) in ranges.iter().enumerate() {
+        let mut res = BTreeMap::new();
+        for mode in COMPARED {
+            let out = get(runs, &format!("range {lo}-{hi} B"), mode)?;
+            res.insert(mode, out);
+        }
+        let tput = res[&Mode::Full].ops_per_sec / res[&Mode::Baseline].ops_per_sec.max(1e-9);
+        let wa_ratio = wa(res[&Mode::Baseline]) / wa(res[&Mode::Full]).max(1e-9);
+        t_ours.push(tput);
+        rows.push(vec![
+            Cell::Text(format!("{lo}-{hi} B")),
+            Cell::Number(wa(res[&Mode::Baseline])),
+            Cell::Number(wa(res[&Mode::Base])),
+            Cell::Number(wa(res[&Mode::Full])),
+            Cell::Number(tput),
+            Cell::Number(paper::FIG15_RANGES[i].0),
+            Cell::Number(wa_ratio),
+            Cell::Number(paper::FIG15_RANGES[i].1),
+        ]);
+    }
+    set.tables.push(ResultTable {
+        name: "Figure 15: KV size ranges".into(),
+        columns: [
+            "KV sizes",
+            "Baseline WA",
+            "RemapCom-Base WA",
+            "RemapCom WA",
+            "RemapCom / Baseline ops",
+            "paper",
+            "Baseline WA / RemapCom WA",
+            "paper",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows,
+    });
+    set.figures.push(Figure {
+        id: "fig15_ranges".into(),
+        title: "Figure 15: throughput of RemapCom normalized to Baseline, KV size ranges".into(),
+        kind: FigureKind::Bar,
+        x_label: "KV size range".into(),
+        y_label: "throughput / Baseline throughput".into(),
+        categories: ranges.iter().map(|(a, b)| format!("{a}-{b} B")).collect(),
+        series: ours_and_paper(("ours", t_ours.clone()), ("paper", paper::FIG15_RANGES.iter().map(|p| p.0).collect())),
+    });
+    Ok(())
+}
