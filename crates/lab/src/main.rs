@@ -78,7 +78,9 @@ fn main() -> ExitCode {
         }
         Some(Command::Run { file, out, executor }) => publish::run_experiment(&file, out, executor, progress),
         Some(Command::Repro(args)) => repro::run(&args, progress),
-        Some(Command::Report { dir }) => report::rebuild(&dir).map(|index| println!("report: {}", index.display())),
+        Some(Command::Report { dir }) => {
+            report::rebuild(&dir).map(|index| println!("report: {}", index.display())).map_err(|e| e.to_string())
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

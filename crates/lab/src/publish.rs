@@ -74,7 +74,7 @@ fn single_run_set(title: &str, r: &RunResult) -> ResultSet {
 
 /// Writes the report and the wall-clock timings next to it.
 pub fn write_folder(dir: &Path, set: &ResultSet, timings: &[Timing]) -> Result<(), String> {
-    crate::report::write_report(dir, set)?;
+    crate::report::write_report(dir, set).map_err(|e| e.to_string())?;
     let t = serde_json::to_string_pretty(timings).map_err(|e| e.to_string())?;
     std::fs::write(dir.join("timing.json"), t).map_err(|e| format!("{}: {e}", dir.join("timing.json").display()))
 }
