@@ -387,6 +387,10 @@ fn a_folder_holds_one_result_set() {
 
     // Another experiment's set is refused, and nothing is touched.
     let other = ResultSet { title: "Another experiment".into(), ..sample() };
+    report::check_folder(&dir, &sample().title).unwrap();
+    report::check_folder(&tmp.path().join("missing"), "anything").unwrap();
+    let early = report::check_folder(&dir, &other.title).unwrap_err();
+    assert!(matches!(early, ReportError::OtherResults { .. }), "{early:?}");
     let err = report::write_report(&dir, &other).unwrap_err();
     assert!(matches!(&err, ReportError::OtherResults { dir: d, .. } if d == &dir), "{err:?}");
     let message = err.to_string();

@@ -18,7 +18,7 @@
 //! title (or is not a result set at all), so one experiment never overwrites another's results;
 //! given the same title, it first removes the charts and table files the old set had and the new
 //! one does not, so nothing stale is left. Other files (a repro's `runs/` cache, `timing.json`) are
-//! left alone.
+//! left alone. [`check_folder`] makes the same check before a command spends time on its runs.
 //!
 //! Output is deterministic: the same result set gives byte-identical files (no timestamps, no
 //! hash-map order). JSON has no NaN or infinity, so before anything is written the set is normalised:
@@ -122,25 +122,38 @@ fn read_set(path: &Path) -> Result<ResultSet, ReportError> {
     from_json(&text).map_err(|e| e.in_file(path))
 }
 
-/// The files a folder's old result set has and `set` does not; an error if the folder holds
-/// another result set. A folder without results.json has nothing stale.
-fn stale_files(dir: &Path, set: &ResultSet) -> Result<Vec<String>, ReportError> {
+/// Checks that `dir` may receive a result set titled `title`: it is missing, or has no
+/// results.json, or its results.json is a result set of the same title. [`write_report`] checks
+/// this itself; a command can call it before its runs, so that it does not run them all only to
+/// be refused at the end.
+pub fn check_folder(dir: &Path, title: &str) -> Result<(), ReportError> {
+    previous_set(dir, title).map(|_| ())
+}
+
+/// The result set in `dir`, if any, after checking that it has the title `title`.
+fn previous_set(dir: &Path, title: &str) -> Result<Option<ResultSet>, ReportError> {
     let old = match read_set(&dir.join(JSON_FILE)) {
         Ok(old) => old,
-        Err(ReportError::NoResults { .. }) => return Ok(Vec::new()),
+        Err(ReportError::NoResults { .. }) => return Ok(None),
         // `dir` is not a directory: creating it will say so.
-        Err(ReportError::Io { source, .. }) if source.kind() == ErrorKind::NotADirectory => return Ok(Vec::new()),
+        Err(ReportError::Io { source, .. }) if source.kind() == ErrorKind::NotADirectory => return Ok(None),
         Err(e @ ReportError::Io { .. }) => return Err(e),
         Err(e) => return Err(ReportError::ForeignResults { dir: dir.to_path_buf(), reason: e.to_string() }),
     };
-    if old.title != set.title {
-        return Err(ReportError::OtherResults { dir: dir.to_path_buf(), existing: old.title, new: set.title.clone() });
+    if old.title != title {
+        return Err(ReportError::OtherResults { dir: dir.to_path_buf(), existing: old.title, new: title.to_string() });
     }
+    Ok(Some(old))
+}
+
+/// The files the folder's old result set has and `set` does not; an error if the folder holds
+/// another result set.
+fn stale_files(dir: &Path, set: &ResultSet) -> Result<Vec<String>, ReportError> {
+    let Some(mut old) = previous_set(dir, &set.title)? else { return Ok(Vec::new()) };
     let new: BTreeSet<String> = derived_files(set).into_iter().collect();
     // Only plain names: a hand-edited old figure id must not make us remove files elsewhere.
-    let mut old_set = old;
-    old_set.figures.retain(|f| plain_file_stem(&f.id));
-    Ok(derived_files(&old_set).into_iter().filter(|f| !new.contains(f)).collect())
+    old.figures.retain(|f| plain_file_stem(&f.id));
+    Ok(derived_files(&old).into_iter().filter(|f| !new.contains(f)).collect())
 }
 
 /// Removes `dir` if it is an empty directory (the tables folder of a set that no longer has tables).
