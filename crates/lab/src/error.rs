@@ -70,8 +70,8 @@ pub enum LabError {
     #[error(transparent)]
     Cache(#[from] crate::run_cache::CacheError),
 
-    #[error("{0}")]
-    Report(String),
+    #[error(transparent)]
+    Report(#[from] crate::report::ReportError),
 
     /// A run of a batch failed; `label` says which.
     #[error("{label}: {source}")]

@@ -75,9 +75,9 @@ fn main() -> ExitCode {
         Some(Command::Mixgraph(args)) => run_one(&args.spec(), &args.output, "mixgraph", result::render, progress),
         Some(Command::Run { file, out, executor }) => publish::run_experiment(&file, out, executor, progress),
         Some(Command::Repro(args)) => repro::run(&args, progress),
-        Some(Command::Report { dir }) => report::rebuild(&dir)
-            .map(|index| println!("report: {}", index.display()))
-            .map_err(|e| LabError::Report(e.to_string())),
+        Some(Command::Report { dir }) => {
+            report::rebuild(&dir).map(|index| println!("report: {}", index.display())).map_err(LabError::from)
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -75,7 +75,7 @@ fn single_run_set(title: &str, r: &RunResult) -> ResultSet {
 
 /// Writes the report and the wall-clock timings next to it.
 pub fn write_folder(dir: &Path, set: &ResultSet, timings: &[Timing]) -> Result<()> {
-    crate::report::write_report(dir, set).map_err(|e| LabError::Report(e.to_string()))?;
+    crate::report::write_report(dir, set)?;
     let t = serde_json::to_string_pretty(timings).map_err(LabError::json("the timings"))?;
     let path = dir.join("timing.json");
     std::fs::write(&path, t).map_err(LabError::io(path, "write"))
@@ -87,6 +87,8 @@ pub fn run_experiment(file: &Path, out: Option<PathBuf>, executor: Executor, pro
     let out = out.unwrap_or_else(|| {
         PathBuf::from("results").join(file.file_stem().map_or("experiment".into(), |s| s.to_string_lossy().to_string()))
     });
+    // A folder of another result set is refused now, not after the runs.
+    crate::report::check_folder(&out, e.title())?;
     let (set, timings) = e.run(&Runner { progress, cache: None, executor })?;
     print!("{}", summary(&set));
     write_folder(&out, &set, &timings)?;

@@ -9,14 +9,21 @@ use report_support::report;
 use report_support::report::model::{Cell, Figure, FigureKind, ResultSet, ResultTable, Series};
 use report_support::sample;
 
+/// Every file under `dir` (subfolders too), by its path relative to `dir`, with its bytes.
 fn files(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
-    let mut out: Vec<(String, Vec<u8>)> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| {
+    fn walk(dir: &std::path::Path, prefix: &str, out: &mut Vec<(String, Vec<u8>)>) {
+        for e in fs::read_dir(dir).unwrap() {
             let e = e.unwrap();
-            (e.file_name().to_string_lossy().into_owned(), fs::read(e.path()).unwrap())
-        })
-        .collect();
+            let name = format!("{prefix}{}", e.file_name().to_string_lossy());
+            if e.file_type().unwrap().is_dir() {
+                walk(&e.path(), &format!("{name}/"), out);
+            } else {
+                out.push((name, fs::read(e.path()).unwrap()));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, "", &mut out);
     out.sort();
     out
 }
@@ -36,7 +43,21 @@ fn writes_every_file() {
     let out = dir.path().join("nested/result");
     report::write_report(&out, &sample()).unwrap();
     let names: Vec<String> = files(&out).into_iter().map(|f| f.0).collect();
-    assert_eq!(names, ["fig10_wa_fillrandom.svg", "fig12_ycsb.svg", "index.html", "results.csv", "results.json"]);
+    assert_eq!(
+        names,
+        [
+            "fig10_wa_fillrandom.png",
+            "fig10_wa_fillrandom.svg",
+            "fig12_ycsb.png",
+            "fig12_ycsb.svg",
+            "index.html",
+            "latency.csv",
+            "results.csv",
+            "results.json",
+            "tables/table-3-per-level-write-reduction-at-1-kb.csv",
+            "tables/write-amplification-fillrandom.csv",
+        ]
+    );
 }
 
 #[test]
@@ -53,9 +74,12 @@ fn rebuild_reproduces_the_page() {
     let dir = tempfile::tempdir().unwrap();
     report::write_report(dir.path(), &sample()).unwrap();
     let before = files(dir.path());
-    for name in ["index.html", "results.csv", "fig10_wa_fillrandom.svg", "fig12_ycsb.svg"] {
-        fs::remove_file(dir.path().join(name)).unwrap();
+    for (name, _) in &before {
+        if name != "results.json" {
+            fs::remove_file(dir.path().join(name)).unwrap();
+        }
     }
+    fs::remove_dir(dir.path().join("tables")).unwrap();
     let index = report::rebuild(dir.path()).unwrap();
     assert_eq!(index, dir.path().join("index.html"));
     assert_same(&files(dir.path()), &before);
@@ -82,7 +106,11 @@ fn every_figure_has_a_labelled_svg() {
         assert_eq!(svg.matches("<svg").count(), 1);
         assert!(svg.contains(&fig.x_label), "{}: x label", fig.id);
         assert!(svg.contains(&fig.y_label), "{}: y label", fig.id);
-        assert!(svg.contains(&format!("{} ({})", fig.title, set.scale)), "{}: title", fig.id);
+        let (_, lines) = report::chart::title_lines(&format!("{} ({})", fig.title, set.scale));
+        for line in &lines {
+            assert!(svg.contains(&format!(">\n{line}\n</text>")), "{}: title line {line:?}", fig.id);
+        }
+        assert_eq!(lines.join(" "), format!("{} ({})", fig.title, set.scale));
         for s in &fig.series {
             assert!(svg.contains(&s.name), "{}: legend {}", fig.id, s.name);
         }
@@ -107,6 +135,11 @@ fn page_shows_title_scale_notes_tables_and_charts() {
     assert!(html.contains("<li>WA differs from the paper by +8 % at 4 KB"));
     assert!(html.contains("<img src=\"fig10_wa_fillrandom.svg\""));
     assert!(html.contains("<img src=\"fig12_ycsb.svg\""));
+    assert!(html.contains("<a href=\"fig12_ycsb.png\">PNG</a>"));
+    assert!(html.contains("<a href=\"tables/write-amplification-fillrandom.csv\">"));
+    for file in ["results.json", "results.csv", "latency.csv"] {
+        assert!(html.contains(&format!("<a href=\"{file}\">{file}</a>")), "link to {file}");
+    }
     assert_eq!(html.matches("<table>").count(), 4, "2 tables and 2 figure data tables");
     assert!(html.contains("<td class=\"num\">3.46</td>"));
     assert!(html.contains("<td class=\"num\">0.0123</td>"));
@@ -118,7 +151,7 @@ fn page_shows_title_scale_notes_tables_and_charts() {
 }
 
 #[test]
-fn csv_blocks_and_quoting() {
+fn table_csv_files_and_quoting() {
     let set = ResultSet {
         title: "t".into(),
         tables: vec![
@@ -137,12 +170,12 @@ fn csv_blocks_and_quoting() {
     };
     let dir = tempfile::tempdir().unwrap();
     report::write_report(dir.path(), &set).unwrap();
-    let csv = fs::read_to_string(dir.path().join("results.csv")).unwrap();
-    assert_eq!(
-        csv,
-        "\"first, with comma\"\r\na,\"b \"\"q\"\"\"\r\n1.5,\"x\ny\"\r\ninf,\" padded\"\r\n\
-         \r\nsecond\r\nn\r\n0.1\r\n12345678901\r\n"
-    );
+    let csv = |name: &str| fs::read_to_string(dir.path().join(name)).unwrap();
+    assert_eq!(csv("tables/first-with-comma.csv"), "a,\"b \"\"q\"\"\"\r\n1.5,\"x\ny\"\r\ninf,\" padded\"\r\n");
+    assert_eq!(csv("tables/second.csv"), "n\r\n0.1\r\n12345678901\r\n");
+    // No runs: results.csv and latency.csv are a header alone.
+    assert_eq!(csv("results.csv"), "run\r\n");
+    assert!(csv("latency.csv").starts_with("run,phase,kind,count,"));
     // JSON cannot hold infinity: it is kept as text, and the rebuilt page is the same.
     let json = fs::read_to_string(dir.path().join("results.json")).unwrap();
     assert!(json.contains("\"inf\""));
@@ -202,10 +235,12 @@ fn bad_figure_ids_are_refused() {
     set.figures[1].id = "../escape".into();
     let dir = tempfile::tempdir().unwrap();
     let err = report::write_report(dir.path(), &set).unwrap_err();
+    assert!(matches!(err, report::ReportError::FigureId { index: 1, .. }), "{err:?}");
+    let err = err.to_string();
     assert!(err.contains("\"../escape\"") && err.contains("figure 1"), "{err}");
     let mut set = sample();
     set.figures[1].id = set.figures[0].id.clone();
-    let err = report::write_report(dir.path(), &set).unwrap_err();
+    let err = report::write_report(dir.path(), &set).unwrap_err().to_string();
     assert!(err.contains("earlier figure"), "{err}");
 }
 
@@ -213,15 +248,17 @@ fn bad_figure_ids_are_refused() {
 fn rebuild_errors_name_the_file_and_the_place() {
     let dir = tempfile::tempdir().unwrap();
     let err = report::rebuild(dir.path()).unwrap_err();
+    assert!(matches!(&err, report::ReportError::NoResults { path } if path == &dir.path().join("results.json")));
+    let err = err.to_string();
     assert!(err.contains("results.json") && err.contains("not found"), "{err}");
 
     fs::write(dir.path().join("results.json"), "{\n  \"title\": \"x\",\n  \"scale\": oops\n}\n").unwrap();
-    let err = report::rebuild(dir.path()).unwrap_err();
+    let err = report::rebuild(dir.path()).unwrap_err().to_string();
     assert!(err.contains("results.json"), "{err}");
     assert!(err.contains("invalid JSON at line 3, column"), "{err}");
 
     fs::write(dir.path().join("results.json"), "{\n  \"title\": \"x\"\n}\n").unwrap();
-    let err = report::rebuild(dir.path()).unwrap_err();
+    let err = report::rebuild(dir.path()).unwrap_err().to_string();
     assert!(err.contains("not a result set at line 3, column 1") && err.contains("scale"), "{err}");
     assert!(!dir.path().join("index.html").exists());
 }

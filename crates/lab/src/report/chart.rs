@@ -4,6 +4,10 @@
 //! "figure title (scale)", both axes with ticks, numeric tick labels and the axis labels (which carry
 //! the units), and a legend to the right of the plot naming every series. Same figure, same bytes.
 //!
+//! - The title is wrapped at spaces (a word too long for a line is cut) onto as many centred lines as
+//!   it needs, at 18 px while three lines are enough, else smaller (down to 12 px, then more lines);
+//!   the plot starts below it. No line is wider than the chart (see [`title_lines`]).
+//!
 //! - Lines: over a numeric x axis, or over categories when `categories` is set (x = category index).
 //!   Each series is a 2 px line through its points in the given order, with a marker on every point
 //!   (so a single point shows); dashed series (e.g. the paper's numbers) are dashed with hollow markers.
@@ -17,8 +21,9 @@
 //!   round tick to another (steps of 1, 2, 2.5 or 5 times a power of ten, even over several decades).
 //!
 //! Why no font library: plotters' default `ttf` feature pulls font-kit, which needs fontconfig and
-//! freetype on the system. Without it plotters estimates text widths from the character count, which
-//! is enough for an SVG (the browser lays the text out) and keeps the binary free of system libraries.
+//! freetype on the system. Layout needs only text widths, which [`text_width`] estimates from the
+//! advance widths of DejaVu Sans (the font the PNG is drawn with; it is wider than Arial, Helvetica
+//! or Liberation Sans, so text that fits in DejaVu Sans fits in a browser using those too).
 
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
 use plotters::coord::types::RangedCoordf64;
@@ -27,6 +32,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::format::{cell_number, nice_ticks, tick_labels};
 use super::model::{Figure, FigureKind, Series};
+use super::ReportError;
 
 /// Width and height of every chart, in pixels (the page shows them at this size).
 pub const SIZE: (u32, u32) = (880, 500);
@@ -68,15 +74,66 @@ fn index_of(x: f64, n: usize) -> Option<usize> {
 }
 
 /// The SVG document of `fig`, titled with `scale`.
-pub fn render_svg(fig: &Figure, scale: &str) -> Result<String, String> {
+pub fn render_svg(fig: &Figure, scale: &str) -> Result<String, ReportError> {
+    let failed = |message: String| ReportError::Chart { figure: fig.id.clone(), format: "SVG", message };
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
-        draw(&root, fig, &full_title(fig, scale))?;
-        root.present().map_err(|e| e.to_string())?;
+        draw(&root, fig, &full_title(fig, scale)).map_err(|e| failed(e.to_string()))?;
+        root.present().map_err(|e| failed(e.to_string()))?;
     }
     svg.push('\n');
     Ok(svg)
+}
+
+/// Title font sizes: the largest, and the smallest it shrinks to before taking more lines.
+const TITLE_PX: f64 = 18.0;
+const TITLE_MIN_PX: f64 = 12.0;
+/// Lines the title may take at [`TITLE_PX`] before it shrinks.
+const TITLE_LINES: usize = 3;
+/// Space between the title and the chart's left and right edges, in pixels.
+const TITLE_SIDE: f64 = 16.0;
+
+/// The font size and lines of a chart title: wrapped to fit [`SIZE`]'s width less a margin on each
+/// side (by [`text_width`]).
+pub fn title_lines(title: &str) -> (f64, Vec<String>) {
+    let room = f64::from(SIZE.0) - 2.0 * TITLE_SIDE;
+    let mut px = TITLE_PX;
+    loop {
+        let lines = wrap(title, room, px);
+        if lines.len() <= TITLE_LINES || px <= TITLE_MIN_PX {
+            return (px, lines);
+        }
+        px -= 1.0;
+    }
+}
+
+/// `text` in lines of at most `room` pixels at `px`: words (split at spaces) go on a line while
+/// they fit; a word wider than a line is cut between characters.
+fn wrap(text: &str, room: f64, px: f64) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut current = String::new();
+    for word in text.split_whitespace() {
+        let joined = if current.is_empty() { word.to_string() } else { format!("{current} {word}") };
+        if text_width(&joined, px) <= room {
+            current = joined;
+            continue;
+        }
+        if !current.is_empty() {
+            lines.push(std::mem::take(&mut current));
+        }
+        for c in word.chars() {
+            current.push(c);
+            if text_width(&current, px) > room && current.chars().count() > 1 {
+                current.pop();
+                lines.push(std::mem::replace(&mut current, c.to_string()));
+            }
+        }
+    }
+    if !current.is_empty() || lines.is_empty() {
+        lines.push(current);
+    }
+    lines
 }
 
 /// A font of `px` pixels in the SVG. (plotters writes `size / 1.24` as the SVG font size.)
@@ -84,9 +141,26 @@ fn font(px: f64) -> TextStyle<'static> {
     TextStyle::from(("sans-serif", px * 1.24)).color(&BLACK)
 }
 
-/// Roughly how wide text of `px` pixels is (plotters' own estimate, for layout).
-fn text_width(text: &str, px: f64) -> f64 {
-    text.chars().count() as f64 * px * 0.6
+/// Advance widths of DejaVu Sans for ASCII ' ' to '~', in thousandths of the font size.
+const ADVANCE: [u16; 95] = [
+    318, 401, 460, 838, 636, 950, 780, 275, 390, 390, 500, 838, 318, 361, 318, 337, 636, 636, 636, 636, 636, 636, 636,
+    636, 636, 636, 337, 337, 838, 838, 838, 531, 1000, 684, 686, 698, 770, 632, 575, 775, 752, 295, 295, 656, 557, 863,
+    748, 787, 603, 787, 695, 635, 611, 732, 684, 989, 685, 611, 685, 390, 337, 390, 838, 500, 500, 613, 635, 550, 635,
+    615, 352, 635, 634, 278, 278, 579, 278, 974, 634, 612, 635, 635, 411, 521, 392, 634, 592, 818, 592, 592, 525, 636,
+    337, 636, 838,
+];
+
+/// How wide `text` is at a font size of `px` pixels, in DejaVu Sans (a character beyond ASCII counts
+/// as a full em, as wide as DejaVu Sans's widest letters). No kerning.
+pub fn text_width(text: &str, px: f64) -> f64 {
+    let ems: u32 = text
+        .chars()
+        .map(|c| match c {
+            ' '..='~' => u32::from(ADVANCE[c as usize - ' ' as usize]),
+            _ => 1000,
+        })
+        .sum();
+    f64::from(ems) / 1000.0 * px
 }
 
 /// The largest size up to `max` px (but not below 9) at which `text` fits in `room` pixels.
@@ -199,11 +273,13 @@ impl Ranged for Axis {
 
 type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
 
-fn draw(root: &Area, fig: &Figure, title: &str) -> Result<(), String> {
-    let e = |e: DrawingAreaErrorKind<std::io::Error>| e.to_string();
-    root.fill(&WHITE).map_err(e)?;
+/// A drawing error of plotters.
+type DrawError = DrawingAreaErrorKind<std::io::Error>;
+
+fn draw(root: &Area, fig: &Figure, title: &str) -> Result<(), DrawError> {
+    root.fill(&WHITE)?;
     let (width, _) = SIZE;
-    let body = root.titled(title, font(fitting(title, f64::from(width - 24), 18.0))).map_err(e)?;
+    let body = draw_title(root, title)?;
 
     let axis = XAxis::of(fig);
     let series: Vec<Vec<(f64, f64)>> = fig.series.iter().map(|s| placed(&axis, s)).collect();
@@ -247,8 +323,7 @@ fn draw(root: &Area, fig: &Figure, title: &str) -> Result<(), String> {
         .margin_bottom(4)
         .x_label_area_size(54)
         .y_label_area_size((y_label_w + 40.0) as u32)
-        .build_cartesian_2d(x.clone(), y.clone())
-        .map_err(e)?;
+        .build_cartesian_2d(x.clone(), y.clone())?;
     let x_fmt = |v: &f64| x.label(*v);
     let y_fmt = |v: &f64| y.label(*v);
     let grid = RGBColor(0, 0, 0).mix(0.12);
@@ -261,31 +336,40 @@ fn draw(root: &Area, fig: &Figure, title: &str) -> Result<(), String> {
     if matches!(axis, XAxis::Slots { .. }) {
         mesh.disable_x_mesh();
     }
-    mesh.draw().map_err(e)?;
+    mesh.draw()?;
 
-    axis_labels(root, &plot, chart.plotting_area().get_pixel_range(), fig).map_err(e)?;
+    axis_labels(root, &plot, chart.plotting_area().get_pixel_range(), fig)?;
 
     if y.range.start < 0.0 {
         let zero = [(x.range.start, 0.0), (x.range.end, 0.0)];
-        chart.draw_series(std::iter::once(PathElement::new(zero, BLACK.stroke_width(1)))).map_err(e)?;
+        chart.draw_series(std::iter::once(PathElement::new(zero, BLACK.stroke_width(1))))?;
     }
     if all().next().is_none() {
         let centre = ((x.range.start + x.range.end) / 2.0, (y.range.start + y.range.end) / 2.0);
         let note = font(14.0).pos(Pos::new(HPos::Center, VPos::Center));
-        chart.draw_series(std::iter::once(Text::new("no data", centre, note))).map_err(e)?;
+        chart.draw_series(std::iter::once(Text::new("no data", centre, note)))?;
     }
+    draw_data(&mut chart, fig, &series)?;
+    draw_legend(&legend, fig)?;
+    Ok(())
+}
+
+type Chart<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<Axis, Axis>>;
+
+/// Each series' lines and markers, or bars, at its plotted `points`.
+fn draw_data(chart: &mut Chart, fig: &Figure, series: &[Vec<(f64, f64)>]) -> Result<(), DrawError> {
     let n = fig.series.len();
-    for (k, (s, points)) in fig.series.iter().zip(&series).enumerate() {
+    for (k, (s, points)) in fig.series.iter().zip(series).enumerate() {
         let c = colour(k);
         match fig.kind {
             FigureKind::Line => {
                 let line = c.stroke_width(2);
                 if s.dashed {
-                    chart.draw_series(DashedLineSeries::new(points.clone(), 9, 5, line)).map_err(e)?;
+                    chart.draw_series(DashedLineSeries::new(points.clone(), 9, 5, line))?;
                 } else {
-                    chart.draw_series(LineSeries::new(points.clone(), line)).map_err(e)?;
+                    chart.draw_series(LineSeries::new(points.clone(), line))?;
                 }
-                chart.draw_series(points.iter().flat_map(|&p| marker(p, c, s.dashed))).map_err(e)?;
+                chart.draw_series(points.iter().flat_map(|&p| marker(p, c, s.dashed)))?;
             }
             FigureKind::Bar => {
                 let w = 0.8 / n as f64;
@@ -294,12 +378,25 @@ fn draw(root: &Area, fig: &Figure, title: &str) -> Result<(), String> {
                     let corners = [(left, v.max(0.0)), (left + w, v.min(0.0))];
                     bar(corners, c, s.dashed)
                 });
-                chart.draw_series(bars).map_err(e)?;
+                chart.draw_series(bars)?;
             }
         }
     }
-    draw_legend(&legend, fig).map_err(e)?;
     Ok(())
+}
+
+/// The title's lines, centred at the top; returns the area below them.
+fn draw_title<'a>(root: &Area<'a>, title: &str) -> Result<Area<'a>, DrawError> {
+    let (px, lines) = title_lines(title);
+    let line_h = (px * 1.25).round() as i32;
+    let top = 8;
+    let style = font(px).pos(Pos::new(HPos::Center, VPos::Top));
+    let centre = SIZE.0 as i32 / 2;
+    for (i, line) in lines.iter().enumerate() {
+        root.draw(&Text::new(line.clone(), (centre, top + line_h * i as i32), style.clone()))?;
+    }
+    let (_, body) = root.split_vertically(top + line_h * lines.len() as i32 + 6);
+    Ok(body)
 }
 
 /// The axis labels, each shrunk to fit along its own axis rather than run off the picture. (plotters'
@@ -309,7 +406,7 @@ fn axis_labels(
     plot: &Area,
     (xs, ys): (std::ops::Range<i32>, std::ops::Range<i32>),
     fig: &Figure,
-) -> Result<(), DrawingAreaErrorKind<std::io::Error>> {
+) -> Result<(), DrawError> {
     let x_px = fitting(&fig.x_label, f64::from(xs.end - xs.start), 14.0);
     let x_style = font(x_px).pos(Pos::new(HPos::Center, VPos::Top));
     root.draw(&Text::new(fig.x_label.clone(), ((xs.start + xs.end) / 2, ys.end + 30), x_style))?;
@@ -339,7 +436,7 @@ fn bar(corners: [(f64, f64); 2], c: RGBColor, light: bool) -> Vec<Rectangle<(f64
 }
 
 /// The legend, one row per series: its swatch (as drawn in the plot) and its name.
-fn draw_legend(area: &Area, fig: &Figure) -> Result<(), DrawingAreaErrorKind<std::io::Error>> {
+fn draw_legend(area: &Area, fig: &Figure) -> Result<(), DrawError> {
     if fig.series.is_empty() {
         return Ok(());
     }
@@ -386,4 +483,35 @@ fn draw_legend(area: &Area, fig: &Figure) -> Result<(), DrawingAreaErrorKind<std
         area.draw(&Text::new(s.name.clone(), (48, y), style))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_widths_are_dejavu_sans_advances() {
+        // "Wi" is 0.989 + 0.278 em; anything beyond ASCII counts a full em.
+        assert!((text_width("Wi", 10.0) - 12.67).abs() < 1e-9);
+        assert_eq!(text_width("µ", 10.0), 10.0);
+        assert_eq!(text_width("", 10.0), 0.0);
+    }
+
+    #[test]
+    fn titles_wrap_at_spaces_and_cut_long_words() {
+        assert_eq!(wrap("", 100.0, 10.0), [""]);
+        // "aaa bbb" is 40.6 px at 10 px.
+        assert_eq!(wrap("aaa bbb ccc", 45.0, 10.0), ["aaa bbb", "ccc"]);
+        let long = "W".repeat(25);
+        let lines = wrap(&format!("x {long} y"), 100.0, 10.0);
+        assert_eq!(lines.concat().replace(' ', ""), format!("x{long}y"));
+        assert!(lines.len() >= 3, "{lines:?}");
+        assert!(lines.iter().all(|l| text_width(l, 10.0) <= 100.0), "{lines:?}");
+        // Short titles keep the full size; long ones shrink before taking a fourth line.
+        assert_eq!(title_lines("short").0, TITLE_PX);
+        let (px, lines) = title_lines(&"word ".repeat(60));
+        assert!(px < TITLE_PX && lines.len() <= TITLE_LINES, "{px} {lines:?}");
+        let (px, lines) = title_lines(&"word ".repeat(400));
+        assert!(px == TITLE_MIN_PX && lines.len() > TITLE_LINES, "{px} {lines:?}");
+    }
 }

@@ -2,15 +2,16 @@
 //!
 //! Self-contained and static: inline CSS, no script, no external resource, so it displays from a
 //! plain folder (file://) in any browser. It shows, in order: the title, the scale and the notes; a
-//! contents list; every table (numbers with 3-4 significant digits, right-aligned); every figure as
-//! `<img src="<id>.svg">` with a caption, and its data in a closed `<details>` table; the file list.
-//! All text from the result set is HTML-escaped.
+//! contents list; every table (numbers with 3-4 significant digits, right-aligned) with a link to
+//! its CSV file; every figure as `<img src="<id>.svg">` with a caption, links to its SVG and PNG
+//! files, and its data in a closed `<details>` table; the file list (results.json, results.csv,
+//! latency.csv). All text from the result set is HTML-escaped.
 
 use std::fmt::Write as _;
 
 use super::format::cell_number;
 use super::model::{Cell, Figure, FigureKind, ResultSet, ResultTable};
-use super::{chart, CSV_FILE, JSON_FILE};
+use super::{chart, csv, CSV_FILE, JSON_FILE, LATENCY_FILE};
 
 const STYLE: &str = "\
 body{font-family:'DejaVu Sans',Arial,Helvetica,sans-serif;color:#1a1a1a;background:#fff;\
@@ -29,6 +30,7 @@ tbody tr:nth-child(even){background:#f7f8fa}
 figure{margin:16px 0 24px}
 figure img{max-width:100%;height:auto;border:1px solid #ddd}
 figcaption{margin-top:4px;color:#333}
+p.files{margin:0 0 12px;font-size:0.9em;color:#444}
 details{margin-top:6px}
 summary{cursor:pointer;color:#345}
 footer{margin-top:32px;color:#666;font-size:0.9em}
@@ -56,9 +58,10 @@ pub fn render(set: &ResultSet) -> String {
     contents(&mut p, set);
     if !set.tables.is_empty() {
         p.push_str("<h2 id=\"tables\">Tables</h2>\n");
-        for (i, table) in set.tables.iter().enumerate() {
+        for (i, (table, file)) in set.tables.iter().zip(csv::table_files(set)).enumerate() {
             let _ = writeln!(p, "<h3 id=\"table-{}\">{}</h3>", i + 1, esc(&table.name));
             data_table(&mut p, table);
+            let _ = writeln!(p, "<p class=\"files\">CSV: <a href=\"{0}\">{0}</a></p>", esc(&file));
         }
     }
     if !set.figures.is_empty() {
@@ -67,10 +70,13 @@ pub fn render(set: &ResultSet) -> String {
             figure(&mut p, fig, &set.scale);
         }
     }
+    let tables = if set.tables.is_empty() { "" } else { "; each table above as CSV in <code>tables/</code>" };
+    let charts = if set.figures.is_empty() { "" } else { "; each chart as SVG and as PNG (twice the size)" };
     let _ = writeln!(
         p,
         "<footer>Every number: <a href=\"{JSON_FILE}\">{JSON_FILE}</a> ({} raw runs); \
-         tables as CSV: <a href=\"{CSV_FILE}\">{CSV_FILE}</a>. \
+         one row per run, a column per parameter and metric: <a href=\"{CSV_FILE}\">{CSV_FILE}</a>; \
+         latencies per run, phase and operation: <a href=\"{LATENCY_FILE}\">{LATENCY_FILE}</a>{tables}{charts}. \
          Rebuild this page with <code>flashkv report DIR</code>.</footer>",
         set.runs.len()
     );
@@ -131,6 +137,8 @@ fn figure(p: &mut String, fig: &Figure, scale: &str) {
         esc(&fig.y_label),
         esc(&names.join(", "))
     );
+    let id = esc(&fig.id);
+    let _ = writeln!(p, "<p class=\"files\">Chart: <a href=\"{id}.svg\">SVG</a>, <a href=\"{id}.png\">PNG</a></p>");
     figure_data(p, fig);
     p.push_str("</figure>\n");
 }

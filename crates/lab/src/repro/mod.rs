@@ -129,6 +129,8 @@ impl Run {
 /// beside the others (a device that runs out of space is a result too).
 pub trait Repro: Sync {
     fn name(&self) -> &'static str;
+    /// The result set's title.
+    fn title(&self) -> &'static str;
     /// Divisors of the paper's sizes, by scale name.
     fn scales(&self) -> &'static [(&'static str, u64)];
     /// The parts `--only` may pick; none when the repro runs as one whole, and why.
@@ -193,7 +195,7 @@ pub fn reproduce(repro: &dyn Repro, c: &Context, runner: &Runner) -> Result<(Res
             }
         }
     }
-    let mut set = repro.report(c, &runs)?;
+    let mut set = ResultSet { title: repro.title().to_string(), ..repro.report(c, &runs)? };
     set.runs = json;
     report_failures(&mut set, failed);
     Ok((set, timings))
@@ -277,6 +279,8 @@ pub fn run(a: &ReproArgs, progress: bool) -> Result<()> {
         only,
         timing: a.timing.clone(),
     };
+    // A folder of another result set is refused now, not after the runs.
+    crate::report::check_folder(&out, repro.title())?;
     // Long runs: progress lines always go to stderr.
     let cache = RunCache::open(&out, a.fresh)?;
     let runner = Runner { progress: true, cache: Some(cache), executor: a.executor.clone() };

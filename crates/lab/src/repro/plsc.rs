@@ -109,6 +109,10 @@ fn keys() -> Vec<(String, SizeClass, Design)> {
 }
 
 impl Repro for PlscRepro {
+    fn title(&self) -> &'static str {
+        "PLSC-tree vs LevelDB inside a key-value SSD (seed 002)"
+    }
+
     fn name(&self) -> &'static str {
         "plsc"
     }
@@ -140,7 +144,6 @@ impl Repro for PlscRepro {
         let chip = spec(scale, DESIGNS[0], CLASSES[0], &c.store, c.timing.as_ref()).device.chip()?.1;
         let ops = scale.size(PAPER_OPS);
         let mut set = ResultSet {
-            title: "PLSC-tree vs LevelDB inside a key-value SSD (seed 002)".into(),
             scale: format!(
                 "{} scale: {ops} puts then {ops} gets (YCSB Load + C) per value-size distribution, on a {} plsc \
                  device (32 planes, 16 KiB pages)",

@@ -209,6 +209,10 @@ fn plan(scale: &Scale) -> Vec<(String, Row, Workload, u64, u64)> {
 }
 
 impl Repro for ZnsLl {
+    fn title(&self) -> &'static str {
+        "Lifetime-leveling compaction on a ZNS SSD (seed 003): BL, GC, LS, Gear, LL and ZenFS placement"
+    }
+
     fn name(&self) -> &'static str {
         "zns-ll"
     }
@@ -231,13 +235,7 @@ impl Repro for ZnsLl {
     fn report(&self, c: &Context, runs: &Runs) -> Result<ResultSet> {
         let results: Vec<Option<RunResult>> = plan(&c.scale).iter().map(|p| runs.get(&p.0).cloned()).collect();
         let (fills, ycsb_results) = results.split_at(ROWS.len());
-        let mut set = ResultSet {
-            title: "Lifetime-leveling compaction on a ZNS SSD (seed 003): BL, GC, LS, Gear, LL and ZenFS placement"
-                .into(),
-            scale: describe(&c.scale),
-            notes: notes(),
-            ..Default::default()
-        };
+        let mut set = ResultSet { scale: describe(&c.scale), notes: notes(), ..Default::default() };
         fillrandom(&mut set, fills);
         ycsb_table(&mut set, &YcsbWorkload::ALL, ycsb_results);
         Ok(set)

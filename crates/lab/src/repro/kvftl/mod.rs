@@ -224,6 +224,10 @@ fn measured(r: &RunResult) -> Option<Measured> {
 pub struct KvftlRepro;
 
 impl Repro for KvftlRepro {
+    fn title(&self) -> &'static str {
+        "KVFTL and its variants vs a DFTL-based key-value FTL (seed 004)"
+    }
+
     fn name(&self) -> &'static str {
         "kvftl"
     }
@@ -245,7 +249,6 @@ impl Repro for KvftlRepro {
         let find = |label: &str| runs.get(label).and_then(measured);
         let ops = c.scale.size(PAPER_OPS);
         let mut set = ResultSet {
-            title: "KVFTL and its variants vs a DFTL-based key-value FTL (seed 004)".into(),
             scale: format!(
                 "{} scale: YCSB A, {ops} operations (half gets, half puts) over {KEYS} keys after their load, per \
                  value-size distribution, on a {} GiB kvftl device (one chip, 256 pages per block)",

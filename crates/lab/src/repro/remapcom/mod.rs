@@ -125,6 +125,10 @@ const PARTS: [&str; 6] = ["fig9-11", "table3", "fig12", "fig13", "fig14", "fig15
 pub struct RemapCom;
 
 impl Repro for RemapCom {
+    fn title(&self) -> &'static str {
+        "RemapCom (seed 000): Baseline vs RemapCom-Base vs RemapCom on the simulated FEMU SSD"
+    }
+
     fn name(&self) -> &'static str {
         "remapcom"
     }
@@ -158,12 +162,7 @@ impl Repro for RemapCom {
     }
 
     fn report(&self, c: &Context, runs: &Runs) -> Result<ResultSet> {
-        let mut set = ResultSet {
-            title: "RemapCom (seed 000): Baseline vs RemapCom-Base vs RemapCom on the simulated FEMU SSD".into(),
-            scale: describe(&c.scale),
-            notes: notes(),
-            ..Default::default()
-        };
+        let mut set = ResultSet { scale: describe(&c.scale), notes: notes(), ..Default::default() };
         if c.wants("fig9-11") || c.wants("table3") {
             micro::report(runs, &mut set)?;
         }
