@@ -25,7 +25,7 @@ def test_results_json_from_python_equals_the_command_lines_byte_for_byte(tmp_pat
     expected = (cli / "results.json").read_bytes()
     assert (from_file.folder / "results.json").read_bytes() == expected
     assert (from_dict.folder / "results.json").read_bytes() == expected
-    # One row per run, with the point and DESIGN.md's accounting names as columns.
+    # One row per run, with the point and the accounting names of docs/design.md as columns.
     frame = from_dict.frame()
     assert len(frame) == 4
     assert list(frame["variant"]) == ["LevelDB", "LevelDB", "RemapCom", "RemapCom"]

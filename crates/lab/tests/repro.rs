@@ -172,7 +172,10 @@ fn unknown_parts_and_scales_are_named() {
 }
 
 /// On a real reflink XFS, RemapCom writes fewer bytes to the block device than Baseline at 4 KiB.
+/// Ignored by a plain `cargo test` (it needs what crates/storage/tests/setup-xfs.sh installs); CI
+/// runs it with `--ignored` and FLASHKV_REQUIRE_XFS=1, so that a missing piece fails there.
 #[test]
+#[ignore = "needs root, loop devices and xfsprogs (crates/storage/tests/setup-xfs.sh); run with --ignored (CI does)"]
 fn remapcom_on_xfs_writes_less_to_the_device() {
     if let Some(why) = storage_unavailable() {
         assert!(std::env::var("FLASHKV_REQUIRE_XFS").as_deref() != Ok("1"), "FLASHKV_REQUIRE_XFS=1 but: {why}");

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Installs what crates/storage/tests/xfs_reflink.rs needs, on Debian/Ubuntu, as root:
 # mkfs.xfs (xfsprogs), losetup (util-linux) and mount/umount (mount). Loop devices must exist (/dev/loop-control).
-# CI runs the test with FLASHKV_REQUIRE_XFS=1 so that a missing piece fails instead of skipping.
+# The tests that need it are #[ignore]d; CI runs them with --ignored and FLASHKV_REQUIRE_XFS=1, so that a missing
+# piece fails instead of skipping.
 set -eu
 missing=""
 command -v mkfs.xfs >/dev/null 2>&1 || missing="$missing xfsprogs"

@@ -4,9 +4,10 @@
 //! wrote. Then the conformance suite runs on the XFS mount, where clones really share extents.
 //!
 //! Needs root, xfsprogs (`mkfs.xfs`), util-linux (`losetup`, `mount`, `umount`) and loop devices; see
-//! tests/setup-xfs.sh. Without them the test prints "skipped: <why>" and passes, unless FLASHKV_REQUIRE_XFS=1,
-//! when it fails instead (CI sets it). The image, the loop device and the mount are always released, even when an
-//! assertion fails, by the guard's `Drop`.
+//! tests/setup-xfs.sh. So the test is ignored by a plain `cargo test`, which lists it as ignored, and runs on request:
+//! `cargo test --release -p storage --test xfs_reflink -- --ignored` (CI runs it so). Run so without those tools,
+//! it prints "skipped: <why>" and passes, unless FLASHKV_REQUIRE_XFS=1, when it fails instead (CI sets it). The
+//! image, the loop device and the mount are always released, even when an assertion fails, by the guard's `Drop`.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -26,6 +27,7 @@ fn skip(why: &str) {
 }
 
 #[test]
+#[ignore = "needs root, loop devices and xfsprogs (tests/setup-xfs.sh); run with --ignored (CI does)"]
 fn reflink_clone_writes_under_one_percent_of_a_copy() {
     if let Some(why) = LoopXfs::unavailable() {
         return skip(&why);

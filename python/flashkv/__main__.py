@@ -1,0 +1,5 @@
+"""``python -m flashkv``: the ``flashkv`` command (see ``flashkv.cli``)."""
+
+from .cli import main
+
+main()
