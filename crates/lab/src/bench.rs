@@ -103,8 +103,13 @@ impl BenchArgs {
 pub fn render(r: &RunResult) -> String {
     let mut out = String::new();
     for p in &r.phases {
-        let mb_s =
-            if p.elapsed_s > 0.0 { (p.user_bytes + p.read_bytes) as f64 / (1 << 20) as f64 / p.elapsed_s } else { 0.0 };
+        if p.elapsed_s <= 0.0 {
+            // In simulation a phase that never reached the device takes no time (host CPU time is
+            // not modelled): there is no rate to print.
+            out.push_str(&format!("{:<12}: no {} time passed ({} ops)\n", p.name, r.time_base, p.ops));
+            continue;
+        }
+        let mb_s = (p.user_bytes + p.read_bytes) as f64 / (1 << 20) as f64 / p.elapsed_s;
         out.push_str(&format!(
             "{:<12}: {:>10.3} micros/op; {:>10.0} ops/sec; {:>8.1} MB/s\n",
             p.name, p.micros_per_op, p.ops_per_sec, mb_s

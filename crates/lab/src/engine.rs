@@ -2,7 +2,7 @@
 //! SSD designs (PLSC-tree, KVFTL) will implement the same trait, so every workload, report and
 //! experiment works on all of them.
 
-use lsm::{Db, ReadOptions, WriteOptions};
+use lsm::{Db, DbIterator, ReadOptions, WriteOptions};
 use storage::Env;
 
 use crate::error::{LabError, Result};
@@ -17,6 +17,9 @@ pub trait KvEngine {
     /// Reads up to `len` records from the first key >= `start` (0: position only); returns the
     /// records and bytes read.
     fn scan(&mut self, start: &[u8], len: u64) -> Result<(u64, u64)>;
+    /// The bytes of the record after the one the previous `next` read, in key order (the first
+    /// key at the first call); `None` past the last key.
+    fn next(&mut self) -> Result<Option<u64>>;
     /// Waits until background work (flushes, compactions, GC) is done.
     fn settle(&mut self) -> Result<()>;
     /// The engine's own statistics, for the result's `engine` section.
@@ -73,6 +76,8 @@ pub struct LsmEngine {
     write: WriteOptions,
     /// The activity of databases destroyed by [`LsmEngine::recreate`].
     history: lsm::DbStats,
+    /// Where `next` is (db_bench's readseq), until the phase settles or the database closes.
+    cursor: Option<DbIterator>,
 }
 
 /// Where the database lives on the stack's file system.
@@ -81,7 +86,14 @@ const DIR: &str = "db";
 impl LsmEngine {
     pub fn open(env: Env, options: lsm::Options, sync: bool) -> Result<LsmEngine> {
         let db = Db::open(env.clone(), DIR, options.clone())?;
-        Ok(LsmEngine { env, db: Some(db), options, write: WriteOptions { sync }, history: Default::default() })
+        Ok(LsmEngine {
+            env,
+            db: Some(db),
+            options,
+            write: WriteOptions { sync },
+            history: Default::default(),
+            cursor: None,
+        })
     }
 
     fn db(&self) -> Result<&Db> {
@@ -126,7 +138,25 @@ impl KvEngine for LsmEngine {
         Ok((n, bytes))
     }
 
+    fn next(&mut self) -> Result<Option<u64>> {
+        if self.cursor.is_none() {
+            let mut it = self.db()?.iter(&ReadOptions::default())?;
+            it.seek_to_first();
+            self.cursor = Some(it);
+        }
+        let it = self.cursor.as_mut().expect("a cursor was just opened");
+        if !it.valid() {
+            it.status()?;
+            return Ok(None);
+        }
+        let bytes = (it.key().len() + it.value().len()) as u64;
+        it.next();
+        Ok(Some(bytes))
+    }
+
     fn settle(&mut self) -> Result<()> {
+        // The phase is over: its cursor no longer holds the tables it read.
+        self.cursor = None;
         Ok(self.db()?.wait_for_background()?)
     }
 
@@ -145,6 +175,7 @@ impl KvEngine for LsmEngine {
     /// Destroys the database and opens a fresh one, as db_bench does before each fill; the
     /// statistics keep the destroyed database's activity.
     fn recreate(&mut self) -> Result<()> {
+        self.cursor = None;
         if let Some(db) = self.db.take() {
             self.history.add_history(&db.stats());
             db.close()?;
@@ -155,6 +186,7 @@ impl KvEngine for LsmEngine {
     }
 
     fn close(&mut self) -> Result<()> {
+        self.cursor = None;
         match self.db.take() {
             Some(db) => Ok(db.close()?),
             None => Ok(()),

@@ -19,6 +19,7 @@ impl Field {
     pub fn flag(&self) -> String {
         match self.0.as_str() {
             "engine.name" => "--engine".into(),
+            "engine.block_size" => "--table-block-size".into(),
             "workload.name" => "--workload".into(),
             "workload.operations" => "--ops".into(),
             path => format!("--{}", path.rsplit('.').next().unwrap_or(path).replace('_', "-")),

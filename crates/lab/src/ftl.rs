@@ -174,7 +174,7 @@ impl FtlSpec {
     }
 }
 
-/// The outcome of one FTL run, with the accounting names of DESIGN.md.
+/// The outcome of one FTL run, with the accounting names of docs/design.md.
 #[derive(Clone, Debug, Serialize)]
 pub struct FtlResult {
     pub preset: String,

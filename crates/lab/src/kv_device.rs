@@ -130,6 +130,10 @@ impl KvEngine for KvDeviceEngine {
         ))
     }
 
+    fn next(&mut self) -> Result<Option<u64>> {
+        Err(self.unsupported("a key-value SSD cannot list its keys, so db_bench's readseq does not apply"))
+    }
+
     fn settle(&mut self) -> Result<()> {
         // A device's work is inside the request that set it off: nothing runs behind the host.
         Ok(())

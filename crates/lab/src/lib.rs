@@ -1,5 +1,6 @@
-//! The flash laboratory as a library: the storage stacks (simulated SSDs, ZNS SSDs, key-value
-//! SSDs, real files), the one runner every command uses, results with DESIGN.md's accounting names,
+//! The flash laboratory as a library: one typed run specification (`spec`), the storage stacks
+//! (simulated SSDs, ZNS SSDs, key-value SSDs, real files), the one runner every command uses
+//! (`runner`, and `batch` for many runs), results under docs/design.md's accounting names,
 //! experiment files, the seed papers' repros and result folders. The `flashkv` command line and
 //! the Python package are front ends over it.
 

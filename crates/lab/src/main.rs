@@ -2,7 +2,7 @@
 //!
 //! With no arguments it runs a small demo experiment on the simulated SSD and prints its table.
 //! Subcommands run the individual tools; every result is available as JSON with the accounting
-//! names of DESIGN.md, and as a result folder with tables and charts.
+//! names of docs/design.md, and as a result folder with tables and charts.
 
 use lab::error::{LabError, Result};
 use lab::publish::OutputArgs;

@@ -1,4 +1,4 @@
-//! The result of one run, under the accounting names of DESIGN.md, the same for every command.
+//! The result of one run, under the accounting names of docs/design.md, the same for every command.
 //!
 //! In simulation every number is exact and deterministic; wall-clock time is kept out of this
 //! structure (it goes to a separate timing record) so that the same configuration and seed give a
@@ -255,7 +255,8 @@ pub fn render(r: &RunResult) -> String {
         t.row(vec![
             p.name.clone(),
             p.ops.to_string(),
-            format!("{:.0}", p.ops_per_sec),
+            // No time passed (in simulation, nothing reached the device): no rate to give.
+            if p.elapsed_s > 0.0 { format!("{:.0}", p.ops_per_sec) } else { "-".into() },
             format!("{:.1}", p.latency.p50_us),
             format!("{:.1}", p.latency.p99_us),
             format!("{:.1}", p.latency.p999_us),
@@ -264,6 +265,16 @@ pub fn render(r: &RunResult) -> String {
         ]);
     }
     out.push_str(&t.render());
+    out.push('\n');
+    out.push_str(&levels_table(r));
+    out.push_str(&accounting(r));
+    out
+}
+
+/// The levels the run wrote or left files in.
+fn levels_table(r: &RunResult) -> String {
+    use crate::table::Table;
+    let mb = |b: u64| format!("{:.1}", b as f64 / (1 << 20) as f64);
     let mut t = Table::new(&[
         "level",
         "files",
@@ -291,8 +302,13 @@ pub fn render(r: &RunResult) -> String {
             l.compactions.to_string(),
         ]);
     }
-    out.push('\n');
-    out.push_str(&t.render());
+    t.render()
+}
+
+/// Host and flash writes by cause, wear, zones, a key-value SSD's own work, stalls.
+fn accounting(r: &RunResult) -> String {
+    let mb = |b: u64| format!("{:.1}", b as f64 / (1 << 20) as f64);
+    let mut out = String::new();
     out.push_str(&format!(
         "\nuser {} MB; host writes {} MB (host WA {:.2})",
         mb(r.user_bytes),

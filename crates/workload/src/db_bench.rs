@@ -175,7 +175,6 @@ impl DbBenchConfig {
     pub fn op_count(&self) -> u64 {
         match self.kind {
             k if k.writes() => self.num,
-            DbBenchKind::ReadSeq => 1,
             _ => self.reads.unwrap_or(self.num),
         }
     }
@@ -295,9 +294,8 @@ impl Iterator for DbBench {
             return None;
         }
         let op = match self.config.kind {
-            DbBenchKind::ReadSeq => {
-                Op::Scan { start_key: Vec::new(), len: self.config.reads.unwrap_or(self.config.num) }
-            }
+            // One record per operation, from the first key on.
+            DbBenchKind::ReadSeq => Op::Next,
             DbBenchKind::ReadRandom => Op::Read { key: format_key_of_size(self.next_keynum(), self.config.key_size) },
             DbBenchKind::SeekRandom => {
                 Op::Scan { start_key: format_key_of_size(self.next_keynum(), self.config.key_size), len: 0 }
@@ -360,7 +358,7 @@ mod tests {
         let mut c = DbBenchConfig::new(DbBenchKind::ReadSeq, 10);
         c.reads = Some(7);
         let ops: Vec<Op> = DbBench::new(c, 1).unwrap().collect();
-        assert_eq!(ops, vec![Op::Scan { start_key: vec![], len: 7 }]);
+        assert_eq!(ops, vec![Op::Next; 7]);
         let ops: Vec<Op> = DbBench::new(DbBenchConfig::new(DbBenchKind::SeekRandom, 10), 1).unwrap().collect();
         assert_eq!(ops.len(), 10);
         assert!(ops.iter().all(|o| matches!(o, Op::Scan { len: 0, .. })));

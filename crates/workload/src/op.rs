@@ -5,7 +5,9 @@
 //! generator believes new, versus one it believes present) so that reports can count them apart.
 //! `Scan { start_key, len }` means: position an iterator at the first key `>= start_key`, then read up to `len`
 //! records from there (`len = 0`: position only, as db_bench's seekrandom does). An empty `start_key` means the
-//! beginning of the key space (db_bench's readseq).
+//! beginning of the key space. `Next` reads the record after the one the previous `Next` read, in key order (the first
+//! key at the first `Next`): db_bench's readseq is a `Next` per record, so that each record is one operation with its
+//! own latency, as db_bench counts them.
 
 /// One operation for a key-value store.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -36,6 +38,9 @@ pub enum Op {
         /// Records to read from the seek position on (0 = position only).
         len: u64,
     },
+    /// The record after the one the previous `Next` read, in key order (the first key at the first `Next`; none past
+    /// the last key).
+    Next,
     /// YCSB read-modify-write: read `key`, then put `value` under it.
     ReadModifyWrite {
         /// Key bytes.
@@ -58,6 +63,8 @@ pub enum OpKind {
     Scan,
     /// [`Op::ReadModifyWrite`].
     ReadModifyWrite,
+    /// [`Op::Next`].
+    Next,
 }
 
 impl OpKind {
@@ -72,6 +79,7 @@ impl OpKind {
             OpKind::Update => "update",
             OpKind::Scan => "scan",
             OpKind::ReadModifyWrite => "read_modify_write",
+            OpKind::Next => "next",
         }
     }
 }
@@ -94,14 +102,16 @@ impl Op {
             Op::Update { .. } => OpKind::Update,
             Op::Scan { .. } => OpKind::Scan,
             Op::ReadModifyWrite { .. } => OpKind::ReadModifyWrite,
+            Op::Next => OpKind::Next,
         }
     }
 
-    /// The key (the seek target for a scan).
+    /// The key (the seek target for a scan; none for a next).
     pub fn key(&self) -> &[u8] {
         match self {
             Op::Insert { key, .. } | Op::Read { key } | Op::Update { key, .. } | Op::ReadModifyWrite { key, .. } => key,
             Op::Scan { start_key, .. } => start_key,
+            Op::Next => &[],
         }
     }
 
@@ -109,7 +119,7 @@ impl Op {
     pub fn value(&self) -> Option<&[u8]> {
         match self {
             Op::Insert { value, .. } | Op::Update { value, .. } | Op::ReadModifyWrite { value, .. } => Some(value),
-            Op::Read { .. } | Op::Scan { .. } => None,
+            Op::Read { .. } | Op::Scan { .. } | Op::Next => None,
         }
     }
 

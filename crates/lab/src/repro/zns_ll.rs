@@ -340,6 +340,11 @@ fn fillrandom(set: &mut ResultSet, fills: &[Option<RunResult>]) {
     ));
     beside_paper(set, fills);
     writes_by_cause(set, fills);
+    fillrandom_figures(set, fills);
+}
+
+/// The fillrandom figures: throughput, write amplification, zones.
+fn fillrandom_figures(set: &mut ResultSet, fills: &[Option<RunResult>]) {
     let categories: Vec<String> = ROWS.iter().map(|r| r.name.to_string()).collect();
     set.figures.push(Figure {
         id: "fillrandom_throughput".into(),

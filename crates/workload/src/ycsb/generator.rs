@@ -212,6 +212,7 @@ impl Ycsb {
                 let value = self.update_value();
                 (Op::ReadModifyWrite { key: self.key(k), value }, k)
             }
+            OpKind::Next => unreachable!("YCSB's operation chooser draws among OpKind::ALL, which has no next"),
         }
     }
 

@@ -338,6 +338,12 @@ pub(super) fn ram_tables(set: &mut ResultSet, find: &Find) {
         Series { name: "DFTL (paper)".into(), points: Vec::new(), dashed: true },
         Series { name: "KVFTL-WS (paper)".into(), points: Vec::new(), dashed: true },
     ];
+    // The chart draws each design's time over its own time with unlimited RAM, ours and the
+    // paper's: seconds at two scales never share an axis.
+    let unlimited = |d: usize| {
+        let ours = find(&format!("{} uniform", ["DFTL", "KVFTL-WS"][d])).map(|m| m.time_s.max(1e-9));
+        (ours, TABLE3[TABLE3.len() - 1].2[d * 3 + 2])
+    };
     for (k, (ram, _, paper)) in TABLE3.iter().enumerate() {
         let mut row = vec![Cell::Text((*ram).into())];
         for (d, name) in ["DFTL", "KVFTL-WS"].iter().enumerate() {
@@ -346,7 +352,9 @@ pub(super) fn ram_tables(set: &mut ResultSet, find: &Find) {
             let p = &paper[d * 3..d * 3 + 3];
             match find(&label) {
                 Some(m) => {
-                    series[d].points.push((k as f64, m.time_s));
+                    if let Some(base) = unlimited(d).0 {
+                        series[d].points.push((k as f64, m.time_s / base));
+                    }
                     row.extend([
                         Cell::Number(p[0]),
                         round(m.load_s / m.time_s.max(1e-9) * 100.0, 3),
@@ -365,7 +373,7 @@ pub(super) fn ram_tables(set: &mut ResultSet, find: &Find) {
                     failed(),
                 ]),
             }
-            series[2 + d].points.push((k as f64, p[2]));
+            series[2 + d].points.push((k as f64, p[2] / unlimited(d).1));
         }
         rows.push(row);
     }
@@ -394,10 +402,10 @@ pub(super) fn ram_tables(set: &mut ResultSet, find: &Find) {
     });
     set.figures.push(Figure {
         id: "table3_time_by_ram".into(),
-        title: "Table III: total execution time by mapping RAM (uniform)".into(),
+        title: "Table III: total execution time by mapping RAM, over the time with unlimited RAM (uniform)".into(),
         kind: FigureKind::Line,
         x_label: "RAM for mapping tables".into(),
-        y_label: "simulated seconds".into(),
+        y_label: "time / time with unlimited RAM".into(),
         categories: TABLE3.iter().map(|(r, _, _)| r.to_string()).collect(),
         series: series.to_vec(),
     });

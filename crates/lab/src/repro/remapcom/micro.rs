@@ -143,6 +143,12 @@ fn distribution(d: usize, dname: &str, res: &Results, rows: &mut Rows, set: &mut
         if grows { "grows" } else { "does NOT grow monotonically" },
         reds.iter().map(|x| format!("{:.1} %", x * 100.0)).collect::<Vec<_>>().join(", ")
     ));
+    figures(d, dname, res, rows);
+}
+
+/// One distribution's Figures 9, 10 and 11.
+fn figures(d: usize, dname: &str, res: &Results, rows: &mut Rows) {
+    let get = |kv: u64, m: Mode| res[&(d, kv, m)];
     let x: Vec<String> = KV_SIZES.iter().map(|k| format!("{k}")).collect();
     let line = |m: Mode, f: &dyn Fn(&RunResult) -> f64| Series {
         name: m.name().into(),
