@@ -64,7 +64,7 @@ pub fn run_phase(
     let mut all = new_hist();
     let mut by_kind: BTreeMap<OpKind, Histogram<u64>> = BTreeMap::new();
     let start = stack.now_ns();
-    let (mut count, mut user_bytes, mut read_bytes, mut found, mut scanned) = (0u64, 0u64, 0u64, 0u64, 0u64);
+    let (mut count, mut tally) = (0u64, Tally::default());
     // In simulation the clock is free and every operation is timed; on real files reading the
     // clock twice costs about as much as 2 % of a put, so one operation in `WALL_CLOCK_SAMPLE` is
     // timed (db_bench times none unless asked for a histogram). Throughput uses the phase's
@@ -83,37 +83,7 @@ pub fn run_phase(
     for op in ops {
         let timed = count % sample == 0;
         let t0 = if timed { stack.now_ns() } else { 0 };
-        match &op {
-            Op::Insert { key, value } | Op::Update { key, value } => {
-                engine.put(key, value)?;
-                user_bytes += (key.len() + value.len()) as u64;
-            }
-            Op::Read { key } => {
-                if let Some(n) = engine.get(key)? {
-                    found += 1;
-                    read_bytes += (key.len() + n) as u64;
-                }
-            }
-            Op::ReadModifyWrite { key, value } => {
-                if let Some(n) = engine.get(key)? {
-                    found += 1;
-                    read_bytes += (key.len() + n) as u64;
-                }
-                engine.put(key, value)?;
-                user_bytes += (key.len() + value.len()) as u64;
-            }
-            Op::Scan { start_key, len } => {
-                let (n, bytes) = engine.scan(start_key, *len)?;
-                read_bytes += bytes;
-                scanned += n;
-            }
-            Op::Next => {
-                if let Some(bytes) = engine.next()? {
-                    read_bytes += bytes;
-                    scanned += 1;
-                }
-            }
-        }
+        tally.apply(&op, engine)?;
         if timed {
             // 0 is a true measure in simulation: an operation that reached no device took no
             // simulated time (host CPU time is not modelled), not one nanosecond.
@@ -141,12 +111,59 @@ pub fn run_phase(
         elapsed_s: elapsed,
         ops_per_sec: if elapsed > 0.0 { count as f64 / elapsed } else { 0.0 },
         micros_per_op: if count > 0 { elapsed * 1e6 / count as f64 } else { 0.0 },
-        user_bytes,
-        read_bytes,
-        found,
-        scanned_records: scanned,
+        user_bytes: tally.user_bytes,
+        read_bytes: tally.read_bytes,
+        found: tally.found,
+        scanned_records: tally.scanned,
         latency: flashsim::latency::summarize(&all),
         latency_by_kind: by_kind.iter().map(|(k, h)| (k.name().to_string(), flashsim::latency::summarize(h))).collect(),
         timeline,
     })
+}
+
+/// What a phase's operations wrote and read.
+#[derive(Default)]
+struct Tally {
+    user_bytes: u64,
+    read_bytes: u64,
+    found: u64,
+    scanned: u64,
+}
+
+impl Tally {
+    /// Applies `op` to `engine` and counts it.
+    fn apply(&mut self, op: &Op, engine: &mut dyn KvEngine) -> Result<()> {
+        match op {
+            Op::Insert { key, value } | Op::Update { key, value } => {
+                engine.put(key, value)?;
+                self.user_bytes += (key.len() + value.len()) as u64;
+            }
+            Op::Read { key } => self.get(key, engine)?,
+            Op::ReadModifyWrite { key, value } => {
+                self.get(key, engine)?;
+                engine.put(key, value)?;
+                self.user_bytes += (key.len() + value.len()) as u64;
+            }
+            Op::Scan { start_key, len } => {
+                let (n, bytes) = engine.scan(start_key, *len)?;
+                self.read_bytes += bytes;
+                self.scanned += n;
+            }
+            Op::Next => {
+                if let Some(bytes) = engine.next()? {
+                    self.read_bytes += bytes;
+                    self.scanned += 1;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn get(&mut self, key: &[u8], engine: &mut dyn KvEngine) -> Result<()> {
+        if let Some(n) = engine.get(key)? {
+            self.found += 1;
+            self.read_bytes += (key.len() + n) as u64;
+        }
+        Ok(())
+    }
 }
