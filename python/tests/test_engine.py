@@ -63,7 +63,7 @@ def test_errors_are_python_exceptions_that_keep_the_rust_message(tmp_path):
     db.close()
     with pytest.raises(flashkv.FlashkvError, match="the database is closed"):
         db.get(b"k")
-    with pytest.raises(flashkv.FlashkvError, match="--preset"):
+    with pytest.raises(flashkv.FlashkvError, match="preset: unknown preset"):
         flashkv.Db.simulated("1GiB", preset="no-such-preset")
     with pytest.raises(flashkv.FlashkvError, match="workload.name"):
         flashkv.run({"title": "bad", "workload": {"name": "no-such-workload", "records": 10}})

@@ -14,6 +14,7 @@ pub mod ftl;
 pub mod harness;
 pub mod input;
 pub mod kv_device;
+pub mod loop_device;
 pub mod progress;
 pub mod publish;
 pub mod ray;

@@ -74,7 +74,7 @@ fn main() -> ExitCode {
         Some(Command::Ycsb(args)) => run_one(&args.spec(), &args.output, "ycsb", result::render, progress),
         Some(Command::Mixgraph(args)) => run_one(&args.spec(), &args.output, "mixgraph", result::render, progress),
         Some(Command::Run { file, out, executor }) => publish::run_experiment(&file, out, executor, progress),
-        Some(Command::Repro(args)) => repro::run(&args, progress),
+        Some(Command::Repro(args)) => repro::run(&args),
         Some(Command::Report { dir }) => {
             report::rebuild(&dir).map(|index| println!("report: {}", index.display())).map_err(LabError::from)
         }

@@ -93,6 +93,10 @@ pub struct RunResult {
     pub device_work: Option<kvssd::DeviceWork>,
     /// The database's contents at the end, when the run asked for it (`RunSpec::digest`).
     pub content_digest: Option<ContentDigest>,
+    /// Bytes a real block device took (the kernel's count, after the engine closed and the file
+    /// system synced): `xfs-loop` runs only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_write_bytes: Option<u64>,
 }
 
 /// What every simulated run's report says of its time base.
@@ -233,6 +237,7 @@ impl RunResult {
             zones: dev.as_ref().and_then(|d| d.zones.clone()),
             device_work: stack.device_work(),
             content_digest: None,
+            device_write_bytes: None,
             phases,
         }
     }

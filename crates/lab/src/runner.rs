@@ -143,6 +143,7 @@ fn finish(
         result.content_digest = Some(engine.content_digest()?);
     }
     engine.close()?;
+    result.device_write_bytes = stack.device_write_bytes()?;
     let wall_time_s = wall.elapsed().as_secs_f64();
     let nand_ops_per_wall_sec = stack.nand_ops().map(|n| n as f64 / wall_time_s.max(1e-9));
     Ok((result, Timing { wall_time_s, nand_ops_per_wall_sec }))

@@ -1,7 +1,8 @@
 //! A built storage stack: the file system a run's device specification names (SimFs on a
-//! simulated block SSD, ZoneFs on a simulated ZNS SSD, a host directory, memory) or a key-value
-//! SSD with no file system, its simulated clock, and the device-level accounting a result reports
-//! (host writes by cause, the flash report, zones).
+//! simulated block SSD, ZoneFs on a simulated ZNS SSD, a host directory, memory, a reflink XFS on
+//! a loop device) or a key-value SSD with no file system, its simulated clock, and the
+//! device-level accounting a result reports (host writes by cause, the flash report, zones, a real
+//! device's written bytes).
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -12,13 +13,16 @@ use storage::{Fs, HostWriteStats, MemFs, PosixFs, SimFs, SimFsOptions, ZoneFs, Z
 
 use crate::error::{LabError, Result};
 use crate::kv_device::SharedKvSsd;
-use crate::spec::{DeviceSpec, FsKind, KvDesign, Named};
+use crate::loop_device::LoopDevice;
+use crate::spec::{DeviceSpec, FsKind, KvDesign};
 
 pub enum Backend {
     Sim(SimFs),
     Zone(ZoneFs),
     Posix,
     Mem,
+    /// A real block device: a reflink XFS on a loop device.
+    XfsLoop(LoopDevice),
     /// A key-value SSD: the engine is the device, with no file system.
     Kv(SharedKvSsd),
 }
@@ -47,22 +51,17 @@ impl Stack {
             }
             FsKind::Mem => (Arc::new(MemFs::new()), Backend::Mem, None),
             FsKind::Posix(dir) => (Arc::new(PosixFs::new(dir.clone())?), Backend::Posix, None),
+            FsKind::XfsLoop => {
+                let dev = LoopDevice::new(a.xfs_image_bytes())?;
+                (Arc::new(PosixFs::new(dev.db_dir())?), Backend::XfsLoop(dev), None)
+            }
         };
         Ok(Stack { fs: Some(fs), backend, clock, started })
     }
 
-    /// A key-value SSD of `design` on the device's preset and capacity, in simulated time.
+    /// A key-value SSD of `design` on the device's preset and capacity, in simulated time (that
+    /// it has no file system below it is `RunSpec::plan`'s rule).
     pub fn kv_device(a: &DeviceSpec, design: KvDesign) -> Result<Stack> {
-        if a.fs != FsKind::Sim {
-            return Err(LabError::invalid(
-                "device.fs",
-                format!(
-                    "engine {} is a key-value SSD, with no file system below it: fs {} does not apply (leave it out)",
-                    design.name(),
-                    a.fs.name()
-                ),
-            ));
-        }
         let dev = design.build(a)?;
         Ok(Stack {
             fs: None,
@@ -100,6 +99,15 @@ impl Stack {
             Backend::Zone(fs) => Some(fs.with_device(|d| d.media().counters().nand_ops())),
             Backend::Kv(d) => Some(d.lock().unwrap_or_else(|e| e.into_inner()).media().counters().nand_ops()),
             _ => None,
+        }
+    }
+
+    /// Bytes a real block device took since the run's file system was made (once its dirty data
+    /// is on the device): `xfs-loop` only.
+    pub fn device_write_bytes(&self) -> Result<Option<u64>> {
+        match &self.backend {
+            Backend::XfsLoop(dev) => dev.written_since_mount().map(Some),
+            _ => Ok(None),
         }
     }
 

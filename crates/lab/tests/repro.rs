@@ -204,7 +204,7 @@ fn remapcom_on_xfs_writes_less_to_the_device() {
             .iter()
             .filter(|r| r["mode"] == mode)
             .nth(if kv > 2000.0 { 1 } else { 0 })
-            .map(|r| r["device_bytes_written"].as_u64().unwrap())
+            .map(|r| r["device_write_bytes"].as_u64().unwrap())
             .unwrap()
     };
     let (off, full) = (device("Baseline", 4096.0), device("RemapCom", 4096.0));

@@ -87,9 +87,9 @@ impl Scale {
 /// Every repro, by name.
 pub const NAMES: [&str; 5] = ["remapcom", "remapcom-xfs", "zns-ll", "plsc", "kvftl"];
 
-/// The repros that run through the runner (remapcom-xfs measures a real device itself).
-fn registry() -> [&'static dyn Repro; 4] {
-    [&remapcom::RemapCom, &zns_ll::ZnsLl, &plsc::PlscRepro, &kvftl::KvftlRepro]
+/// Every repro, in the order of [`NAMES`].
+fn registry() -> [&'static dyn Repro; 5] {
+    [&remapcom::RemapCom, &remapcom_xfs::RemapComXfs, &zns_ll::ZnsLl, &plsc::PlscRepro, &kvftl::KvftlRepro]
 }
 
 /// What a repro runs with: its scale, where devices keep their pages, the parts asked for, and a
@@ -244,12 +244,8 @@ pub fn ratio(a: Option<f64>, b: Option<f64>) -> Cell {
 }
 
 /// `flashkv repro NAME`: the repro at the scale asked for, its result folder written.
-pub fn run(a: &ReproArgs, progress: bool) -> Result<()> {
+pub fn run(a: &ReproArgs) -> Result<()> {
     let out = a.out.clone().unwrap_or_else(|| PathBuf::from(format!("results/repro-{}-{}", a.name, a.scale)));
-    if a.name == "remapcom-xfs" {
-        let (set, timings) = remapcom_xfs::run(&a.scale, progress)?;
-        return publish_folder(&out, &set, &timings);
-    }
     let repro = registry().into_iter().find(|r| r.name() == a.name).ok_or_else(|| {
         LabError::invalid("name", format!("unknown repro '{}'; accepted: {}", a.name, NAMES.join(", ")))
     })?;

@@ -31,6 +31,9 @@ pub enum FsKind {
     Zone,
     /// A host directory, in wall-clock time.
     Posix(PathBuf),
+    /// A fresh reflink XFS on a loop device (root), in wall-clock time, with the bytes the device
+    /// took (`crate::loop_device`); `capacity` sizes its image.
+    XfsLoop,
     /// Memory, in wall-clock time.
     Mem,
 }
@@ -41,10 +44,11 @@ impl Named for FsKind {
             "sim" => Ok(FsKind::Sim),
             "zone" => Ok(FsKind::Zone),
             "mem" => Ok(FsKind::Mem),
+            "xfs-loop" => Ok(FsKind::XfsLoop),
             t => match t.strip_prefix("posix:") {
                 Some("") => Err("posix: needs a directory, e.g. posix:/tmp/flashkv".into()),
                 Some(dir) => Ok(FsKind::Posix(PathBuf::from(dir))),
-                None => Err(format!("unknown file system '{t}'; accepted: sim, zone, posix:DIR, mem").into()),
+                None => Err(format!("unknown file system '{t}'; accepted: sim, zone, posix:DIR, mem, xfs-loop").into()),
             },
         }
     }
@@ -54,6 +58,7 @@ impl Named for FsKind {
             FsKind::Zone => "zone".into(),
             FsKind::Posix(dir) => format!("posix:{}", dir.display()),
             FsKind::Mem => "mem".into(),
+            FsKind::XfsLoop => "xfs-loop".into(),
         }
     }
 }
@@ -152,7 +157,8 @@ const ENGINE_BYTES: u64 = 256 << 20;
 #[serde(default, deny_unknown_fields)]
 pub struct DeviceSpec {
     /// Where the database lives: sim (simulated block SSD), zone (simulated ZNS SSD with ZoneFs),
-    /// posix:DIR (a host directory), mem.
+    /// posix:DIR (a host directory), mem, xfs-loop (a fresh reflink XFS on a loop device, root
+    /// only, with the bytes the device took).
     #[arg(long, default_value = "sim", value_parser = parser::<FsKind>)]
     #[serde(with = "serde_name")]
     pub fs: FsKind,
@@ -245,6 +251,11 @@ fn flash_field(e: flashsim::FlashError) -> LabError {
 }
 
 impl DeviceSpec {
+    /// The image of an `xfs-loop` file system: `capacity`, or the loop device's default.
+    pub fn xfs_image_bytes(&self) -> u64 {
+        self.capacity.map_or(crate::loop_device::DEFAULT_IMAGE, |c| c.0).max(crate::loop_device::DEFAULT_IMAGE)
+    }
+
     /// Whether the device is simulated (and the run in simulated time).
     pub fn simulated(&self) -> bool {
         matches!(self.fs, FsKind::Sim | FsKind::Zone)
@@ -400,7 +411,7 @@ impl DeviceSpec {
 
     /// `, CAPACITY, P KiB pages, NAND READ/PROGRAM/ERASE/TRANSFER` of a simulated device.
     pub fn shape(&self) -> String {
-        let mut shape = self.capacity.map_or(String::new(), |c| format!(", {}", c.0));
+        let mut shape = self.capacity.map_or(String::new(), |c| format!(", {}", super::format_size(c.0)));
         if let Ok((g, timing)) = self.chip() {
             shape += &format!(", {} KiB pages, NAND {}", g.page_size >> 10, timing.label());
         }
@@ -426,6 +437,9 @@ impl DeviceSpec {
                     "simulated {preset} ZNS SSD{capacity}, {zone}, ZoneFs {} placement, {gc}",
                     self.zone_policy.name()
                 )
+            }
+            FsKind::XfsLoop => {
+                format!("a reflink XFS on a loop device ({})", super::format_size(self.xfs_image_bytes()))
             }
             _ => self.fs.name(),
         }

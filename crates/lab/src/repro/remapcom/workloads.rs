@@ -12,15 +12,8 @@ use crate::report::model::{Cell, Figure, FigureKind, ResultSet, ResultTable, Ser
 use crate::repro::{Context, Run, Runs};
 
 const YCSB_SIZES: [u64; 3] = [256, 1024, 4096];
-const YCSB_WORKLOADS: [YcsbWorkload; 7] = [
-    YcsbWorkload::Load,
-    YcsbWorkload::A,
-    YcsbWorkload::B,
-    YcsbWorkload::C,
-    YcsbWorkload::D,
-    YcsbWorkload::E,
-    YcsbWorkload::F,
-];
+/// Load and A-F.
+const YCSB_WORKLOADS: [YcsbWorkload; 7] = YcsbWorkload::ALL;
 /// The paper's order: Prefix(Dist), AllRand, AllDist, PreRand.
 const MIXGRAPH_KINDS: [MixgraphKind; 4] =
     [MixgraphKind::PrefixDist, MixgraphKind::AllRandom, MixgraphKind::AllDist, MixgraphKind::PrefixRandom];
