@@ -54,8 +54,8 @@ impl std::str::FromStr for Executor {
 
 /// Runs independent `specs` and returns their outcomes in the order given. Locally, as many run
 /// in parallel as the cores and the available memory allow (each run's
-/// `DeviceArgs::memory_estimate`), a run whose device spills to a file starting only when its disk
-/// estimate fits (`DeviceArgs::disk_estimate`); on Ray, Ray schedules them.
+/// `DeviceSpec::memory_estimate`), a run whose device spills to a file starting only when its disk
+/// estimate fits (`DeviceSpec::disk_estimate`); on Ray, Ray schedules them.
 /// A run `cache` holds is read back instead of run, and each run that finishes is stored in it
 /// (see [`RunCache`]), so an interrupted caller resumes. `progress` prints a line as each run
 /// starts and ends (numbered from `first + 1`) with an estimate of the time left. Runs are

@@ -1,6 +1,6 @@
 //! How many runs go in parallel: no more than the cores, no more than the memory available holds
-//! at each run's estimate (`DeviceArgs::memory_estimate`), and, where devices spill page contents
-//! to a file, a run starts only when its disk estimate (`DeviceArgs::disk_estimate`) fits beside
+//! at each run's estimate (`DeviceSpec::memory_estimate`), and, where devices spill page contents
+//! to a file, a run starts only when its disk estimate (`DeviceSpec::disk_estimate`) fits beside
 //! those in flight.
 
 use std::path::Path;

@@ -133,6 +133,22 @@ mod tests {
         assert_eq!(json["device"]["store"], "file:/tmp/x");
     }
 
+    /// The command line's defaults are the specification's: clap spells them as text, the types'
+    /// `Default` as values, and the two must agree.
+    #[test]
+    fn command_line_defaults_are_the_specifications() {
+        #[derive(clap::Parser)]
+        struct Flags {
+            #[command(flatten)]
+            device: DeviceSpec,
+            #[command(flatten)]
+            engine: EngineSpec,
+        }
+        let f = <Flags as clap::Parser>::try_parse_from(["flashkv"]).unwrap();
+        assert_eq!(f.device, DeviceSpec::default());
+        assert_eq!(f.engine, EngineSpec::default());
+    }
+
     #[test]
     fn a_key_value_ssd_has_no_file_system() {
         let spec = RunSpec::new(
