@@ -388,10 +388,15 @@ impl EngineSpec {
         // RemapCom clones whole data blocks, which only page-aligned blocks are.
         o.align_blocks = self.align_blocks || self.remap != lsm::RemapMode::Off;
         o.compaction = self.compaction;
-        o.validate().map_err(|e| LabError::Invalid {
-            field: crate::error::Field::new("engine"),
-            reason: e.to_string(),
-            spelling: Default::default(),
+        o.validate().map_err(|e| match &e {
+            // Named as this specification's field (the engine calls its cache `block_cache_bytes`).
+            lsm::Error::InvalidOption { option, .. } => {
+                let field = if *option == "block_cache_bytes" { "block_cache" } else { option };
+                let message = e.to_string();
+                let reason = message.strip_prefix(&format!("{option}: ")).unwrap_or(&message).to_string();
+                invalid(field, reason)
+            }
+            _ => LabError::Engine(e),
         })?;
         Ok(o)
     }
@@ -424,6 +429,14 @@ mod tests {
             let Engine::Kv(back) = EngineSpec::from(d).resolve().unwrap() else { panic!("{d:?}") };
             assert_eq!(back, d);
         }
+    }
+
+    #[test]
+    fn engine_option_errors_name_the_specifications_field() {
+        let spec =
+            EngineSpec { l0_compaction_trigger: Some(9), l0_slowdown_writes_trigger: Some(8), ..EngineSpec::default() };
+        let e = spec.resolve().unwrap_err().to_string();
+        assert!(e.starts_with("engine.l0_slowdown_writes_trigger: 8 is invalid"), "{e}");
     }
 
     #[test]
