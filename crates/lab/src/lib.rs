@@ -15,6 +15,7 @@ pub mod harness;
 pub mod input;
 pub mod kv_device;
 pub mod loop_device;
+pub mod page_writes;
 pub mod progress;
 pub mod publish;
 pub mod ray;

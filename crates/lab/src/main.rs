@@ -67,7 +67,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         None => demo::run(&PathBuf::from("results/demo"), progress),
         Some(Command::Demo { out }) => demo::run(&out, progress),
-        Some(Command::Ftl(args)) => run_ftl(&args),
+        Some(Command::Ftl(args)) => run_one(&args.spec(), &args.output, "ftl", ftl::render, progress),
         Some(Command::Bench(args)) => {
             args.spec().and_then(|spec| run_one(&spec, &args.output, "db_bench", bench::render, progress))
         }
@@ -97,18 +97,7 @@ fn run_one(
     progress: bool,
 ) -> Result<()> {
     let (r, t) = runner::run(spec, progress && !output.json)?;
-    let title = if title == "db_bench" { title.to_string() } else { r.workload.clone() };
+    // ycsb and mixgraph are titled by their workload (ycsb-a, all_random, ...).
+    let title = if matches!(title, "ycsb" | "mixgraph") { r.workload.clone() } else { title.to_string() };
     publish::emit(&title, &r, &t, output, render(&r))
-}
-
-fn run_ftl(args: &ftl::FtlArgs) -> Result<()> {
-    let spec = ftl::FtlSpec::from_args(args)?;
-    let show_progress = !args.json && std::io::stderr().is_terminal();
-    let result = ftl::run(&spec, show_progress)?;
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&result).map_err(LabError::json("the result"))?);
-    } else {
-        print!("{}", ftl::render(&result));
-    }
-    Ok(())
 }

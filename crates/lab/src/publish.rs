@@ -28,6 +28,7 @@ pub fn emit(title: &str, r: &RunResult, t: &Timing, output: &OutputArgs, text: S
         let mut v = serde_json::to_value(r).map_err(LabError::json("the result"))?;
         if let Some(o) = v.as_object_mut() {
             o.insert("wall_time_s".into(), serde_json::json!(t.wall_time_s));
+            o.insert("nand_ops_per_wall_sec".into(), serde_json::json!(t.nand_ops_per_wall_sec));
         }
         println!("{}", serde_json::to_string_pretty(&v).map_err(LabError::json("the result"))?);
     } else {

@@ -97,6 +97,9 @@ pub struct RunResult {
     /// system synced): `xfs-loop` runs only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device_write_bytes: Option<u64>,
+    /// A page-write run's measurement over its overwrites after the warmup.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ftl: Option<crate::page_writes::FtlSummary>,
 }
 
 /// What every simulated run's report says of its time base.
@@ -238,6 +241,60 @@ impl RunResult {
             device_work: stack.device_work(),
             content_digest: None,
             device_write_bytes: None,
+            ftl: None,
+            phases,
+        }
+    }
+
+    /// The result of `phases` run on a simulated device alone (no file system, no engine; the
+    /// device's `flash` report at simulated time `end_ns`): the host writes are the device's.
+    pub fn of_device(
+        workload: &str,
+        engine: String,
+        device: String,
+        phases: Vec<PhaseResult>,
+        flash: flashsim::FlashReport,
+        end_ns: u64,
+    ) -> RunResult {
+        let user_bytes: u64 = phases.iter().map(|p| p.user_bytes).sum();
+        let ratio = |x: u64| if user_bytes == 0 { 0.0 } else { x as f64 / user_bytes as f64 };
+        let last = phases.last();
+        RunResult {
+            workload: workload.to_string(),
+            engine,
+            device,
+            time_base: TimeBase::Simulated,
+            user_bytes,
+            host_write_bytes: flash.host_write_bytes,
+            host_write_bytes_by_cause: None,
+            engine_write_bytes: 0,
+            flash_program_bytes: Some(flash.flash_program_bytes),
+            flash_read_bytes: Some(flash.flash_read_bytes),
+            erases: Some(flash.erases),
+            gc_copied_pages: Some(flash.gc_copied_pages),
+            copybacks: Some(flash.copybacks),
+            remapped_pages: Some(flash.remapped_pages),
+            write_amplification: Some(ratio(flash.flash_program_bytes)),
+            host_write_amplification: ratio(flash.host_write_bytes),
+            flash_busy_s: Some(flash.flash_busy_s),
+            wear: Some(flash.wear),
+            spare_factor: Some(flash.spare_factor),
+            effective_spare_factor: Some(flash.effective_spare_factor),
+            flash_by_cause: Some(flash.flash_by_cause),
+            sim_time_s: Some(end_ns as f64 / 1e9),
+            lanes: None,
+            ops_per_sec: last.map_or(0.0, |p| p.ops_per_sec),
+            latency: last.map_or_else(empty_latency, |p| p.latency.clone()),
+            stall_count: 0,
+            stall_s: 0.0,
+            udb_ratio_inputs: 0.0,
+            udb_ratio_outputs: 0.0,
+            levels: Vec::new(),
+            zones: None,
+            device_work: None,
+            content_digest: None,
+            device_write_bytes: None,
+            ftl: None,
             phases,
         }
     }

@@ -27,6 +27,9 @@ pub type Outcome = Result<(RunResult, Timing)>;
 pub fn run(spec: &RunSpec, progress: bool) -> Outcome {
     let wall = Instant::now();
     let plan = spec.plan()?;
+    if let Engine::Device = plan.engine {
+        return crate::page_writes::run(spec, progress);
+    }
     let (stack, mut engine) = open(&spec.device, &plan.engine)?;
     let phases = run_phases(spec, &plan, &stack, engine.as_mut(), progress)?;
     finish(spec, &plan, &stack, engine.as_mut(), phases, wall)
@@ -74,6 +77,7 @@ fn run_phases(
                 phase(&format!("run {}", k.name()), w.values.apply(Box::new(mix)), w.operations, engine)?;
             }
         }
+        WorkloadKind::PageWrites => unreachable!("page writes run without an engine (page_writes::run)"),
         WorkloadKind::DbBench(list) => {
             let mut ran = 0;
             if list.first().is_some_and(|k| !k.writes()) {
@@ -111,6 +115,7 @@ pub fn open(device: &DeviceSpec, engine: &Engine) -> Result<(Stack, Box<dyn KvEn
             let engine = KvDeviceEngine::new(Arc::clone(dev), clock);
             (stack, Box::new(engine))
         }
+        Engine::Device => unreachable!("page writes open no engine"),
         Engine::Lsm { options, sync } => {
             let stack = Stack::build(device)?;
             let engine = LsmEngine::open(storage::Env::new(stack.fs()?), options.clone(), *sync)?;
@@ -135,6 +140,7 @@ fn finish(
             lsm::DbStats::default(),
             format!("simulated {} key-value SSD ({}){}", spec.device.preset.name(), d.name(), spec.device.shape()),
         ),
+        Engine::Device => unreachable!("page writes finish in page_writes::run"),
         Engine::Lsm { .. } => (engine.stats().ok_or(LabError::Engine(lsm::Error::Closed))?, spec.device.describe()),
     };
     let mut result =

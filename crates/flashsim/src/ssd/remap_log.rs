@@ -23,7 +23,7 @@ pub(crate) struct RemapEntry {
 }
 
 /// NVRAM usage of the remap log.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct NvramUsage {
     /// Bytes per entry: 6 (16-bit page offset + 32-bit LPN, as seed 000 section 4.6) or 8 for devices
     /// whose LPNs or page offsets need more bits.

@@ -343,6 +343,21 @@ records = 1000
         assert!(e.contains("engine.max_waste: does not apply to engine kvftl-np"), "{e}");
     }
 
+    /// Page writes (`flashkv ftl`'s workload) are a workload like any other in a file.
+    #[test]
+    fn page_writes_are_a_workload() {
+        let text = "title = \"gc\"\n[device]\ncapacity = \"256MiB\"\nchannels = 1\ngc = \"fifo\"\n\
+                    [workload]\nname = \"pages\"\npages = { pattern = \"zipf:0.9\", writes = 2.0 }\n";
+        let e = Experiment::parse(text).unwrap();
+        let spec = &e.points[0].spec;
+        assert_eq!(spec.workload.pages.pattern, crate::spec::Pattern::Zipf(0.9));
+        assert_eq!(spec.workload.pages.queue_depth, 64, "the others keep their defaults");
+        let bad = text.replace("writes = 2.0", "writes = -1.0");
+        assert!(error(&bad).contains("workload.pages.writes"), "{}", error(&bad));
+        let engine = format!("{text}[engine]\nremap = \"full\"\n");
+        assert!(error(&engine).contains("no engine applies"), "{}", error(&engine));
+    }
+
     #[test]
     fn zoned_devices_are_checked_when_read() {
         let zone = BASE.replace("[device]", "[device]\nfs = \"zone\"\nzone_policy = \"per-level\"\nzone_gc = 2");

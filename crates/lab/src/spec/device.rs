@@ -14,7 +14,7 @@
 
 use std::path::PathBuf;
 
-use flashsim::{DataMode, Geometry, MediaConfig, Preset, SsdConfig, Timing, ZonedConfig};
+use flashsim::{DataMode, GcPolicy, Geometry, MediaConfig, Preset, SsdConfig, Timing, ZonedConfig};
 use serde::{Deserialize, Serialize};
 use storage::{AllocPolicy, GcOptions, ZoneFsOptions};
 
@@ -215,6 +215,25 @@ pub struct DeviceSpec {
     /// The device's limit on active (open or closed) zones (none when absent).
     #[arg(long)]
     pub max_active_zones: Option<u32>,
+    /// The preset's channels, chips per channel, dies per chip, planes per die and pages per
+    /// block, each replaced when given (before `capacity` sizes the device).
+    #[arg(long)]
+    pub channels: Option<u32>,
+    #[arg(long)]
+    pub chips: Option<u32>,
+    #[arg(long)]
+    pub dies: Option<u32>,
+    #[arg(long)]
+    pub planes: Option<u32>,
+    #[arg(long)]
+    pub pages_per_block: Option<u32>,
+    /// GC victim policy of a simulated block SSD: greedy, cost-benefit, fifo.
+    #[arg(long, default_value = "greedy", value_parser = parser::<GcPolicy>)]
+    #[serde(with = "serde_name")]
+    pub gc: GcPolicy,
+    /// GC relocates pages by copyback (on by default; --no-copyback reads and programs them).
+    #[arg(long = "no-copyback", action = clap::ArgAction::SetFalse)]
+    pub copyback: bool,
 }
 
 impl Default for DeviceSpec {
@@ -233,6 +252,13 @@ impl Default for DeviceSpec {
             zone_gc: ZoneGc::default(),
             max_open_zones: None,
             max_active_zones: None,
+            channels: None,
+            chips: None,
+            dies: None,
+            planes: None,
+            pages_per_block: None,
+            gc: GcPolicy::Greedy,
+            copyback: true,
         }
     }
 }
@@ -265,6 +291,19 @@ impl DeviceSpec {
     /// `timing`'s.
     pub fn chip(&self) -> Result<(Geometry, Timing)> {
         let mut g = self.preset.geometry();
+        for (field, value, slot) in [
+            ("channels", self.channels, &mut g.channels),
+            ("chips", self.chips, &mut g.chips_per_channel),
+            ("dies", self.dies, &mut g.dies_per_chip),
+            ("planes", self.planes, &mut g.planes_per_die),
+            ("pages_per_block", self.pages_per_block, &mut g.pages_per_block),
+        ] {
+            match value {
+                Some(0) => return Err(invalid(field, "must be at least 1")),
+                Some(v) => *slot = v,
+                None => {}
+            }
+        }
         if let Some(p) = self.page_size {
             g.page_size = u32::try_from(p.0)
                 .ok()
@@ -290,13 +329,19 @@ impl DeviceSpec {
             return Err(invalid("spare_factor", format!("{} is not in [0, 1)", self.spare_factor)));
         }
         cfg.spare_factor = self.spare_factor;
+        cfg.gc_policy = self.gc;
+        cfg.copyback = self.copyback;
         cfg.media.store = self.data_mode();
+        cfg.validate().map_err(flash_field)?;
         Ok(cfg)
     }
 
     /// The simulated ZNS device's configuration (`fs = zone`).
     pub fn zoned_config(&self) -> Result<ZonedConfig> {
         let (mut g, timing) = self.chip()?;
+        if let (Some(_), Some(_)) = (self.block_size, self.pages_per_block) {
+            return Err(invalid("block_size", "give block_size or pages_per_block, not both"));
+        }
         if let Some(b) = self.block_size {
             if b.0 % g.page_size as u64 != 0 {
                 return Err(invalid("block_size", format!("{} is not a whole number of {} B pages", b.0, g.page_size)));

@@ -257,6 +257,8 @@ pub enum Engine {
         sync: bool,
     },
     Kv(KvDesign),
+    /// No engine: the workload drives the device itself (page writes).
+    Device,
 }
 
 fn invalid(field: &str, reason: impl Into<String>) -> LabError {

@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 pub use self::device::{DeviceSpec, FsKind, Store, ZoneGc};
 pub use self::engine::{Engine, EngineName, EngineSpec, KvDesign, MappingRam};
 pub use self::named::{format_size, Bytes, Named};
-pub use self::workload::{ValueSizeSpec, WorkloadKind, WorkloadSpec};
+pub use self::workload::{PageWrites, Pattern, ValueSizeSpec, WorkloadKind, WorkloadSpec};
 use ::workload::{ValueData, ValueSize};
 pub use flashsim::{Preset, Timing};
 
@@ -61,6 +61,9 @@ impl RunSpec {
 
     /// Checks the specification as a whole and resolves it.
     pub fn plan(&self) -> Result<Plan> {
+        if self.workload.name == WorkloadKind::PageWrites {
+            return self.plan_page_writes();
+        }
         let engine = self.engine.resolve()?;
         if self.engine.is_kv_ssd() && self.device.fs != FsKind::Sim {
             return Err(LabError::invalid(
@@ -76,6 +79,23 @@ impl RunSpec {
         let value_size = self.workload.value_size.resolve(self.device.page_size()?)?;
         let records = self.workload.record_count(value_size)?;
         Ok(Plan { engine, records, value_size })
+    }
+
+    /// Page writes drive a simulated block SSD alone: no engine, no file system.
+    fn plan_page_writes(&self) -> Result<Plan> {
+        if self.engine != EngineSpec::default() {
+            return Err(LabError::invalid("engine", "page writes drive the device alone: no engine applies"));
+        }
+        if self.device.fs != FsKind::Sim {
+            return Err(LabError::invalid(
+                "device.fs",
+                format!("page writes go to a simulated block SSD (sim), not {}", self.device.fs.name()),
+            ));
+        }
+        self.workload.pages.validate()?;
+        self.device.validate()?;
+        let page = self.device.page_size()?;
+        Ok(Plan { engine: Engine::Device, records: 1, value_size: ValueSize::Fixed(page) })
     }
 
     /// The run's weight in a batch's estimate of time left: the user bytes of its load and of

@@ -1,0 +1,188 @@
+//! The page-write workload (`workload.name = "pages"`): a simulated block SSD alone, with no file
+//! system and no engine, filled sequentially, then overwritten one page at a time in a pattern
+//! with a fixed queue depth (a new write issues when the oldest outstanding one completes, in
+//! simulated time). Write amplification is measured over the overwrites after the warmup, which
+//! is how GC steady state is reported in the literature; the result is a `RunResult` like every
+//! other run's, with this measurement in its `ftl` section.
+
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap};
+use std::time::Instant;
+
+use flashsim::theory::greedy_wa_limit;
+use flashsim::{BlockSsd, DataMode, HostLabel, HostOp, LatencySummary, Nanos, NvramUsage};
+use rand::{Rng, SeedableRng};
+use serde::{Deserialize, Serialize};
+use workload::zipfian::Zipfian;
+
+use crate::error::LabError;
+use crate::harness::PhaseResult;
+use crate::result::{RunResult, Timing};
+use crate::runner::Outcome;
+use crate::spec::{Named, Pattern, RunSpec};
+
+/// What a page-write run measured over its overwrites after the warmup.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct FtlSummary {
+    pub pattern: String,
+    pub capacity_writes: f64,
+    pub warmup: f64,
+    pub queue_depth: u32,
+    /// NAND programs / host page writes over the measured part.
+    pub write_amplification: f64,
+    /// The large-block limit of greedy GC (and of FIFO) under uniform writes (Xiang & Kurkoski),
+    /// at the configured and at the effective spare factor, for comparison.
+    pub theory_write_amplification: Option<f64>,
+    pub theory_write_amplification_effective: Option<f64>,
+    /// Idle pages (free blocks, unwritten parts of open blocks) averaged over the measured writes.
+    pub measured_spare_factor: f64,
+    pub measured_host_write_pages: u64,
+    pub measured_nand_programs: u64,
+    /// Victim blocks collected, and those the host had to wait for.
+    pub gc_runs: u64,
+    pub foreground_gc_runs: u64,
+    pub nvram: NvramUsage,
+}
+
+/// Runs the page writes of `spec` (its device a simulated block SSD, checked by `RunSpec::plan`).
+pub fn run(spec: &RunSpec, progress: bool) -> Outcome {
+    let wall = Instant::now();
+    let pages = &spec.workload.pages;
+    let mut config = spec.device.ssd_config()?;
+    // Page contents are never read back: only the mapping and the counts matter.
+    config.media.store = DataMode::MetadataOnly;
+    let mut ssd = BlockSsd::new(config.clone())?;
+    let user = ssd.user_pages();
+    let overwrites = (pages.writes * user as f64).round() as u64;
+    let measure_from = (pages.warmup * overwrites as f64).round() as u64;
+    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(spec.workload.seed);
+    let mut zipf = match pages.pattern {
+        Pattern::Zipf(theta) => {
+            Some(Zipfian::new(user, theta).map_err(|e| LabError::invalid("workload.pages.pattern", e.to_string()))?)
+        }
+        _ => None,
+    };
+    let bar = crate::progress::bar(progress, user + overwrites, "pages");
+    let mut queue = Queue::new(pages.queue_depth);
+    for lpn in 0..user {
+        let at = queue.issue_time();
+        queue.complete(ssd.write_no_data(at, lpn, 1, HostLabel::Unlabelled)?);
+        if lpn % 65536 == 0 {
+            bar.set_position(lpn);
+        }
+    }
+    let fill_end = queue.issue_time();
+    let fill_latency = ssd.latencies().summary(HostOp::Write);
+    let (mut start, mut start_time) = (ssd.counters(), fill_end);
+    for i in 0..overwrites {
+        if i == measure_from {
+            start = ssd.counters();
+            start_time = queue.issue_time();
+            ssd.reset_latencies();
+        }
+        let lpn = match (&pages.pattern, zipf.as_mut()) {
+            (Pattern::Seq, _) => i % user,
+            (Pattern::Zipf(_), Some(z)) => z.next(&mut rng),
+            _ => rng.next_u64() % user,
+        };
+        let at = queue.issue_time();
+        queue.complete(ssd.write_no_data(at, lpn, 1, HostLabel::Unlabelled)?);
+        if i % 65536 == 0 {
+            bar.set_position(user + i);
+        }
+    }
+    bar.finish_and_clear();
+    let end_time = queue.drain();
+    let all = ssd.counters();
+    let measured = all.delta(&start);
+    let page = ssd.geometry().page_size as u64;
+    let phases = vec![
+        phase("fill", user, page, (0, fill_end), fill_latency),
+        phase(
+            "overwrite (measured)",
+            measured.ftl.host_write_pages,
+            page,
+            (start_time, end_time),
+            ssd.latencies().summary(HostOp::Write),
+        ),
+    ];
+    let uniform = pages.pattern == Pattern::Uniform;
+    let ftl = FtlSummary {
+        pattern: pages.pattern.name(),
+        capacity_writes: pages.writes,
+        warmup: pages.warmup,
+        queue_depth: pages.queue_depth,
+        write_amplification: measured.write_amplification().unwrap_or(0.0),
+        theory_write_amplification: uniform.then(|| greedy_wa_limit(config.spare_factor)),
+        theory_write_amplification_effective: uniform.then(|| greedy_wa_limit(config.effective_spare_factor())),
+        measured_spare_factor: ssd.measured_spare_factor(&measured),
+        measured_host_write_pages: measured.ftl.host_write_pages,
+        measured_nand_programs: measured.flash.programs,
+        gc_runs: all.ftl.gc_runs,
+        foreground_gc_runs: all.ftl.foreground_gc_runs,
+        nvram: ssd.nvram(),
+    };
+    let description =
+        format!("{} (GC {}, copyback {})", spec.device.describe(), spec.device.gc.name(), config.copyback);
+    let mut result = RunResult::of_device(
+        &spec.workload.name.label(),
+        "none: page writes to the device".into(),
+        description,
+        phases,
+        ssd.report(),
+        end_time,
+    );
+    result.ftl = Some(ftl);
+    let wall_time_s = wall.elapsed().as_secs_f64();
+    let nand_ops_per_wall_sec = Some(all.flash.nand_ops() as f64 / wall_time_s.max(1e-9));
+    Ok((result, Timing { wall_time_s, nand_ops_per_wall_sec }))
+}
+
+/// A phase of `ops` page writes of `page` bytes over the simulated span `(from, to)`.
+fn phase(name: &str, ops: u64, page: u64, (from, to): (Nanos, Nanos), latency: LatencySummary) -> PhaseResult {
+    let elapsed_s = to.saturating_sub(from) as f64 / 1e9;
+    PhaseResult {
+        name: name.to_string(),
+        ops,
+        elapsed_s,
+        ops_per_sec: if elapsed_s > 0.0 { ops as f64 / elapsed_s } else { 0.0 },
+        micros_per_op: if ops > 0 { elapsed_s * 1e6 / ops as f64 } else { 0.0 },
+        user_bytes: ops * page,
+        read_bytes: 0,
+        found: 0,
+        scanned_records: 0,
+        latency: latency.clone(),
+        latency_by_kind: BTreeMap::from([("write".to_string(), latency)]),
+        timeline: Vec::new(),
+    }
+}
+
+/// Fixed queue depth in simulated time: each new request is issued when a slot frees.
+struct Queue {
+    depth: usize,
+    outstanding: BinaryHeap<Reverse<Nanos>>,
+    last_issue: Nanos,
+}
+
+impl Queue {
+    fn new(depth: u32) -> Self {
+        Queue { depth: depth as usize, outstanding: BinaryHeap::new(), last_issue: 0 }
+    }
+
+    fn issue_time(&mut self) -> Nanos {
+        if self.outstanding.len() >= self.depth {
+            if let Some(Reverse(t)) = self.outstanding.pop() {
+                self.last_issue = self.last_issue.max(t);
+            }
+        }
+        self.last_issue
+    }
+
+    fn complete(&mut self, done: Nanos) {
+        self.outstanding.push(Reverse(done));
+    }
+
+    fn drain(&mut self) -> Nanos {
+        self.outstanding.drain().map(|Reverse(t)| t).max().unwrap_or(self.last_issue).max(self.last_issue)
+    }
+}
