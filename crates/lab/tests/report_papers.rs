@@ -199,11 +199,13 @@ fn latency_csv_is_long_form() {
 }
 
 /// Python's csv module reads results.csv and latency.csv as one table each, with numeric columns.
+/// It needs python3, so it is ignored in a plain `cargo test` and CI runs it with `--ignored`,
+/// where a missing python3 fails it.
 #[test]
+#[ignore = "needs python3 (its csv module); run with --ignored (CI does)"]
 fn python_reads_each_csv_as_one_table() {
-    if Command::new("python3").arg("--version").output().is_err() {
-        println!("skipped: python3 not installed");
-        return;
+    if let Err(e) = Command::new("python3").arg("--version").output() {
+        panic!("python3 cannot run: {e}");
     }
     let dir = tempfile::tempdir().unwrap();
     report::write_report(dir.path(), &runs_set()).unwrap();
