@@ -11,7 +11,7 @@ use crate::error::{LabError, Result};
 use crate::publish::OutputArgs;
 use crate::result::RunResult;
 use crate::spec::named::{parser, NameError, Named};
-use crate::spec::{DeviceSpec, EngineSpec, RunSpec, ValueSizeSpec, WorkloadKind, WorkloadSpec};
+use crate::spec::{DeviceSpec, EngineSpec, HostSpec, RunSpec, ValueSizeSpec, WorkloadKind, WorkloadSpec};
 
 /// Key distribution of fillrandom.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -64,6 +64,8 @@ pub struct BenchArgs {
     #[command(flatten)]
     pub engine: EngineSpec,
     #[command(flatten)]
+    pub host: HostSpec,
+    #[command(flatten)]
     pub device: DeviceSpec,
     #[command(flatten)]
     pub output: OutputArgs,
@@ -95,7 +97,7 @@ impl BenchArgs {
             values: ValueData::Generated,
             ..WorkloadSpec::new(WorkloadKind::DbBench(list), self.num, self.num)
         };
-        Ok(RunSpec::new(self.engine.clone(), self.device.clone(), workload))
+        Ok(RunSpec { host: self.host.clone(), ..RunSpec::new(self.engine.clone(), self.device.clone(), workload) })
     }
 }
 

@@ -14,7 +14,7 @@ use crate::error::{LabError, Result};
 use crate::harness::{run_phase, PhaseResult};
 use crate::kv_device::KvDeviceEngine;
 use crate::result::{RunResult, Timing};
-use crate::spec::{DeviceSpec, Engine, Plan, RunSpec, WorkloadKind};
+use crate::spec::{Engine, Plan, RunSpec, WorkloadKind};
 use crate::stack::{Backend, Stack};
 
 /// What a run gives back.
@@ -30,7 +30,7 @@ pub fn run(spec: &RunSpec, progress: bool) -> Outcome {
     if let Engine::Device = plan.engine {
         return crate::page_writes::run(spec, progress);
     }
-    let (stack, mut engine) = open(&spec.device, &plan.engine)?;
+    let (stack, mut engine) = open(spec, &plan.engine)?;
     let phases = run_phases(spec, &plan, &stack, engine.as_mut(), progress)?;
     finish(spec, &plan, &stack, engine.as_mut(), phases, wall)
 }
@@ -106,7 +106,8 @@ fn run_phases(
 
 /// The store a run drives: the LSM engine on the device's file system, or the key-value SSD
 /// `engine` names (its device is the device's preset and capacity).
-pub fn open(device: &DeviceSpec, engine: &Engine) -> Result<(Stack, Box<dyn KvEngine>)> {
+pub fn open(spec: &RunSpec, engine: &Engine) -> Result<(Stack, Box<dyn KvEngine>)> {
+    let device = &spec.device;
     Ok(match engine {
         Engine::Kv(design) => {
             let stack = Stack::kv_device(device, *design)?;
@@ -116,9 +117,9 @@ pub fn open(device: &DeviceSpec, engine: &Engine) -> Result<(Stack, Box<dyn KvEn
             (stack, Box::new(engine))
         }
         Engine::Device => unreachable!("page writes open no engine"),
-        Engine::Lsm { options, sync } => {
+        Engine::Lsm { options } => {
             let stack = Stack::build(device)?;
-            let engine = LsmEngine::open(storage::Env::new(stack.fs()?), options.clone(), *sync)?;
+            let engine = LsmEngine::open(storage::Env::new(stack.fs()?), options.clone(), spec.host.sync)?;
             (stack, Box::new(engine))
         }
     })

@@ -7,7 +7,7 @@ use workload::{ValueData, ValueSize, YcsbWorkload};
 
 use crate::publish::OutputArgs;
 use crate::spec::named::parser;
-use crate::spec::{DeviceSpec, EngineSpec, RunSpec, ValueSizeSpec, WorkloadKind, WorkloadSpec};
+use crate::spec::{DeviceSpec, EngineSpec, HostSpec, RunSpec, ValueSizeSpec, WorkloadKind, WorkloadSpec};
 
 #[derive(clap::Args, Debug, Clone)]
 pub struct YcsbArgs {
@@ -36,6 +36,8 @@ pub struct YcsbArgs {
     #[command(flatten)]
     pub engine: EngineSpec,
     #[command(flatten)]
+    pub host: HostSpec,
+    #[command(flatten)]
     pub device: DeviceSpec,
     #[command(flatten)]
     pub output: OutputArgs,
@@ -50,7 +52,7 @@ impl YcsbArgs {
             values: self.values,
             ..WorkloadSpec::new(WorkloadKind::Ycsb(self.workload), self.records, self.ops)
         };
-        RunSpec::new(self.engine.clone(), self.device.clone(), workload)
+        RunSpec { host: self.host.clone(), ..RunSpec::new(self.engine.clone(), self.device.clone(), workload) }
     }
 }
 
@@ -77,6 +79,8 @@ pub struct MixgraphArgs {
     #[command(flatten)]
     pub engine: EngineSpec,
     #[command(flatten)]
+    pub host: HostSpec,
+    #[command(flatten)]
     pub device: DeviceSpec,
     #[command(flatten)]
     pub output: OutputArgs,
@@ -93,6 +97,6 @@ impl MixgraphArgs {
             values: self.values,
             ..WorkloadSpec::new(WorkloadKind::Mixgraph(self.workload), self.records, self.ops)
         };
-        RunSpec::new(self.engine.clone(), self.device.clone(), workload)
+        RunSpec { host: self.host.clone(), ..RunSpec::new(self.engine.clone(), self.device.clone(), workload) }
     }
 }

@@ -24,9 +24,9 @@
 //! ```
 //!
 //! The sections are the run specification's own structs (`spec::EngineSpec`, `DeviceSpec`,
-//! `WorkloadSpec`): a variant overrides any of their fields, the sweep sets one (`section.field`)
-//! to each value in turn, and each point is checked as a whole (`RunSpec::plan`) when the file is
-//! read. Unknown fields and wrong types are errors that name the field (and, for names, the
+//! `WorkloadSpec`, and `HostSpec` for `[host]`): a variant overrides any of their fields, the
+//! sweep sets one (`section.field`) to each value in turn, and each point is checked as a whole
+//! (`RunSpec::plan`) when the file is read. Unknown fields and wrong types are errors that name the field (and, for names, the
 //! accepted values).
 
 mod tables;
@@ -41,7 +41,7 @@ use crate::error::{LabError, Result};
 use crate::report::model::ResultSet;
 use crate::result::{RunResult, Timing};
 use crate::runner::Outcome;
-use crate::spec::{DeviceSpec, EngineSpec, RunSpec, WorkloadSpec};
+use crate::spec::{DeviceSpec, EngineSpec, HostSpec, RunSpec, WorkloadSpec};
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -63,6 +63,8 @@ struct ExperimentFile {
     #[serde(default)]
     device: Table,
     workload: Table,
+    #[serde(default)]
+    host: Table,
     #[serde(default)]
     variant: Vec<Table>,
     sweep: Option<Sweep>,
@@ -230,12 +232,13 @@ fn point_spec(file: &ExperimentFile, overrides: &Table, value: Option<&Value>) -
     sections.insert("engine".into(), Value::Table(file.engine.table()));
     sections.insert("device".into(), Value::Table(file.device.clone()));
     sections.insert("workload".into(), Value::Table(file.workload.clone()));
+    sections.insert("host".into(), Value::Table(file.host.clone()));
     for (section, v) in overrides {
         let Value::Table(t) = v else {
             return Err(bad(format!("'{section}' must be a table of overrides")));
         };
         let Some(Value::Table(base)) = sections.get_mut(section) else {
-            return Err(bad(format!("unknown section '{section}'; accepted: engine, device, workload")));
+            return Err(bad(format!("unknown section '{section}'; accepted: engine, device, workload, host")));
         };
         base.extend(t.iter().map(|(k, v)| (k.clone(), v.clone())));
     }
@@ -249,17 +252,20 @@ fn point_spec(file: &ExperimentFile, overrides: &Table, value: Option<&Value>) -
         let Some(Value::Table(base)) = sections.get_mut(section) else {
             return Err(LabError::invalid(
                 "sweep.parameter",
-                format!("unknown section '{section}'; accepted: engine, device, workload"),
+                format!("unknown section '{section}'; accepted: engine, device, workload, host"),
             ));
         };
         base.insert(field.to_string(), v.clone());
     }
     let section = |name: &str| sections.get(name).cloned().unwrap_or(Value::Table(Table::new()));
-    let spec = RunSpec::new(
-        typed_section::<EngineSpec>(section("engine"), "engine")?,
-        typed_section::<DeviceSpec>(section("device"), "device")?,
-        typed_section::<WorkloadSpec>(section("workload"), "workload")?,
-    );
+    let spec = RunSpec {
+        host: typed_section::<HostSpec>(section("host"), "host")?,
+        ..RunSpec::new(
+            typed_section::<EngineSpec>(section("engine"), "engine")?,
+            typed_section::<DeviceSpec>(section("device"), "device")?,
+            typed_section::<WorkloadSpec>(section("workload"), "workload")?,
+        )
+    };
     // Everything a run needs is checked now, not when the run comes up.
     spec.plan()?;
     Ok(spec)
@@ -341,6 +347,15 @@ records = 1000
         assert!(e.contains("section.field"), "{e}");
         let e = error(&format!("{BASE}\n[engine]\nname = \"kvftl-np\"\nmax_waste = \"2KiB\"\n"));
         assert!(e.contains("engine.max_waste: does not apply to engine kvftl-np"), "{e}");
+    }
+
+    #[test]
+    fn the_host_is_a_section() {
+        let e = Experiment::parse(&format!("{BASE}[host]\nsync = true\n")).unwrap();
+        assert!(e.points[0].spec.host.sync);
+        let kv = "title = \"t\"\nengine = \"plsc\"\n[device]\ncapacity = \"2GiB\"\n\
+                  [workload]\nname = \"a\"\nrecords = 10\n[host]\nsync = true\n";
+        assert!(error(kv).contains("host.sync: engine plsc is a key-value SSD"), "{}", error(kv));
     }
 
     /// Page writes (`flashkv ftl`'s workload) are a workload like any other in a file.

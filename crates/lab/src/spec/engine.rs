@@ -119,9 +119,6 @@ pub struct EngineSpec {
     #[arg(long = "engine", value_name = "ENGINE", default_value = "lsm", value_parser = parser::<EngineName>)]
     #[serde(with = "serde_name")]
     pub name: EngineName,
-    /// Sync every write.
-    #[arg(long)]
-    pub sync: bool,
     /// Align SST data blocks to the file system's block size (RemapCom needs it).
     #[arg(long)]
     pub align_blocks: bool,
@@ -251,10 +248,9 @@ impl From<KvDesign> for EngineSpec {
 /// What a resolved engine specification runs.
 #[derive(Clone, Debug)]
 pub enum Engine {
-    /// The LSM engine with these options; `sync` syncs every write.
+    /// The LSM engine with these options.
     Lsm {
         options: lsm::Options,
-        sync: bool,
     },
     Kv(KvDesign),
     /// No engine: the workload drives the device itself (page writes).
@@ -297,7 +293,7 @@ impl EngineSpec {
         self.check_applies(design)?;
         match design {
             Some(d) => Ok(Engine::Kv(d)),
-            None => Ok(Engine::Lsm { options: self.lsm_options()?, sync: self.sync }),
+            None => Ok(Engine::Lsm { options: self.lsm_options()? }),
         }
     }
 

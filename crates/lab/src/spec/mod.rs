@@ -13,10 +13,12 @@
 //!   `LabError::in_flags` the flag);
 //! - a specification is deterministic: the same specification and program give the same result.
 //!
-//! The host (its page cache and CPU) joins here as its own section when the simulator models it.
+//! The host (`host::HostSpec`: durability today; its page cache and CPU when the simulator models
+//! them) is the fourth section.
 
 pub mod device;
 pub mod engine;
+pub mod host;
 pub mod named;
 pub mod workload;
 
@@ -24,6 +26,7 @@ use serde::{Deserialize, Serialize};
 
 pub use self::device::{DeviceSpec, FsKind, Store, ZoneGc};
 pub use self::engine::{Engine, EngineName, EngineSpec, KvDesign, MappingRam};
+pub use self::host::HostSpec;
 pub use self::named::{format_size, Bytes, Named};
 pub use self::workload::{PageWrites, Pattern, ValueSizeSpec, WorkloadKind, WorkloadSpec};
 use ::workload::{ValueData, ValueSize};
@@ -40,6 +43,8 @@ pub struct RunSpec {
     #[serde(default)]
     pub device: DeviceSpec,
     pub workload: WorkloadSpec,
+    #[serde(default)]
+    pub host: HostSpec,
     /// Ends the run with a full scan into `RunResult::content_digest` (after the accounting is
     /// taken, so the scan's reads are not in it).
     #[serde(default)]
@@ -56,7 +61,7 @@ pub struct Plan {
 
 impl RunSpec {
     pub fn new(engine: EngineSpec, device: DeviceSpec, workload: WorkloadSpec) -> RunSpec {
-        RunSpec { engine, device, workload, digest: false }
+        RunSpec { engine, device, workload, host: HostSpec::default(), digest: false }
     }
 
     /// Checks the specification as a whole and resolves it.
@@ -65,6 +70,12 @@ impl RunSpec {
             return self.plan_page_writes();
         }
         let engine = self.engine.resolve()?;
+        if self.engine.is_kv_ssd() && self.host != HostSpec::default() {
+            return Err(LabError::invalid(
+                "host.sync",
+                format!("engine {} is a key-value SSD: no host-side engine writes or syncs", self.engine.name.as_str()),
+            ));
+        }
         if self.engine.is_kv_ssd() && self.device.fs != FsKind::Sim {
             return Err(LabError::invalid(
                 "device.fs",
@@ -83,7 +94,7 @@ impl RunSpec {
 
     /// Page writes drive a simulated block SSD alone: no engine, no file system.
     fn plan_page_writes(&self) -> Result<Plan> {
-        if self.engine != EngineSpec::default() {
+        if self.engine != EngineSpec::default() || self.host != HostSpec::default() {
             return Err(LabError::invalid("engine", "page writes drive the device alone: no engine applies"));
         }
         if self.device.fs != FsKind::Sim {
@@ -163,10 +174,13 @@ mod tests {
             device: DeviceSpec,
             #[command(flatten)]
             engine: EngineSpec,
+            #[command(flatten)]
+            host: HostSpec,
         }
         let f = <Flags as clap::Parser>::try_parse_from(["flashkv"]).unwrap();
         assert_eq!(f.device, DeviceSpec::default());
         assert_eq!(f.engine, EngineSpec::default());
+        assert_eq!(f.host, HostSpec::default());
     }
 
     #[test]
