@@ -22,7 +22,7 @@ pub struct LoopDevice {
 }
 
 impl LoopDevice {
-    /// A fresh file system of `image_bytes` (at least [`DEFAULT_IMAGE`]).
+    /// A fresh file system of `image_bytes` (`DeviceSpec::xfs_image_bytes`: XFS needs about 300 MB).
     pub fn new(image_bytes: u64) -> Result<LoopDevice> {
         if let Some(why) = LoopXfs::unavailable() {
             return Err(LabError::Unavailable(format!("fs xfs-loop needs a loop-mounted XFS: {why}")));
@@ -33,7 +33,7 @@ impl LoopDevice {
         std::fs::create_dir_all(&work).map_err(LabError::io(&work, "create"))?;
         // From here on, Drop unmounts and removes what exists.
         let mut dev = LoopDevice { xfs: None, work, at_mount: 0 };
-        let xfs = LoopXfs::new(&dev.work, image_bytes.max(DEFAULT_IMAGE)).map_err(LabError::Unavailable)?;
+        let xfs = LoopXfs::new(&dev.work, image_bytes).map_err(LabError::Unavailable)?;
         dev.xfs = Some(xfs);
         dev.at_mount = dev.bytes_written()?;
         Ok(dev)

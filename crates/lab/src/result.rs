@@ -155,6 +155,7 @@ pub struct Timing {
 }
 
 impl RunResult {
+    /// The result of `phases` run on `stack` by an engine whose statistics are `stats`.
     pub fn collect(
         workload: &str,
         engine: String,
@@ -163,19 +164,29 @@ impl RunResult {
         phases: Vec<PhaseResult>,
         stats: &lsm::DbStats,
     ) -> RunResult {
-        let user_bytes: u64 = phases.iter().map(|p| p.user_bytes).sum();
         let dev = stack.device_report();
         let engine_write_bytes = stats.engine_write_bytes();
         let host = dev.as_ref().map_or(engine_write_bytes, |d| d.host_write_bytes.total);
+        let time_base = if stack.simulated() { TimeBase::Simulated } else { TimeBase::WallClock };
+        let mut r = RunResult::base(workload, engine, device, time_base, phases, host);
+        r.host_write_bytes_by_cause = dev.as_ref().map(|d| d.host_write_bytes.clone());
+        r.engine_write_bytes = engine_write_bytes;
         let flash = dev.as_ref().map(|d| &d.flash);
-        let ratio = |x: u64| {
-            if user_bytes == 0 {
-                0.0
-            } else {
-                x as f64 / user_bytes as f64
-            }
-        };
-        let levels = stats
+        if let Some(f) = flash {
+            r.set_flash(f);
+        }
+        r.sim_time_s = stack.simulated().then(|| stack.now_ns() as f64 / 1e9);
+        r.lanes = stack.clock.as_ref().map(|c| Lanes {
+            foreground: c.spent(flashsim::Lane::Foreground),
+            background: c.spent(flashsim::Lane::Background),
+            out_of_order_requests: flash.map_or(0, |f| f.out_of_order),
+            out_of_order_ns: flash.map_or(0, |f| f.out_of_order_ns),
+            head_of_line_ns: flash.map_or(0, |f| f.head_of_line_ns),
+        });
+        r.stall_count = stats.slowdowns + stats.memtable_stalls + stats.l0_stop_stalls;
+        r.stall_s = stats.stall_nanos as f64 / 1e9;
+        (r.udb_ratio_inputs, r.udb_ratio_outputs) = stats.udb_ratios();
+        r.levels = stats
             .levels
             .iter()
             .enumerate()
@@ -199,51 +210,9 @@ impl RunResult {
                 udbs_cloned: l.udbs_cloned,
             })
             .collect();
-        let last = phases.last();
-        RunResult {
-            workload: workload.to_string(),
-            engine,
-            device,
-            time_base: if stack.simulated() { TimeBase::Simulated } else { TimeBase::WallClock },
-            user_bytes,
-            host_write_bytes: host,
-            host_write_bytes_by_cause: dev.as_ref().map(|d| d.host_write_bytes.clone()),
-            engine_write_bytes,
-            flash_program_bytes: flash.map(|f| f.flash_program_bytes),
-            flash_read_bytes: flash.map(|f| f.flash_read_bytes),
-            erases: flash.map(|f| f.erases),
-            gc_copied_pages: flash.map(|f| f.gc_copied_pages),
-            copybacks: flash.map(|f| f.copybacks),
-            remapped_pages: flash.map(|f| f.remapped_pages),
-            write_amplification: flash.map(|f| ratio(f.flash_program_bytes)),
-            host_write_amplification: ratio(host),
-            flash_busy_s: flash.map(|f| f.flash_busy_s),
-            flash_by_cause: flash.map(|f| f.flash_by_cause.clone()),
-            wear: flash.map(|f| f.wear),
-            spare_factor: flash.map(|f| f.spare_factor),
-            effective_spare_factor: flash.map(|f| f.effective_spare_factor),
-            sim_time_s: stack.simulated().then(|| stack.now_ns() as f64 / 1e9),
-            lanes: stack.clock.as_ref().map(|c| Lanes {
-                foreground: c.spent(flashsim::Lane::Foreground),
-                background: c.spent(flashsim::Lane::Background),
-                out_of_order_requests: flash.map_or(0, |f| f.out_of_order),
-                out_of_order_ns: flash.map_or(0, |f| f.out_of_order_ns),
-                head_of_line_ns: flash.map_or(0, |f| f.head_of_line_ns),
-            }),
-            ops_per_sec: last.map_or(0.0, |p| p.ops_per_sec),
-            latency: last.map_or_else(empty_latency, |p| p.latency.clone()),
-            stall_count: stats.slowdowns + stats.memtable_stalls + stats.l0_stop_stalls,
-            stall_s: stats.stall_nanos as f64 / 1e9,
-            udb_ratio_inputs: stats.udb_ratios().0,
-            udb_ratio_outputs: stats.udb_ratios().1,
-            levels,
-            zones: dev.as_ref().and_then(|d| d.zones.clone()),
-            device_work: stack.device_work(),
-            content_digest: None,
-            device_write_bytes: None,
-            ftl: None,
-            phases,
-        }
+        r.zones = dev.as_ref().and_then(|d| d.zones.clone());
+        r.device_work = stack.device_work();
+        r
     }
 
     /// The result of `phases` run on a simulated device alone (no file system, no engine; the
@@ -256,32 +225,47 @@ impl RunResult {
         flash: flashsim::FlashReport,
         end_ns: u64,
     ) -> RunResult {
+        let host = flash.host_write_bytes;
+        let mut r = RunResult::base(workload, engine, device, TimeBase::Simulated, phases, host);
+        r.set_flash(&flash);
+        r.sim_time_s = Some(end_ns as f64 / 1e9);
+        r
+    }
+
+    /// A result of `phases` with `host_write_bytes`, and nothing measured beyond them.
+    fn base(
+        workload: &str,
+        engine: String,
+        device: String,
+        time_base: TimeBase,
+        phases: Vec<PhaseResult>,
+        host_write_bytes: u64,
+    ) -> RunResult {
         let user_bytes: u64 = phases.iter().map(|p| p.user_bytes).sum();
-        let ratio = |x: u64| if user_bytes == 0 { 0.0 } else { x as f64 / user_bytes as f64 };
         let last = phases.last();
         RunResult {
             workload: workload.to_string(),
             engine,
             device,
-            time_base: TimeBase::Simulated,
+            time_base,
             user_bytes,
-            host_write_bytes: flash.host_write_bytes,
+            host_write_bytes,
             host_write_bytes_by_cause: None,
             engine_write_bytes: 0,
-            flash_program_bytes: Some(flash.flash_program_bytes),
-            flash_read_bytes: Some(flash.flash_read_bytes),
-            erases: Some(flash.erases),
-            gc_copied_pages: Some(flash.gc_copied_pages),
-            copybacks: Some(flash.copybacks),
-            remapped_pages: Some(flash.remapped_pages),
-            write_amplification: Some(ratio(flash.flash_program_bytes)),
-            host_write_amplification: ratio(flash.host_write_bytes),
-            flash_busy_s: Some(flash.flash_busy_s),
-            wear: Some(flash.wear),
-            spare_factor: Some(flash.spare_factor),
-            effective_spare_factor: Some(flash.effective_spare_factor),
-            flash_by_cause: Some(flash.flash_by_cause),
-            sim_time_s: Some(end_ns as f64 / 1e9),
+            flash_program_bytes: None,
+            flash_read_bytes: None,
+            erases: None,
+            gc_copied_pages: None,
+            copybacks: None,
+            remapped_pages: None,
+            write_amplification: None,
+            host_write_amplification: per_user_byte(host_write_bytes, user_bytes),
+            flash_busy_s: None,
+            flash_by_cause: None,
+            wear: None,
+            spare_factor: None,
+            effective_spare_factor: None,
+            sim_time_s: None,
             lanes: None,
             ops_per_sec: last.map_or(0.0, |p| p.ops_per_sec),
             latency: last.map_or_else(empty_latency, |p| p.latency.clone()),
@@ -297,6 +281,31 @@ impl RunResult {
             ftl: None,
             phases,
         }
+    }
+
+    /// The device's flash accounting.
+    fn set_flash(&mut self, f: &flashsim::FlashReport) {
+        self.flash_program_bytes = Some(f.flash_program_bytes);
+        self.flash_read_bytes = Some(f.flash_read_bytes);
+        self.erases = Some(f.erases);
+        self.gc_copied_pages = Some(f.gc_copied_pages);
+        self.copybacks = Some(f.copybacks);
+        self.remapped_pages = Some(f.remapped_pages);
+        self.write_amplification = Some(per_user_byte(f.flash_program_bytes, self.user_bytes));
+        self.flash_busy_s = Some(f.flash_busy_s);
+        self.flash_by_cause = Some(f.flash_by_cause.clone());
+        self.wear = Some(f.wear);
+        self.spare_factor = Some(f.spare_factor);
+        self.effective_spare_factor = Some(f.effective_spare_factor);
+    }
+}
+
+/// `bytes` per user byte (0 when nothing was written).
+fn per_user_byte(bytes: u64, user_bytes: u64) -> f64 {
+    if user_bytes == 0 {
+        0.0
+    } else {
+        bytes as f64 / user_bytes as f64
     }
 }
 

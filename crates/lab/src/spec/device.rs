@@ -277,14 +277,9 @@ fn flash_field(e: flashsim::FlashError) -> LabError {
 }
 
 impl DeviceSpec {
-    /// The image of an `xfs-loop` file system: `capacity`, or the loop device's default.
+    /// The image of an `xfs-loop` file system: `capacity`, never under the loop device's default.
     pub fn xfs_image_bytes(&self) -> u64 {
         self.capacity.map_or(crate::loop_device::DEFAULT_IMAGE, |c| c.0).max(crate::loop_device::DEFAULT_IMAGE)
-    }
-
-    /// Whether the device is simulated (and the run in simulated time).
-    pub fn simulated(&self) -> bool {
-        matches!(self.fs, FsKind::Sim | FsKind::Zone)
     }
 
     /// The preset's geometry with `page_size` applied (before any resizing), and its timings or

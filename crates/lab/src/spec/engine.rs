@@ -262,11 +262,6 @@ fn invalid(field: &str, reason: impl Into<String>) -> LabError {
 }
 
 impl EngineSpec {
-    /// The LSM engine with RemapCom `remap` (and aligned blocks when remapping).
-    pub fn lsm(remap: lsm::RemapMode) -> EngineSpec {
-        EngineSpec { remap, ..EngineSpec::default() }
-    }
-
     /// The key-value SSD `name`.
     pub fn kv(name: EngineName) -> EngineSpec {
         EngineSpec { name, ..EngineSpec::default() }
@@ -406,7 +401,9 @@ mod tests {
 
     #[test]
     fn remapping_aligns_blocks() {
-        let Engine::Lsm { options, .. } = EngineSpec::lsm(lsm::RemapMode::Base).resolve().unwrap() else {
+        let Engine::Lsm { options, .. } =
+            EngineSpec { remap: lsm::RemapMode::Base, ..EngineSpec::default() }.resolve().unwrap()
+        else {
             panic!("an LSM engine")
         };
         assert!(options.align_blocks);

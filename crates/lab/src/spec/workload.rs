@@ -40,11 +40,6 @@ impl WorkloadKind {
             WorkloadKind::PageWrites => "pages".to_string(),
         }
     }
-
-    /// Whether the generator draws its own value sizes (Mixgraph's generalized Pareto).
-    pub fn own_value_sizes(&self) -> bool {
-        matches!(self, WorkloadKind::Mixgraph(_))
-    }
 }
 
 impl From<Workload> for WorkloadKind {
