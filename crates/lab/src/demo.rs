@@ -12,6 +12,7 @@ const DEMO: &str = include_str!("../experiments/demo.toml");
 
 pub fn run(out: &Path, progress: bool) -> Result<()> {
     let e = Experiment::parse(DEMO).map_err(|e| LabError::Experiment(format!("built-in demo experiment: {e}")))?;
+    crate::report::check_folder(out, e.title())?;
     eprintln!("{} (more: flashkv --help)", e.title());
     let (set, timings) = e.run(&crate::batch::Runner { progress, ..Default::default() })?;
     print!("{}", publish::summary(&set));

@@ -19,6 +19,7 @@ pub mod page_writes;
 pub mod progress;
 pub mod publish;
 pub mod ray;
+pub mod repair;
 pub mod report;
 pub mod repro;
 pub mod resources;

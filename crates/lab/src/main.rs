@@ -54,6 +54,13 @@ enum Command {
     },
     /// Reproduces a seed paper's experiments beside the paper's numbers (remapcom, remapcom-xfs).
     Repro(repro::ReproArgs),
+    /// Rebuilds the engine's database in DIR (a host directory) from the SSTs and WALs found there,
+    /// when CURRENT or the MANIFEST is lost or damaged; nothing is deleted (unused files go to
+    /// DIR/lost/).
+    Repair {
+        /// The database directory.
+        dir: PathBuf,
+    },
     /// Rebuilds the page and charts of a result folder from its results.json.
     Report {
         /// The result folder.
@@ -75,6 +82,7 @@ fn main() -> ExitCode {
         Some(Command::Mixgraph(args)) => run_one(&args.spec(), &args.output, "mixgraph", result::render, progress),
         Some(Command::Run { file, out, executor }) => publish::run_experiment(&file, out, executor, progress),
         Some(Command::Repro(args)) => repro::run(&args),
+        Some(Command::Repair { dir }) => lab::repair::run(&dir),
         Some(Command::Report { dir }) => {
             report::rebuild(&dir).map(|index| println!("report: {}", index.display())).map_err(LabError::from)
         }
@@ -96,6 +104,9 @@ fn run_one(
     render: fn(&RunResult) -> String,
     progress: bool,
 ) -> Result<()> {
+    if let Some(dir) = &output.out {
+        report::check_place(dir)?;
+    }
     let (r, t) = runner::run(spec, progress && !output.json)?;
     // ycsb and mixgraph are titled by their workload (ycsb-a, all_random, ...).
     let title = if matches!(title, "ycsb" | "mixgraph") { r.workload.clone() } else { title.to_string() };

@@ -83,3 +83,55 @@ fn bad_input_is_a_clear_error() {
         assert!(err.contains(needle), "{args:?}: '{err}' does not mention {needle}");
     }
 }
+
+/// `--out` naming an existing file is refused before any work: nothing runs, nothing prints.
+#[test]
+fn an_out_path_that_is_a_file_is_refused_before_any_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("taken");
+    std::fs::write(&file, b"mine").unwrap();
+    let f = file.to_str().unwrap();
+    for args in [
+        vec!["bench", "--fs", "mem", "--num", "2000", "--out", f],
+        vec!["ftl", "--capacity", "256MiB", "--writes", "2", "--out", f],
+        vec!["demo", "--out", f],
+        vec!["repro", "remapcom", "--scale", "tiny", "--out", f],
+    ] {
+        let (code, out, err) = flashkv(&args);
+        assert_eq!(code, 2, "{args:?} should fail");
+        assert!(err.contains(f) && err.contains("is not a folder"), "{args:?}: {err}");
+        assert!(out.is_empty(), "{args:?} ran before refusing: {out}");
+    }
+    assert_eq!(std::fs::read(&file).unwrap(), b"mine");
+}
+
+/// `flashkv repair DIR` rebuilds a database that lost CURRENT and its MANIFEST, and says what it
+/// kept; a missing directory is a one-line error.
+#[test]
+fn repair_rebuilds_a_database_without_current_or_manifest() {
+    use std::sync::Arc;
+    let dir = tempfile::tempdir().unwrap();
+    let fs: Arc<dyn storage::Fs> = Arc::new(storage::PosixFs::new(dir.path()).unwrap());
+    let opts = lsm::Options { create_if_missing: true, write_buffer_size: 32 << 10, ..lsm::Options::default() };
+    let db = lsm::Db::open(storage::Env::new(Arc::clone(&fs)), "db", opts.clone()).unwrap();
+    for i in 0..3000u32 {
+        db.put(&lsm::WriteOptions::default(), format!("k{i:05}").as_bytes(), &[i as u8; 50]).unwrap();
+    }
+    db.close().unwrap();
+    for name in fs.list("db").unwrap() {
+        if name == "CURRENT" || name.starts_with("MANIFEST-") {
+            fs.remove(&format!("db/{name}")).unwrap();
+        }
+    }
+    let (code, out, err) = flashkv(&["repair", dir.path().join("db").to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("SST(s) kept with 3000 entries"), "{out}");
+    let db = lsm::Db::open(storage::Env::new(fs), "db", lsm::Options::default()).unwrap();
+    for i in (0..3000u32).step_by(97) {
+        let got = db.get(&lsm::ReadOptions::default(), format!("k{i:05}").as_bytes()).unwrap();
+        assert_eq!(got, Some(vec![i as u8; 50]), "key {i}");
+    }
+    let (code, _, err) = flashkv(&["repair", dir.path().join("nowhere").to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("nowhere") && err.lines().count() == 1, "{err}");
+}

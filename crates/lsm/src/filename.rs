@@ -33,6 +33,11 @@ pub fn lock_name(dir: &str) -> String {
     join(dir, "LOCK")
 }
 
+/// The directory where files a recovery or a repair will not use are kept instead of deleted.
+pub fn lost_dir(dir: &str) -> String {
+    join(dir, "lost")
+}
+
 pub fn temp_name(dir: &str, n: u64) -> String {
     join(dir, &format!("{n:06}.dbtmp"))
 }

@@ -18,6 +18,9 @@ pub mod version;
 pub mod wal;
 
 pub use batch::WriteBatch;
-pub use db::{destroy, Db, DbIterator, DbStats, LevelStats, RecoveryReport, ScanIter, Snapshot, WalRecoveryMode};
+pub use db::{
+    destroy, Db, DbIterator, DbStats, LevelStats, RecoveryReport, RepairReport, RepairedTable, ScanIter, Snapshot,
+    WalBreak, WalRecoveryMode,
+};
 pub use error::{Accepted, CloneProblem, Error, Result};
 pub use options::{CompactionStyle, Options, ReadOptions, RemapMode, WriteOptions};

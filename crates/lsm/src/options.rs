@@ -19,6 +19,11 @@ pub struct Options {
     /// What WAL replay at open does with damage (`point_in_time`); what it dropped is reported
     /// either way ([`crate::db::RecoveryReport`]).
     pub wal_recovery_mode: WalRecoveryMode,
+    /// Open a database whose MANIFEST lost edits (SSTs it does not name, and the writes before
+    /// them in no WAL): the open sets those SSTs aside in `lost/` and opens the MANIFEST's state,
+    /// saying so in the recovery report. Off: such an open fails naming the MANIFEST and the SSTs.
+    #[serde(default)]
+    pub salvage: bool,
     /// Memtable size that triggers a switch to a new memtable and a flush (4 MiB).
     pub write_buffer_size: usize,
     /// Open SST readers kept (1000).
@@ -71,6 +76,7 @@ impl Default for Options {
             error_if_exists: false,
             paranoid_checks: false,
             wal_recovery_mode: WalRecoveryMode::default(),
+            salvage: false,
             write_buffer_size: 4 << 20,
             max_open_files: 1000,
             block_cache_bytes: 8 << 20,

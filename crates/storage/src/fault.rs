@@ -355,6 +355,10 @@ impl WritableFile for FaultWriter {
         self.inner.sync()
     }
 
+    fn discard_buffered(&mut self) {
+        self.inner.discard_buffered()
+    }
+
     fn append_cloned(&mut self, src: &str, src_offset: u64, len: u64) -> Result<CloneOutcome> {
         check(&self.state, IoClass::Write, "append_cloned", self.inner.path())?;
         self.inner.append_cloned(src, src_offset, len)

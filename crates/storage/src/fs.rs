@@ -156,6 +156,11 @@ pub trait WritableFile: Send {
     /// Makes everything appended so far durable (the directory entry needs [`Fs::sync_dir`]).
     fn sync(&mut self) -> Result<()>;
 
+    /// Drops appended data not yet handed to the file system, so that no later `flush`, `sync` or
+    /// drop writes it. A writer whose flush failed calls it: what it could not write whole must not
+    /// land later, once space is back. Unbuffered files have nothing to drop.
+    fn discard_buffered(&mut self) {}
+
     /// Appends `len` bytes of file `src` at `src_offset` by sharing extents where possible and copying otherwise
     /// (the outcome says how many bytes went each way). Flushes the buffer first; `len()` must then be a multiple
     /// of the block size, as must `src_offset` and `len` (`Misaligned`). Advances `len()` by `len`.

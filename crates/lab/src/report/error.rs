@@ -62,6 +62,10 @@ pub enum ReportError {
     #[error("figure {figure:?}: cannot draw the {format} chart: {message}")]
     Chart { figure: String, format: &'static str, message: String },
 
+    /// The output folder's path is a file (or something else that is not a folder).
+    #[error("{}: exists and is not a folder; a result folder goes there (choose another --out)", .dir.display())]
+    NotAFolder { dir: PathBuf },
+
     /// The output folder holds another experiment's results; writing would mix the two.
     #[error(
         "{}: holds the results of {existing:?}, not of {new:?}; write to another folder (--out) \

@@ -127,7 +127,17 @@ fn read_set(path: &Path) -> Result<ResultSet, ReportError> {
 /// this itself; a command can call it before its runs, so that it does not run them all only to
 /// be refused at the end.
 pub fn check_folder(dir: &Path, title: &str) -> Result<(), ReportError> {
+    check_place(dir)?;
     previous_set(dir, title).map(|_| ())
+}
+
+/// Refuses `dir` when it exists and is not a folder: a command checks this before its runs, so
+/// that it does not run them all only to fail writing its result folder.
+pub fn check_place(dir: &Path) -> Result<(), ReportError> {
+    match std::fs::metadata(dir) {
+        Ok(m) if !m.is_dir() => Err(ReportError::NotAFolder { dir: dir.to_path_buf() }),
+        _ => Ok(()),
+    }
 }
 
 /// The result set in `dir`, if any, after checking that it has the title `title`.
@@ -135,7 +145,7 @@ fn previous_set(dir: &Path, title: &str) -> Result<Option<ResultSet>, ReportErro
     let old = match read_set(&dir.join(JSON_FILE)) {
         Ok(old) => old,
         Err(ReportError::NoResults { .. }) => return Ok(None),
-        // `dir` is not a directory: creating it will say so.
+        // A parent of `dir` is a file: creating it will say so.
         Err(ReportError::Io { source, .. }) if source.kind() == ErrorKind::NotADirectory => return Ok(None),
         Err(e @ ReportError::Io { .. }) => return Err(e),
         Err(e) => return Err(ReportError::ForeignResults { dir: dir.to_path_buf(), reason: e.to_string() }),

@@ -23,6 +23,8 @@ mod iter;
 mod jobs;
 mod recovery;
 mod recovery_report;
+mod repair;
+mod replay;
 mod stats;
 mod write;
 
@@ -35,7 +37,8 @@ use storage::{Env, FileLock, Fs, Guard, Signal, Worker};
 
 pub use destroy::destroy;
 pub use iter::{DbIterator, ScanIter};
-pub use recovery_report::{RecoveryReport, WalRecoveryMode, WalReplay};
+pub use recovery_report::{RecoveryReport, WalBreak, WalRecoveryMode, WalReplay};
+pub use repair::{RepairReport, RepairedTable};
 pub use stats::{DbStats, LevelStats};
 
 use crate::batch::WriteBatch;
@@ -152,6 +155,12 @@ impl Db {
         let db = Db { inner };
         db.inner.maybe_schedule(&mut db.inner.lock());
         Ok(db)
+    }
+
+    /// Rebuilds the database in `dir` from the SSTs and WALs found there, when CURRENT or the
+    /// MANIFEST is lost or damaged; nothing is deleted (see [`RepairReport`] and `db::repair`).
+    pub fn repair(env: Env, dir: &str, options: Options) -> Result<RepairReport> {
+        repair::repair(env, dir, options)
     }
 
     pub fn put(&self, opts: &WriteOptions, key: &[u8], value: &[u8]) -> Result<()> {

@@ -2,24 +2,30 @@
 //! MANIFEST's log number into memtables (flushed to SSTs as they fill, and at the end), a fresh
 //! WAL and MANIFEST, and removal of what is obsolete.
 //!
+//! An open never deletes a file it cannot account for. SSTs the MANIFEST does not name are
+//! leftovers of a crash between writing a file and recording it only when the WALs still hold
+//! every write since the MANIFEST's state (`db::replay`); when they do not, the MANIFEST lost
+//! edits after those SSTs were made, and the open fails naming the MANIFEST and the SSTs, unless
+//! `Options::salvage` asks to set them aside in `lost/`. A WAL whose readable records replay
+//! dropped is set aside too. `create_if_missing` refuses a directory that holds a database
+//! without its CURRENT; `Db::repair` rebuilds one.
+//!
 //! What WAL replay does with damage is `Options::wal_recovery_mode` ([`WalRecoveryMode`]: fail
 //! the open with an error naming the WAL and offset, stop at the damage, or skip it); whatever the
 //! mode, what was dropped is in the [`RecoveryReport`] (file, offset, reason, records and bytes),
 //! kept in the stats and written to the info log (`LOG`) when anything was dropped.
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use storage::WriteHint;
 
-use super::DbInner;
-use crate::batch::WriteBatch;
+use super::recovery_report::{RecoveryReport, WalBreak};
+use super::{replay, DbInner};
 use crate::error::{Error, Result};
 use crate::filename::{self, FileKind};
-use crate::memtable::MemTable;
-use crate::version::VersionEdit;
-use crate::wal::{LogReader, LogWriter, ReadMode};
-
-use super::recovery_report::{RecoveryReport, WalRecoveryMode, WalReplay};
+use crate::version::VersionSet;
+use crate::wal::LogWriter;
 
 /// Recovers the database; returns the fresh WAL that new writes go to.
 pub(super) fn open(inner: &Arc<DbInner>) -> Result<LogWriter> {
@@ -41,128 +47,36 @@ pub(super) fn open(inner: &Arc<DbInner>) -> Result<LogWriter> {
                 what: "CURRENT is missing (create_if_missing is off)".into(),
             });
         }
+        refuse_a_database_without_current(&**fs, dir)?;
         st.versions.create_new()?;
     }
     st.versions.recover()?;
+    let found = scan(&**fs, dir, &mut st.versions)?;
+    check_tables_present(dir, &st.versions, &found)?;
 
-    // Every SST the version names must exist; WALs at or after the log number hold writes the
-    // SSTs do not.
-    let names = fs.list(dir)?;
-    let mut expected = st.versions.live_files();
-    let mut logs = Vec::new();
-    for name in &names {
-        match filename::parse(name) {
-            Some(FileKind::Table(n)) => {
-                expected.remove(&n);
-                st.versions.mark_file_number_used(n);
-            }
-            Some(FileKind::Log(n)) => {
-                st.versions.mark_file_number_used(n);
-                if n >= st.versions.log_number || n == st.versions.prev_log_number {
-                    logs.push(n);
-                }
-            }
-            _ => {}
+    let (log_number, last_sequence) = (st.versions.log_number, st.versions.last_sequence);
+    let start = replay::start_break(&**fs, dir, log_number, last_sequence, &found.logs)?;
+    let mut set_aside = Vec::new();
+    if matches!(start, Some(WalBreak::Missing { .. } | WalBreak::Gap { .. })) && !found.orphans.is_empty() {
+        // SSTs the MANIFEST does not name, and the writes before them in no WAL: the MANIFEST
+        // lost the edits that named them. Opening would delete them as leftovers.
+        let manifest = filename::manifest_name(dir, st.versions.manifest_number);
+        if !o.salvage {
+            return Err(lost_manifest_tail(&manifest, start.as_ref(), dir, &found.orphans));
+        }
+        for &n in &found.orphans {
+            set_aside.push(move_to_lost(&**fs, dir, &filename::table_name(dir, n))?);
         }
     }
-    if let (Some(missing), Some(tail)) = (expected.iter().next(), &st.versions.manifest_tail) {
-        // The cut edit is the one that replaced them: it was written whole and acted on, and has
-        // been cut since.
-        return Err(Error::corruption(
-            tail.file.clone(),
-            tail.offset,
-            format!(
-                "the MANIFEST's last record is cut ({}, {} bytes), and {} SST(s) that the edits before it \
-                 name are gone (first: {}): the cut edit is the one that replaced them",
-                tail.reason,
-                tail.bytes,
-                expected.len(),
-                filename::table_name(dir, *missing)
-            ),
-        ));
-    }
-    if let Some(missing) = expected.iter().next() {
-        return Err(Error::corruption(
-            filename::table_name(dir, *missing),
-            0,
-            format!("{} SST(s) named by the MANIFEST are missing", expected.len()),
-        ));
-    }
-    logs.sort_unstable();
-
-    let mut edit = VersionEdit::default();
-    let mut max_seq = st.versions.last_sequence;
-    let mode = o.wal_recovery_mode;
-    let mut report = RecoveryReport { mode, wals: Vec::new() };
-    let mut mem = MemTable::new();
-    // Point in time: set at the first problem; nothing after it is applied, but the records
-    // still readable after it are counted as dropped.
-    let mut stopped = false;
-    for &n in &logs {
-        let path = filename::log_name(dir, n);
-        // The lenient reader reads everything readable; the mode decides what is applied.
-        let mut reader = LogReader::new(fs.open(&path)?, ReadMode::Lenient);
-        let mut wal = WalReplay { file: path.clone(), ..WalReplay::default() };
-        loop {
-            let seen = reader.problems().len();
-            let record = reader.next_record()?;
-            // A problem met while reading towards a record lies before it.
-            if let Some(p) = reader.problems()[seen..].first() {
-                if mode.refuses(p, false) {
-                    return Err(mode.refusal(p));
-                }
-                stopped |= mode == WalRecoveryMode::PointInTime;
-            }
-            let Some(record) = record else { break };
-            if stopped {
-                wal.records_dropped += 1;
-                wal.bytes_dropped += record.len() as u64;
-                continue;
-            }
-            let offset = reader.last_record_offset();
-            let batch = WriteBatch::from_data(record, &path, offset)?;
-            let seq = batch.sequence();
-            for (i, op) in batch.iter().enumerate() {
-                let op = op?;
-                mem.add(seq + i as u64, op.kind, op.key, op.value);
-            }
-            if batch.count() > 0 {
-                max_seq = max_seq.max(seq + batch.count() as u64 - 1);
-            }
-            wal.records_applied += 1;
-            if mem.approximate_memory_usage() > o.write_buffer_size {
-                let full = std::mem::take(&mut mem);
-                flush_recovered(inner, &mut st, &full, &mut edit)?;
-            }
-        }
-        if let Some(tail) = reader.tail() {
-            if mode.refuses(tail, true) {
-                return Err(mode.refusal(tail));
-            }
-        }
-        wal.problems = reader.problems().iter().chain(reader.tail()).cloned().collect();
-        wal.problems.sort_by_key(|p| p.offset);
-        wal.bytes_dropped += wal.problems.iter().map(|p| p.bytes).sum::<u64>();
-        // A point-in-time replay that stopped in this WAL applies nothing of later ones; nor
-        // does one that met a tail here, since a later WAL's writes come after the lost ones.
-        stopped |= mode == WalRecoveryMode::PointInTime && !wal.problems.is_empty();
-        report.wals.push(wal);
-    }
-    if !mem.is_empty() {
-        flush_recovered(inner, &mut st, &mem, &mut edit)?;
-    }
-    st.versions.last_sequence = max_seq;
-    if !report.is_clean() {
-        write_info_log(&**fs, dir, &report)?;
-    }
-    st.stats.recovery = report;
+    let replay::Replayed { mut report, mut edit, last_sequence } = replay::replay(inner, &mut st, &found.logs, start)?;
+    st.versions.last_sequence = last_sequence;
 
     // A fresh WAL for new writes; the replayed ones are obsolete once the edit is durable.
     let number = st.versions.new_file_number();
     let wal_path = filename::log_name(dir, number);
     let file = fs.create_with_hint(&wal_path, WriteHint::Wal)?;
     fs.sync_dir(dir)?;
-    let wal = LogWriter::new(file);
+    let wal = replay::start_wal(file, last_sequence + 1)?;
     st.wal_number = number;
     edit.log_number = Some(number);
     edit.prev_log_number = Some(0);
@@ -170,6 +84,19 @@ pub(super) fn open(inner: &Arc<DbInner>) -> Result<LogWriter> {
         fs.sync_dir(dir)?;
     }
     st.versions.log_and_apply(&mut edit)?;
+    // A WAL whose readable records were dropped, or that is damaged, is kept aside, not deleted.
+    for w in report
+        .wals
+        .iter()
+        .filter(|w| w.records_dropped > 0 || w.problems.iter().any(|p| !p.reason.is_incomplete_write()))
+    {
+        set_aside.push(move_to_lost(&**fs, dir, &w.file)?);
+    }
+    report.set_aside = set_aside;
+    if !report.is_clean() {
+        write_info_log(&**fs, dir, &report)?;
+    }
+    st.stats.recovery = report;
     let current = st.versions.current();
     st.live_versions.push(Arc::downgrade(&current));
     st.wal_numbers.insert(number);
@@ -177,21 +104,145 @@ pub(super) fn open(inner: &Arc<DbInner>) -> Result<LogWriter> {
     Ok(wal)
 }
 
-/// Writes a memtable rebuilt from the WAL to a level-0 SST and records it in `edit`.
-fn flush_recovered(inner: &DbInner, st: &mut super::DbState, mem: &MemTable, edit: &mut VersionEdit) -> Result<()> {
-    let number = st.versions.new_file_number();
-    st.pending_outputs.insert(number);
-    let r = inner.write_table(number, mem);
-    st.pending_outputs.remove(&number);
-    let (size, smallest, largest) = r?;
-    if size > 0 {
-        edit.add_file(0, number, size, smallest, largest);
-        let l = st.stats.level_mut(0);
-        l.bytes_written += size;
-        l.files_written += 1;
-        st.stats.flush_bytes += size;
+/// The files of `dir` measured against the recovered version.
+struct Found {
+    /// WALs to replay (at or after the log number), in order.
+    logs: Vec<u64>,
+    /// SSTs the version names that are not there.
+    missing: BTreeSet<u64>,
+    /// SSTs there that the version does not name.
+    orphans: Vec<u64>,
+}
+
+fn scan(fs: &dyn storage::Fs, dir: &str, versions: &mut VersionSet) -> Result<Found> {
+    let live = versions.live_files();
+    let mut missing = live.clone();
+    let (mut logs, mut orphans) = (Vec::new(), Vec::new());
+    for name in &fs.list(dir)? {
+        match filename::parse(name) {
+            Some(FileKind::Table(n)) => {
+                missing.remove(&n);
+                versions.mark_file_number_used(n);
+                if !live.contains(&n) {
+                    orphans.push(n);
+                }
+            }
+            Some(FileKind::Log(n)) => {
+                versions.mark_file_number_used(n);
+                // WALs at or after the log number hold writes the SSTs do not.
+                if n >= versions.log_number || n == versions.prev_log_number {
+                    logs.push(n);
+                }
+            }
+            _ => {}
+        }
     }
-    Ok(())
+    logs.sort_unstable();
+    orphans.sort_unstable();
+    Ok(Found { logs, missing, orphans })
+}
+
+/// Every SST the version names must exist.
+fn check_tables_present(dir: &str, versions: &VersionSet, found: &Found) -> Result<()> {
+    let Some(missing) = found.missing.iter().next() else { return Ok(()) };
+    if let Some(tail) = &versions.manifest_tail {
+        // The cut edit is the one that replaced them: it was written whole and acted on, and has
+        // been cut since.
+        return Err(Error::corruption(
+            tail.file.clone(),
+            tail.offset,
+            format!(
+                "the MANIFEST's last record is cut ({}, {} bytes), and {} SST(s) that the edits before it \
+                 name are gone (first: {}): the cut edit is the one that replaced them; {REPAIR}",
+                tail.reason,
+                tail.bytes,
+                found.missing.len(),
+                filename::table_name(dir, *missing)
+            ),
+        ));
+    }
+    Err(Error::corruption(
+        filename::table_name(dir, *missing),
+        0,
+        format!("{} SST(s) named by the MANIFEST are missing; {REPAIR}", found.missing.len()),
+    ))
+}
+
+/// What a user can do about a MANIFEST that does not match the files.
+const REPAIR: &str = "`flashkv repair` (`Db::repair`) rebuilds the database from every SST and WAL found";
+
+/// The error for a MANIFEST that lost edits after files were made from them.
+fn lost_manifest_tail(manifest: &str, start: Option<&WalBreak>, dir: &str, orphans: &[u64]) -> Error {
+    let why = start.map(|b| b.to_string()).unwrap_or_default();
+    Error::corruption(
+        manifest,
+        0,
+        format!(
+            "the MANIFEST has lost edits: {why}, and {} SST(s) it does not name are there ({}); opening \
+             would roll the database back and delete them. Open with `salvage` to set them aside in lost/ \
+             and open the MANIFEST's state, or rebuild the database from every SST and WAL with \
+             `flashkv repair` (`Db::repair`)",
+            orphans.len(),
+            list(orphans.iter().map(|&n| filename::table_name(dir, n)))
+        ),
+    )
+}
+
+/// Up to five names, then how many more.
+pub(super) fn list(names: impl Iterator<Item = String>) -> String {
+    let names: Vec<String> = names.collect();
+    let shown = names.iter().take(5).cloned().collect::<Vec<_>>().join(", ");
+    match names.len() {
+        n if n > 5 => format!("{shown} and {} more", n - 5),
+        _ => shown,
+    }
+}
+
+/// `create_if_missing` makes a database only where none is. SSTs, WALs or a MANIFEST past the
+/// first (a crash while creating a database can leave the first) without CURRENT are a database
+/// that lost CURRENT, and a new one would delete its files.
+fn refuse_a_database_without_current(fs: &dyn storage::Fs, dir: &str) -> Result<()> {
+    let (mut manifests, mut wals, mut tables) = (Vec::new(), Vec::new(), Vec::new());
+    for name in fs.list(dir)? {
+        match filename::parse(&name) {
+            Some(FileKind::Manifest(n)) if n > 1 => manifests.push(name),
+            Some(FileKind::Log(_)) => wals.push(name),
+            Some(FileKind::Table(_)) => tables.push(name),
+            _ => {}
+        }
+    }
+    let groups: Vec<String> = [("MANIFEST", manifests), ("WAL", wals), ("SST", tables)]
+        .into_iter()
+        .filter(|(_, names)| !names.is_empty())
+        .map(|(what, mut names)| {
+            names.sort();
+            format!("{} {what}(s): {}", names.len(), list(names.into_iter()))
+        })
+        .collect();
+    if groups.is_empty() {
+        return Ok(());
+    }
+    Err(Error::corruption(
+        filename::current_name(dir),
+        0,
+        format!(
+            "CURRENT is missing, but {dir} holds a database ({}); create_if_missing would replace it. \
+             Rebuild it with `flashkv repair` (`Db::repair`), or remove the files",
+            groups.join("; ")
+        ),
+    ))
+}
+
+/// Moves `path` into the database's `lost/` directory (made if needed); returns the new path.
+pub(super) fn move_to_lost(fs: &dyn storage::Fs, dir: &str, path: &str) -> Result<String> {
+    let lost = filename::lost_dir(dir);
+    fs.create_dir_all(&lost)?;
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let to = filename::join(&lost, name);
+    fs.rename(path, &to)?;
+    fs.sync_dir(&lost)?;
+    fs.sync_dir(dir)?;
+    Ok(to)
 }
 
 /// Writes `report` to the database's info log, `LOG` (the previous one kept as `LOG.old`, as

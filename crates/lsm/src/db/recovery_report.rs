@@ -1,5 +1,6 @@
 //! What WAL replay at open kept and dropped, per WAL, under the database's
-//! [`WalRecoveryMode`]. Nothing is dropped silently: the report is returned by
+//! [`WalRecoveryMode`]: damage inside a WAL, breaks in the chain of WALs ([`WalBreak`]), and the
+//! files set aside in `lost/` instead of deleted. Nothing is dropped silently: the report is returned by
 //! [`crate::Db::recovery_report`], kept in [`crate::DbStats::recovery`] (and the `leveldb.stats`
 //! property), and written to the database's info log (`LOG`) when anything was dropped.
 
@@ -52,6 +53,29 @@ impl WalRecoveryMode {
             WalRecoveryMode::TolerateCorruptedTailRecords => !(tail && incomplete),
             WalRecoveryMode::PointInTime | WalRecoveryMode::SkipAnyCorruptedRecords => false,
         }
+    }
+
+    /// Whether this mode refuses `b`; `at_end` says no WAL follows it (an empty last WAL is what a
+    /// crash right after the WAL was created leaves, like an incomplete tail).
+    pub(crate) fn refuses_break(self, b: &WalBreak, at_end: bool) -> bool {
+        match self {
+            WalRecoveryMode::AbsoluteConsistency => true,
+            WalRecoveryMode::TolerateCorruptedTailRecords => !(at_end && matches!(b, WalBreak::Empty { .. })),
+            WalRecoveryMode::PointInTime | WalRecoveryMode::SkipAnyCorruptedRecords => false,
+        }
+    }
+
+    /// The error for a refused break: the WAL, what is lost, and how to open anyway.
+    pub(crate) fn break_refusal(self, b: &WalBreak) -> Error {
+        Error::corruption(
+            b.file(),
+            0,
+            format!(
+                "{b}; wal_recovery_mode {} refuses it (point_in_time keeps the writes before it, \
+                 skip_any_corrupted every readable record; `flashkv repair` rebuilds from every file found)",
+                self.name()
+            ),
+        )
     }
 
     /// The error for a refused problem: the WAL, the offset, and how to open anyway.
@@ -108,17 +132,66 @@ pub struct WalReplay {
     pub problems: Vec<Problem>,
 }
 
+/// Writes that the chain of WALs should hold and does not (see `db::replay`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WalBreak {
+    /// The WAL the MANIFEST names is not there: the writes from sequence `from` (to `to`, when a
+    /// later WAL says where they end) are lost.
+    Missing { file: String, from: u64, to: Option<u64> },
+    /// The WAL has no header: it was emptied, or a crash came before anything in it was synced.
+    /// Whatever it held is lost.
+    Empty { file: String },
+    /// The WAL starts at sequence `to + 1`, but the files before it hold writes only up to
+    /// `from - 1`: writes `from..=to` are in no file.
+    Gap { file: String, from: u64, to: u64 },
+}
+
+impl WalBreak {
+    /// The WAL the break is about.
+    pub fn file(&self) -> &str {
+        match self {
+            WalBreak::Missing { file, .. } | WalBreak::Empty { file } | WalBreak::Gap { file, .. } => file,
+        }
+    }
+}
+
+impl fmt::Display for WalBreak {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WalBreak::Missing { file, from, to: Some(to) } => {
+                write!(f, "{file}, the WAL the MANIFEST names, is missing: writes {from} to {to} are lost")
+            }
+            WalBreak::Missing { file, from, to: None } => {
+                write!(f, "{file}, the WAL the MANIFEST names, is missing: any writes from sequence {from} on are lost")
+            }
+            WalBreak::Empty { file } => {
+                write!(f, "{file} is empty (no header): any writes it held are lost")
+            }
+            WalBreak::Gap { file, from, to } => {
+                write!(f, "{file} starts at sequence {}, but no file holds writes {from} to {to}", to + 1)
+            }
+        }
+    }
+}
+
 /// The replay of every WAL at the last open.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RecoveryReport {
     pub mode: WalRecoveryMode,
     pub wals: Vec<WalReplay>,
+    /// Breaks in the chain of WALs, in the order met.
+    pub breaks: Vec<WalBreak>,
+    /// Files moved to `lost/` instead of deleted: WALs whose records were dropped, and (on a
+    /// salvaging open) SSTs the MANIFEST does not name.
+    pub set_aside: Vec<String>,
 }
 
 impl RecoveryReport {
     /// Nothing was dropped.
     pub fn is_clean(&self) -> bool {
-        self.wals.iter().all(|w| w.records_dropped == 0 && w.bytes_dropped == 0 && w.problems.is_empty())
+        self.breaks.is_empty()
+            && self.set_aside.is_empty()
+            && self.wals.iter().all(|w| w.records_dropped == 0 && w.bytes_dropped == 0 && w.problems.is_empty())
     }
 
     pub fn records_applied(&self) -> u64 {
@@ -147,19 +220,30 @@ impl fmt::Display for RecoveryReport {
             );
         }
         let mut first = true;
-        for w in self.wals.iter().filter(|w| w.bytes_dropped > 0 || !w.problems.is_empty()) {
-            if !first {
+        let mut line = |f: &mut fmt::Formatter<'_>| -> fmt::Result {
+            if !std::mem::take(&mut first) {
                 writeln!(f)?;
             }
-            first = false;
+            write!(f, "WAL recovery ({}): ", self.mode)
+        };
+        for b in &self.breaks {
+            line(f)?;
+            write!(f, "{b}")?;
+        }
+        for w in self.wals.iter().filter(|w| w.bytes_dropped > 0 || !w.problems.is_empty()) {
+            line(f)?;
             write!(
                 f,
-                "WAL recovery ({}): {}: {} records applied, {} readable records and {} bytes dropped",
-                self.mode, w.file, w.records_applied, w.records_dropped, w.bytes_dropped
+                "{}: {} records applied, {} readable records and {} bytes dropped",
+                w.file, w.records_applied, w.records_dropped, w.bytes_dropped
             )?;
             for p in &w.problems {
                 write!(f, "; at offset {}: {} ({} bytes)", p.offset, p.reason, p.bytes)?;
             }
+        }
+        if !self.set_aside.is_empty() {
+            line(f)?;
+            write!(f, "kept aside in lost/ (not deleted): {}", self.set_aside.join(", "))?;
         }
         Ok(())
     }

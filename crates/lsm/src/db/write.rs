@@ -125,6 +125,8 @@ pub(super) fn make_room_for_write<'a>(
         // loses earlier ones (the unsynced writes that survive are a prefix). Its I/O runs with
         // the state unlocked; no one else switches meanwhile (this writer holds the WAL's lock).
         let number = st.versions.new_file_number();
+        // This writer holds the WAL's lock: the next write takes the next sequence.
+        let first = st.versions.last_sequence + 1;
         drop(st);
         let path = filename::log_name(&inner.dir, number);
         let opened = (|| -> Result<LogWriter> {
@@ -133,7 +135,7 @@ pub(super) fn make_room_for_write<'a>(
             }
             // The new WAL's directory entry is made durable by the first synced write into it.
             let f = inner.fs().create_with_hint(&path, storage::WriteHint::Wal)?;
-            Ok(LogWriter::new(f))
+            super::replay::start_wal(f, first)
         })();
         st = inner.lock();
         let wal = match opened {

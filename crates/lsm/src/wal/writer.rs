@@ -2,9 +2,14 @@
 //!
 //! Contract: `add_record` writes the record and flushes it to the file system, so a reader opened
 //! afterwards sees it; it is durable only after [`LogWriter::sync`] (the caller decides when).
-//! A failed append may leave part of a record in the file (a torn write). Records written after it
-//! would sit behind that torn fragment and turn a harmless crash tail into mid-log corruption, so
-//! after any I/O error the writer refuses further records (the engine switches to a new log).
+//! A failed append may leave part of a record in the file (a torn write), never the whole record:
+//! the writer drops what the file still buffers of it ([`WritableFile::discard_buffered`]), so
+//! nothing of a write that returned an error reaches the file later and replay never applies it.
+//! Records written after a torn fragment would turn a harmless crash tail into mid-log
+//! corruption, so after any I/O error the writer refuses further records (the engine switches to
+//! a new log). A record whose append succeeded and whose `sync` failed was handed to the file
+//! system whole: it may be durable or not, and a reopen applies it if it is there (as in LevelDB
+//! and RocksDB).
 
 use storage::WritableFile;
 
@@ -68,6 +73,7 @@ impl LogWriter {
         }
         let res = self.write_fragments(record).and_then(|()| self.flush_file());
         if let Err(e) = &res {
+            self.file.discard_buffered();
             self.failed = Some(e.clone());
         }
         res

@@ -95,6 +95,10 @@ impl WritableFile for PosixWriter {
         self.file.sync_data().map_err(|e| FsError::from_io("sync", &self.path, e))
     }
 
+    fn discard_buffered(&mut self) {
+        self.buf.clear();
+    }
+
     fn append_cloned(&mut self, src: &str, src_offset: u64, len: u64) -> Result<CloneOutcome> {
         const OP: &str = "append_cloned";
         self.flush_buffer(OP)?;
