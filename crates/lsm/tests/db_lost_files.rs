@@ -169,6 +169,7 @@ fn a_manifest_cut_anywhere_in_its_last_two_records_never_rolls_back_silently() {
             }
         }
     }
+    eprintln!("MANIFEST cuts from offset {from} to {}: {refused} refused naming it, {recovered} recovered whole", bytes.len());
     assert!(refused > 0, "the last edits matter here ({recovered} recovered)");
 }
 
