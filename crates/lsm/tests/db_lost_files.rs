@@ -169,7 +169,10 @@ fn a_manifest_cut_anywhere_in_its_last_two_records_never_rolls_back_silently() {
             }
         }
     }
-    eprintln!("MANIFEST cuts from offset {from} to {}: {refused} refused naming it, {recovered} recovered whole", bytes.len());
+    eprintln!(
+        "MANIFEST cuts from offset {from} to {}: {refused} refused naming it, {recovered} recovered whole",
+        bytes.len()
+    );
     assert!(refused > 0, "the last edits matter here ({recovered} recovered)");
 }
 
@@ -380,4 +383,25 @@ fn a_write_whose_sync_failed_may_survive_and_here_does() {
     drop(db);
     let db = open(&fs, options()).unwrap();
     assert_eq!(db.get(&ReadOptions::default(), b"k").unwrap(), Some(b"new".to_vec()));
+}
+
+/// A file set aside never replaces one kept in lost/ before: it takes the next free name.
+#[test]
+fn a_file_set_aside_never_replaces_one_kept_before() {
+    let (mem, _) = known_db();
+    let fs = copy(&mem);
+    let wal = the_wal(&*fs);
+    let name = wal.rsplit('/').next().unwrap().to_string();
+    fs.create_dir_all("db/lost").unwrap();
+    storage::write_all(&*fs, &format!("db/lost/{name}"), b"kept before", true).unwrap();
+    // A damaged record in the middle: point in time drops what follows and keeps the WAL aside.
+    let mut damaged = storage::read_all(&*fs, &wal).unwrap();
+    let middle = damaged.len() / 2;
+    damaged[middle] ^= 0x40;
+    storage::write_all(&*fs, &wal, &damaged, true).unwrap();
+    let db = open(&fs, options()).unwrap();
+    let report = db.recovery_report();
+    assert_eq!(report.set_aside, vec![format!("db/lost/{name}.1")], "{report}");
+    assert_eq!(storage::read_all(&*fs, &format!("db/lost/{name}")).unwrap(), b"kept before");
+    assert_eq!(storage::read_all(&*fs, &format!("db/lost/{name}.1")).unwrap(), damaged);
 }

@@ -238,7 +238,13 @@ pub(super) fn move_to_lost(fs: &dyn storage::Fs, dir: &str, path: &str) -> Resul
     let lost = filename::lost_dir(dir);
     fs.create_dir_all(&lost)?;
     let name = path.rsplit('/').next().unwrap_or(path);
-    let to = filename::join(&lost, name);
+    // A file kept from an earlier open keeps its place: this one takes the next free name.
+    let mut to = filename::join(&lost, name);
+    let mut n = 1;
+    while fs.exists(&to)? {
+        to = filename::join(&lost, &format!("{name}.{n}"));
+        n += 1;
+    }
     fs.rename(path, &to)?;
     fs.sync_dir(&lost)?;
     fs.sync_dir(dir)?;
