@@ -64,6 +64,11 @@ pub struct FtlWork {
     pub mapping: MappingStats,
     /// RAM of the tables that always stay in it (KVFTL: the KVHeadTable; DFTL-KV: KGTD + GTD).
     pub static_ram_bytes: u64,
+    /// RAM the cached tables would take if all of them were in RAM at the end (KVFTL: the
+    /// PartitionPtrTable entries of every partitioned block x 8 B; DFTL-KV: the translation pages
+    /// holding a mapped LPA x the page size, as its CMT caches whole pages).
+    #[serde(default)]
+    pub table_ram_bytes: u64,
 }
 
 /// A key-value SSD.

@@ -11,12 +11,14 @@
 //!   partition-based GC) and its revised variants SP / NP / WS ([`Variant`]), with its tables in
 //!   RAM or cached under a RAM budget.
 //! - [`DftlKv`]: seed 004's baseline, a page-level DFTL altered for key-value pairs (a page per
-//!   started page of a value, KGTD), with the same RAM-budget mapping cache.
+//!   started page of a value, KGTD, sequential LPAs), with DFTL's cached mapping table of whole
+//!   translation pages under a RAM budget.
 //!
 //! PLSC, the LSM and DFTL-KV share their physical layer (`flash`: per-plane space, greedy GC, the
-//! on-flash record); KVFTL manages its partitioned blocks itself. KVFTL and DFTL-KV share the
-//! mapping-table cache (`mapping`, on flashsim's [`flashsim::MappingCache`]) and the space
-//! statistics ([`SpaceUse`], [`UnitsPerValue`]): one mechanism, many policies.
+//! on-flash record); KVFTL manages its partitioned blocks itself. KVFTL caches its tables' entries
+//! (`mapping`, on flashsim's [`flashsim::MappingCache`]); KVFTL and DFTL-KV share the mapping
+//! statistics ([`MappingStats`]) and the space statistics ([`SpaceUse`], [`UnitsPerValue`]): one
+//! mechanism, many policies.
 //!
 //! Like flashsim, everything here is deterministic: no randomness, no wall clock, and no iteration
 //! over hash maps where the order could change a result.

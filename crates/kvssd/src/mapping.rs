@@ -1,6 +1,7 @@
-//! Mapping tables under a RAM budget, shared by the key-value FTLs whose tables live on flash
-//! (KVFTL's PartitionPtrTables, DFTL-KV's translation pages): an LRU cache of table entries with
-//! dirty write-back, flashsim's DFTL cache ([`MappingCache`]).
+//! Mapping tables under a RAM budget: KVFTL's cache of PartitionPtrTable entries, an LRU cache of
+//! table entries with dirty write-back, flashsim's DFTL cache ([`MappingCache`]); and the
+//! statistics every key-value FTL with tables on flash reports ([`MappingStats`]; DFTL-KV caches
+//! whole translation pages with a cache of its own, `dftl_kv/cmt.rs`).
 //!
 //! A miss loads the entry's table page from flash (a page read, `Cause::Mapping`); evicting a
 //! dirty entry stores its table page (a read of the old copy, if there is one, then a program,
@@ -92,12 +93,6 @@ impl TableCache {
             }
         }
         io
-    }
-
-    /// Marks `entry` dirty if it is cached; false when it is not (its page must then be stored
-    /// by the caller, e.g. after GC moved what it maps).
-    pub fn mark_dirty_if_cached(&mut self, entry: u64) -> bool {
-        self.cmt.as_mut().is_some_and(|c| c.mark_dirty_if_cached(entry))
     }
 
     /// Drops cached entries `range` without writing them back (their table was reset).

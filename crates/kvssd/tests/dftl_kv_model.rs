@@ -1,5 +1,5 @@
 //! DFTL-KV against the `HashMap` model (`common::model`) on the small device where GC runs many
-//! times, with the map in RAM and with a CMT of a few entries (translation loads and stores, and
+//! times, with the map in RAM and with a CMT of a few translation pages (loads and stores, and
 //! translation pages moved by GC).
 
 mod common;
@@ -19,7 +19,7 @@ proptest! {
 
     #[test]
     fn dftl_kv_matches_a_hashmap(
-        ram in prop::sample::select(vec![None, Some(14u64), Some(140), Some(1400)]),
+        ram in prop::sample::select(vec![None, Some(512u64), Some(1024), Some(4096)]),
         ops in prop::collection::vec(kv_op(), 1..4000),
     ) {
         run(dftl(ram), &ops)?;
@@ -36,7 +36,7 @@ fn gc_and_translation_io_run_and_every_value_survives() {
     assert_eq!(c.cause(Cause::Gc).erases, s.gc_runs);
     assert_eq!(c.cause(Cause::Mapping), Default::default(), "no translation I/O with the map in RAM");
 
-    let dev = run(dftl(Some(140)), &ops).unwrap();
+    let dev = run(dftl(Some(1024)), &ops).unwrap();
     let s = dev.stats();
     let m = dev.counters().cause(Cause::Mapping);
     assert!(s.mapping.loads > 100 && s.mapping.stores > 100, "{:?}", s.mapping);
@@ -49,7 +49,7 @@ fn gc_and_translation_io_run_and_every_value_survives() {
 #[test]
 fn the_same_workload_gives_the_same_device() {
     let ops = long_kv_workload(3000);
-    for ram in [None, Some(140)] {
+    for ram in [None, Some(1024)] {
         let (a, b) = (run(dftl(ram), &ops).unwrap(), run(dftl(ram), &ops).unwrap());
         assert_eq!(a.counters(), b.counters());
         assert_eq!(a.stats(), b.stats());

@@ -75,7 +75,7 @@ fn kvftl_counts_add_up_by_cause() {
 
 #[test]
 fn dftl_kv_counts_add_up_by_cause() {
-    for ram in [None, Some(140)] {
+    for ram in [None, Some(1024)] {
         let what = format!("dftl-kv {ram:?}");
         let dev = churn(DftlKv::new(small_dftl_kv(ram)).unwrap(), 6000);
         dev.check().unwrap();
@@ -102,8 +102,8 @@ fn identical_runs_give_identical_counters() {
         assert_eq!((a.counters(), a.stats(), a.work()), (b.counters(), b.stats(), b.work()));
         assert_eq!(a.media().idle_at(), b.media().idle_at());
     }
-    let a = churn(DftlKv::new(small_dftl_kv(Some(140))).unwrap(), 3000);
-    let b = churn(DftlKv::new(small_dftl_kv(Some(140))).unwrap(), 3000);
+    let a = churn(DftlKv::new(small_dftl_kv(Some(1024))).unwrap(), 3000);
+    let b = churn(DftlKv::new(small_dftl_kv(Some(1024))).unwrap(), 3000);
     assert_eq!((a.counters(), a.stats(), a.work()), (b.counters(), b.stats(), b.work()));
 }
 

@@ -89,7 +89,7 @@ fn a_bad_configuration_names_its_field() {
     let mut cfg = small_dftl_kv(None);
     cfg.media.geometry.page_size = 1000;
     assert_eq!(field(DftlKv::new(cfg).err().unwrap()), "page_size");
-    assert_eq!(field(DftlKv::new(small_dftl_kv(Some(13))).err().unwrap()), "ram_budget");
+    assert_eq!(field(DftlKv::new(small_dftl_kv(Some(511))).err().unwrap()), "ram_budget");
 }
 
 /// Fills `dev` with 2 KiB values under new keys until a put fails for room; then every stored
@@ -134,7 +134,7 @@ fn a_full_device_fails_the_put_and_keeps_what_it_stored() {
             assert!(n > 60, "{v} {ram:?}: only {n} values of 2 KiB fit");
         }
     }
-    for ram in [None, Some(140)] {
+    for ram in [None, Some(1024)] {
         let n = fills_up(&mut DftlKv::new(small_dftl_kv(ram)).unwrap(), |d| d.check());
         assert!(n > 60, "dftl-kv {ram:?}: only {n} values of 2 KiB fit");
     }

@@ -290,7 +290,7 @@ fn kvftl_variants_and_their_parameters_run_from_the_command_line_and_experiment_
     assert!(ws_big["engine"].as_str().unwrap().contains("WS 8192 B"), "{}", ws_big["engine"]);
     let units = |v: &serde_json::Value| ftl(v)["space"]["live_alloc_bytes"].as_u64().unwrap();
     assert!(units(&ws_big) > units(&ws), "more waste allowed, more bytes allocated");
-    let dftl = ycsb(&["--engine", "dftl-kv", "--mapping-ram", "1KiB"]);
+    let dftl = ycsb(&["--engine", "dftl-kv", "--mapping-ram", "16KiB"]);
     assert!(ftl(&dftl)["mapping"]["loads"].as_u64().unwrap() > 0, "{}", ftl(&dftl));
     assert!(dftl["flash_by_cause"].as_array().unwrap().iter().any(|c| c["cause"] == "mapping"));
     for (args, says) in [

@@ -3,11 +3,15 @@
 //! Defaults (paper = seed 004; ours = the paper is silent):
 //! - `max_value_size` = 1 MiB (paper: the Kinetic maximum, as KVFTL's 2^20).
 //! - `ram_budget` = `None`: the whole page map in RAM, no translation I/O (paper, Figs 8-13). With
-//!   `Some(bytes)`, the CMT caches `bytes / CMT_ENTRY_BYTES` entries (LRU, dirty write-back); KGTD
-//!   and GTD are the "static part", always in RAM.
+//!   `Some(bytes)`, the CMT caches `bytes / page` whole translation pages (LRU, dirty write-back;
+//!   `cmt.rs`), at least one; KGTD and GTD are the "static part", always in RAM, outside the budget.
+//! - `lpa_allocation` = [`LpaAllocation::Sequential`] (ours: the paper does not say how its DFTL
+//!   picks a value's LPAs): fresh LPAs per put after the last ones taken, over the whole logical
+//!   space, as a page-mapped FTL writes its log; [`LpaAllocation::LowestFree`] is the alternative
+//!   (and DFTL-KV's reading before issue 28).
 //! - Entry sizes (ours; the paper gives only the KGTD's 26 B): a translation-page entry holds the
-//!   PPN, the value size and the key identifier (4 + 4 + 2 = [`TRANSLATION_ENTRY_BYTES`]); a CMT
-//!   entry adds its LPA ([`CMT_ENTRY_BYTES`] = 14); a GTD entry is a PPN ([`GTD_ENTRY_BYTES`]).
+//!   PPN, the value size and the key identifier (4 + 4 + 2 = [`TRANSLATION_ENTRY_BYTES`]); a GTD
+//!   entry is a PPN ([`GTD_ENTRY_BYTES`]).
 //! - `gc_threshold_blocks`: GC runs while fewer free pages than this many blocks' worth are left
 //!   (the same default as KVFTL's: 1 % of the blocks, and at least one per plane more than the
 //!   reserve). Victims: greedy (most invalid pages), DFTL's default, as the reference file reads.
@@ -21,12 +25,22 @@ use crate::flash::space::RESERVE_BLOCKS;
 
 /// Bytes of one entry of a translation page on flash: PPN, value size, key id.
 pub const TRANSLATION_ENTRY_BYTES: u64 = 10;
-/// Bytes of one cached CMT entry in RAM: its LPA and a translation-page entry.
-pub const CMT_ENTRY_BYTES: u64 = 14;
 /// Bytes of one KGTD entry (paper, Table II): key id and the bitmap of its translation pages.
 pub const KGTD_ENTRY_BYTES: u64 = 26;
 /// Bytes of one GTD entry: the PPN of a translation page.
 pub const GTD_ENTRY_BYTES: u64 = 4;
+
+/// How a put picks the logical pages (LPAs) of its value.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LpaAllocation {
+    /// The next free LPAs after the last ones taken, wrapping around the logical space (ours, the
+    /// default): every put takes fresh LPAs, the old value's are freed, and the live LPAs spread
+    /// over the space.
+    #[default]
+    Sequential,
+    /// The lowest free LPAs: the live LPAs stay packed at the bottom of the space.
+    LowestFree,
+}
 
 /// Everything that defines a DFTL-KV device.
 #[derive(Clone, Debug)]
@@ -38,8 +52,11 @@ pub struct DftlKvConfig {
     pub max_value_size: usize,
     /// GC runs while fewer than this many blocks' worth of pages are free.
     pub gc_threshold_blocks: u32,
-    /// RAM for cached CMT entries, in bytes; `None` = the whole map in RAM.
+    /// RAM for the cached translation pages, in bytes (a whole number of pages is used); `None` =
+    /// the whole map in RAM.
     pub ram_budget: Option<u64>,
+    /// How a put picks its LPAs.
+    pub lpa_allocation: LpaAllocation,
     /// GC moves pages by copyback inside their plane.
     pub copyback: bool,
 }
@@ -56,6 +73,7 @@ impl DftlKvConfig {
             max_value_size: 1 << 20,
             gc_threshold_blocks,
             ram_budget: None,
+            lpa_allocation: LpaAllocation::Sequential,
             copyback: false,
         }
     }
@@ -77,6 +95,11 @@ impl DftlKvConfig {
     /// Translation-page entries per page.
     pub fn entries_per_translation_page(&self) -> u64 {
         (self.media.geometry.page_size as u64 / TRANSLATION_ENTRY_BYTES).max(1)
+    }
+
+    /// Translation pages the CMT holds under the RAM budget (`None` without one).
+    pub fn cached_translation_pages(&self) -> Option<u64> {
+        self.ram_budget.map(|b| b / self.media.geometry.page_size as u64)
     }
 
     /// Translation pages covering every LPA.
@@ -118,10 +141,14 @@ impl DftlKvConfig {
             );
         }
         if let Some(budget) = self.ram_budget {
-            if budget < CMT_ENTRY_BYTES {
+            if budget < g.page_size as u64 {
                 return invalid(
                     "ram_budget",
-                    format!("{budget} bytes hold no {CMT_ENTRY_BYTES}-byte CMT entry (None = unlimited)"),
+                    format!(
+                        "{budget} bytes hold no translation page of {} bytes (the CMT caches whole pages; None = \
+                         unlimited)",
+                        g.page_size
+                    ),
                 );
             }
         }
@@ -149,8 +176,10 @@ mod tests {
         bad.gc_threshold_blocks = 1;
         named(&bad, "gc_threshold_blocks");
         let mut bad = c.clone();
-        bad.ram_budget = Some(13);
+        bad.ram_budget = Some(16383);
         named(&bad, "ram_budget");
+        bad.ram_budget = Some(3 * 16384 + 1);
+        assert_eq!((bad.validate().is_ok(), bad.cached_translation_pages()), (true, Some(3)));
         let mut bad = c;
         bad.media.geometry.page_size = 3000;
         named(&bad, "page_size");

@@ -1,6 +1,11 @@
-//! Free logical pages (LPAs) of DFTL-KV: a value gets the lowest free LPAs (ours: the paper does
-//! not say how LPAs are chosen; lowest-first keeps a value's LPAs, and so its CMT entries, in few
-//! translation pages), kept as runs so that a 64-page value costs a few map operations.
+//! Free logical pages (LPAs) of DFTL-KV, kept as runs so that a 64-page value costs a few map
+//! operations, and the two ways a put takes its LPAs ([`super::LpaAllocation`]):
+//! - **sequential** (the default): the next free LPAs after the last ones taken, wrapping around
+//!   the logical space, as a log-structured page-mapped FTL writes: every put takes fresh LPAs
+//!   and the old value's are invalidated (freed), so over time the live LPAs spread over the whole
+//!   logical space, and with them the translation pages holding live entries;
+//! - **lowest free**: the lowest free LPAs (DFTL-KV before issue 28): the live LPAs stay packed
+//!   at the bottom of the space, in as few translation pages as the live entries fill.
 
 use std::collections::BTreeMap;
 
@@ -24,6 +29,41 @@ impl FreeLpas {
         self.free
     }
 
+    /// The `n` free LPAs at and after `cursor`, wrapping past the end of the space to LPA 0 (in
+    /// the order taken); false (and nothing taken) when fewer are free. Returns the LPA after the
+    /// last one taken in `cursor`.
+    pub fn take_after(&mut self, cursor: &mut u32, n: usize, out: &mut Vec<u32>) -> bool {
+        if (n as u64) > self.free {
+            return false;
+        }
+        let mut left = n as u32;
+        while left > 0 {
+            // The run holding the cursor, else the first one after it, else the first one.
+            let holding = self.runs.range(..=*cursor).next_back().filter(|&(&s, &l)| *cursor < s + l);
+            let (&s, &l) = match holding.or_else(|| self.runs.range(*cursor..).next()) {
+                Some(run) => run,
+                None => match self.runs.first_key_value() {
+                    Some(run) => run,
+                    None => return false,
+                },
+            };
+            let from = if s <= *cursor && *cursor < s + l { *cursor } else { s };
+            let k = (s + l - from).min(left);
+            self.runs.remove(&s);
+            if from > s {
+                self.runs.insert(s, from - s);
+            }
+            if from + k < s + l {
+                self.runs.insert(from + k, s + l - from - k);
+            }
+            out.extend(from..from + k);
+            *cursor = from + k;
+            left -= k;
+        }
+        self.free -= n as u64;
+        true
+    }
+
     /// The `n` lowest free LPAs, ascending; `None` (and nothing taken) when fewer are free.
     pub fn take(&mut self, n: usize, out: &mut Vec<u32>) -> bool {
         if (n as u64) > self.free {
@@ -43,7 +83,7 @@ impl FreeLpas {
         true
     }
 
-    /// Frees `lpas` (ascending, as [`FreeLpas::take`] gave them).
+    /// Frees `lpas` (as a take gave them: no LPA twice).
     pub fn give_back(&mut self, lpas: &[u32]) {
         let mut i = 0;
         while i < lpas.len() {
@@ -100,5 +140,33 @@ mod tests {
         assert_eq!(f.free(), 10);
         assert_eq!(f.runs.len(), 1, "everything merged into one run");
         assert!(f.is_free(9) && f.is_free(0));
+    }
+
+    #[test]
+    fn sequential_takes_fresh_lpas_and_wraps_around() {
+        let mut f = FreeLpas::new(10);
+        let mut cursor = 0;
+        let (mut a, mut b, mut c) = (Vec::new(), Vec::new(), Vec::new());
+        assert!(f.take_after(&mut cursor, 3, &mut a) && f.take_after(&mut cursor, 4, &mut b));
+        assert_eq!((a.clone(), b.clone(), cursor), (vec![0, 1, 2], vec![3, 4, 5, 6], 7));
+        // a's LPAs are freed (its key updated): the next put still takes fresh ones, then wraps
+        // to the freed ones and skips b's.
+        f.give_back(&a);
+        assert!(f.take_after(&mut cursor, 5, &mut c));
+        assert_eq!((c.clone(), cursor), (vec![7, 8, 9, 0, 1], 2));
+        assert!(!f.take_after(&mut cursor, 2, &mut Vec::new()), "one left");
+        let mut d = Vec::new();
+        assert!(f.take_after(&mut cursor, 1, &mut d));
+        assert_eq!(d, vec![2]);
+        // A cursor inside a free run takes from the cursor on.
+        f.give_back(&b);
+        let mut cursor = 5;
+        let mut e = Vec::new();
+        assert!(f.take_after(&mut cursor, 3, &mut e));
+        assert_eq!((e.clone(), cursor), (vec![5, 6, 3], 4));
+        f.give_back(&c);
+        f.give_back(&d);
+        f.give_back(&e);
+        assert_eq!((f.free(), f.runs.len()), (10, 1));
     }
 }

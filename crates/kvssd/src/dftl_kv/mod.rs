@@ -6,19 +6,27 @@
 //!   of 0 bytes takes none (ours).
 //! - The page map (LPA -> PPN, with the value size and key id in each entry: the paper's revised
 //!   CMT) lives in translation pages on flash; the GTD says where each translation page is; the
-//!   **KGTD** maps a key to the bitmap of the translation pages holding its LPAs (26 B an entry).
-//!   With no RAM budget the whole map is in RAM (the paper's Figs 8-13); with one, the CMT caches
-//!   entries (flashsim's DFTL cache, `crate::mapping`): a get or put touches each of its LPAs'
-//!   entries, a miss loads the translation page (once per request), a dirty eviction stores it.
-//!   Translation pages are written out of place at hidden LPAs past the values' and are garbage
-//!   collected like any page.
+//!   **KGTD** maps a key to the bitmap of the translation pages holding its LPAs (26 B an entry;
+//!   the device keeps the key's LPAs themselves beside it, which is what the bitmap and the key-id
+//!   field of the entries find: a request touches exactly the translation pages of its LPAs).
+//!   With no RAM budget the whole map is in RAM (the paper's Figs 8-13); with one, DFTL's cached
+//!   mapping table holds whole translation pages (`cmt.rs`): a get or put touches each of its
+//!   LPAs' entries, so each of their pages; a miss evicts the least recently used page (a dirty
+//!   one is written back: a program, "store") and reads the missed one ("load"). Translation
+//!   pages are written out of place at hidden LPAs past the values' and are garbage collected
+//!   like any page.
+//! - **LPAs** (`lpa.rs`): by default a put takes fresh LPAs after the last ones taken, wrapping
+//!   around the logical space (one LPA per physical page), as a page-mapped FTL writes its log;
+//!   the replaced value's LPAs are freed. Over time the live LPAs spread over the space, and with
+//!   them the translation pages a workload touches (ours: the paper does not say how its DFTL
+//!   picks LPAs; `LpaAllocation::LowestFree` packs them at the bottom instead).
 //! - **put**: GC first while free pages are below the threshold; a put of an existing key deletes
-//!   the old value (its entries become unmapped: dirty accesses); the new value's LPAs (the lowest
-//!   free) are translated, then their pages programmed, striped over the planes. **get**: translate
-//!   each LPA, read its page. **delete**: translate each LPA (dirty), invalidate the pages.
+//!   the old value (its entries become unmapped: dirty accesses); the new value's LPAs are
+//!   translated, then their pages programmed, striped over the planes. **get**: translate each
+//!   LPA, read its page. **delete**: translate each LPA (dirty), invalidate the pages.
 //! - **GC**: greedy (the most invalid pages), the crate's shared mechanism (`crate::flash`); a
-//!   moved page's cached entry turns dirty, an uncached one's translation page is rewritten after
-//!   the request (as flashsim's BlockSsd does).
+//!   moved page's cached translation page turns dirty, an uncached one is rewritten (read, then
+//!   programmed) after the request (as flashsim's BlockSsd does).
 //!
 //! - Room (ours): a put first runs GC until the planes have free pages for its value and, under a
 //!   RAM budget, for a translation store per entry it touches, beyond the GC reserve; if they
@@ -31,12 +39,13 @@
 //! Keys map to key ids through an in-RAM dictionary (the paper's 16-bit key identifiers).
 
 mod check;
+mod cmt;
 mod config;
 mod lpa;
 mod stats;
 mod translation;
 
-pub use config::{DftlKvConfig, CMT_ENTRY_BYTES, GTD_ENTRY_BYTES, KGTD_ENTRY_BYTES, TRANSLATION_ENTRY_BYTES};
+pub use config::{DftlKvConfig, LpaAllocation, GTD_ENTRY_BYTES, KGTD_ENTRY_BYTES, TRANSLATION_ENTRY_BYTES};
 pub use stats::DftlKvStats;
 
 use std::collections::HashMap;
@@ -47,13 +56,14 @@ use crate::device::{check_key, check_value, Completed, DeviceWork, FtlWork, KvDe
 use crate::error::{KvError, Result};
 use crate::flash::space::RESERVE_BLOCKS;
 use crate::flash::{Flash, GcWork, Owners};
-use crate::mapping::TableCache;
+use crate::mapping::MappingStats;
+use cmt::PageCmt;
 use lpa::FreeLpas;
 
 /// "No page" / "no owner".
 const NONE: u32 = u32::MAX;
 
-/// A stored key: its value's length and its LPAs, ascending.
+/// A stored key: its value's length and its LPAs, in the order taken.
 struct KeyInfo {
     len: u32,
     lpas: Vec<u32>,
@@ -93,11 +103,16 @@ pub struct DftlKv {
     flash: Flash,
     pages: PageOwners,
     free: FreeLpas,
+    /// Where sequential allocation takes the next LPAs.
+    next_lpa: u32,
     ids: HashMap<Box<[u8]>, u32>,
     keys: Vec<Option<KeyInfo>>,
     free_ids: Vec<u32>,
-    cmt: TableCache,
-    /// Translation pages GC changed while their entries were not cached: stored after the request.
+    /// The cached translation pages under a RAM budget (`None`: the whole map in RAM).
+    cmt: Option<PageCmt>,
+    /// Its hits, misses, loads and stores.
+    mapping: MappingStats,
+    /// Translation pages GC changed while they were not cached: stored after the request.
     deferred: Vec<u64>,
     /// Mapped LPAs per translation page (the GTD's live entries).
     tp_live: Vec<u32>,
@@ -125,10 +140,12 @@ impl DftlKv {
                 lpas,
             },
             free: FreeLpas::new(lpas),
+            next_lpa: 0,
             ids: HashMap::new(),
             keys: Vec::new(),
             free_ids: Vec::new(),
-            cmt: TableCache::new(cfg.ram_budget, CMT_ENTRY_BYTES, cfg.entries_per_translation_page()),
+            cmt: cfg.cached_translation_pages().map(|n| PageCmt::new(n as usize)),
+            mapping: MappingStats::default(),
             deferred: Vec::new(),
             tp_live: vec![0; tps as usize],
             counts: DftlKvStats::default(),
@@ -158,13 +175,12 @@ impl DftlKv {
         lpa as u64 / self.cfg.entries_per_translation_page()
     }
 
-    /// Writes every dirty cached CMT entry back, from `at` (the device has no write buffer).
-    /// Returns when it is done.
+    /// Writes every dirty cached translation page back, from `at` (the device has no write
+    /// buffer). Returns when it is done.
     pub fn flush(&mut self, at: Nanos) -> Result<Nanos> {
-        self.cmt.begin_request();
         let mut t = at;
-        for tp in self.cmt.take_dirty() {
-            t = self.store_translation_page(t, tp)?;
+        for tp in self.cmt.as_mut().map_or_else(Vec::new, |c| c.take_dirty()) {
+            t = self.store_translation_page(t, tp, false)?;
         }
         self.finish_deferred(t)
     }
@@ -232,7 +248,6 @@ impl DftlKv {
     fn put(&mut self, at: Nanos, key: &[u8], value: &[u8]) -> Result<Nanos> {
         let ps = self.ps();
         let n = value.len().div_ceil(ps);
-        self.cmt.begin_request();
         let id = self.ids.get(key).copied();
         let old_lpas = id.and_then(|id| self.keys[id as usize].as_ref()).map_or(0, |k| k.lpas.len());
         // Room first: the value's pages and, under a RAM budget, a translation store per entry
@@ -240,7 +255,7 @@ impl DftlKv {
         let g = self.flash.media.geometry();
         let ppb = g.pages_per_block as u64;
         let reserve = g.total_planes() as u64 * RESERVE_BLOCKS as u64 * ppb;
-        let need = n as u64 + if self.cmt.enabled() { (old_lpas + n) as u64 } else { 0 };
+        let need = n as u64 + if self.cmt.is_some() { (old_lpas + n) as u64 } else { 0 };
         let threshold = (self.cfg.gc_threshold_blocks as u64 * ppb).max(reserve + need);
         let gc = self.flash.collect_while_low(threshold, &mut self.pages, at)?;
         self.add_gc(gc);
@@ -263,7 +278,10 @@ impl DftlKv {
             }
         }
         let mut lpas = Vec::with_capacity(n);
-        self.free.take(n, &mut lpas);
+        match self.cfg.lpa_allocation {
+            LpaAllocation::Sequential => self.free.take_after(&mut self.next_lpa, n, &mut lpas),
+            LpaAllocation::LowestFree => self.free.take(n, &mut lpas),
+        };
         for &lpa in &lpas {
             let tp = self.tp_of(lpa) as usize;
             self.tp_live[tp] += 1;
@@ -332,7 +350,6 @@ impl DftlKv {
         let Some(id) = self.ids.get(key).copied() else {
             return Ok((at, None));
         };
-        self.cmt.begin_request();
         let (len, lpas) = match &self.keys[id as usize] {
             Some(k) => (k.len as usize, k.lpas.clone()),
             None => return Err(KvError::Inconsistent { reason: "a key in the dictionary has no KGTD entry".into() }),
@@ -391,7 +408,6 @@ impl KvDevice for DftlKv {
         let Some(id) = self.ids.remove(key) else {
             return Err(KvError::key_not_found(key, at));
         };
-        self.cmt.begin_request();
         let old = self.keys[id as usize]
             .take()
             .ok_or_else(|| KvError::Inconsistent { reason: "a key in the dictionary has no KGTD entry".into() })?;
@@ -410,12 +426,16 @@ impl KvDevice for DftlKv {
 
     fn describe(&self) -> String {
         let c = &self.cfg;
-        let ram = match c.ram_budget {
-            None => "map in RAM".to_string(),
-            Some(b) => format!("CMT {} KiB", b >> 10),
+        let ram = match (c.ram_budget, c.cached_translation_pages()) {
+            (Some(b), Some(n)) => format!("CMT of {n} translation pages in {} KiB", b >> 10),
+            _ => "map in RAM".to_string(),
+        };
+        let lpas = match c.lpa_allocation {
+            LpaAllocation::Sequential => "sequential LPAs",
+            LpaAllocation::LowestFree => "lowest free LPAs",
         };
         format!(
-            "dftl-kv (page-level DFTL, greedy GC below {} free blocks, {ram}{})",
+            "dftl-kv (page-level DFTL, {lpas}, greedy GC below {} free blocks, {ram}{})",
             c.gc_threshold_blocks,
             if c.copyback { ", copyback" } else { "" }
         )
@@ -443,6 +463,7 @@ impl KvDevice for DftlKv {
                     units_per_value: s.pages_per_value,
                     mapping: s.mapping,
                     static_ram_bytes: s.static_ram_bytes,
+                    table_ram_bytes: s.cmt_bytes,
                 }
             }),
         }

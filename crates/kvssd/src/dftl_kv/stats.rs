@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::config::{CMT_ENTRY_BYTES, GTD_ENTRY_BYTES, KGTD_ENTRY_BYTES};
+use super::config::{GTD_ENTRY_BYTES, KGTD_ENTRY_BYTES};
 use crate::mapping::MappingStats;
 use crate::space_use::{SpaceUse, UnitsPerValue};
 
@@ -30,7 +30,8 @@ pub struct DftlKvStats {
     pub held_ns: u64,
     /// Translation pages rewritten because GC moved pages whose entries were not cached.
     pub deferred_stores: u64,
-    /// CMT hits, misses, translation-page loads and stores, and their die time.
+    /// CMT hits and misses (one per entry access, each an access to the entry's translation page),
+    /// translation-page loads and stores, and their die time.
     pub mapping: MappingStats,
     /// Snapshot: flash page reads, programs and erases of every cause, and of the host.
     pub page_reads: u64,
@@ -44,9 +45,10 @@ pub struct DftlKvStats {
     pub kgtd_bytes: u64,
     pub gtd_bytes: u64,
     pub static_ram_bytes: u64,
-    /// Snapshot: the CMT if all of it were in RAM (mapped LPAs x 14 B), and entries cached now.
+    /// Snapshot: the RAM the CMT needs to hold every translation page holding a mapped LPA (pages
+    /// x page size), and the translation pages cached now.
     pub cmt_bytes: u64,
-    pub cached_entries: u64,
+    pub cached_pages: u64,
 }
 
 impl DftlKvStats {
@@ -72,7 +74,7 @@ impl super::DftlKv {
         let mut s = self.counts.clone();
         let c = self.flash.media.counters();
         let host = c.cause(flashsim::Cause::HOST);
-        s.mapping = self.cmt.stats;
+        s.mapping = self.mapping;
         s.page_reads = c.reads;
         s.page_programs = c.programs;
         s.erases = c.erases;
@@ -80,10 +82,11 @@ impl super::DftlKv {
         s.host_page_programs = host.programs;
         s.live_keys = self.ids.len() as u64;
         s.kgtd_bytes = s.live_keys * KGTD_ENTRY_BYTES;
-        s.gtd_bytes = self.tp_live.iter().filter(|&&n| n > 0).count() as u64 * GTD_ENTRY_BYTES;
+        let live_pages = self.tp_live.iter().filter(|&&n| n > 0).count() as u64;
+        s.gtd_bytes = live_pages * GTD_ENTRY_BYTES;
         s.static_ram_bytes = s.kgtd_bytes + s.gtd_bytes;
-        s.cmt_bytes = self.tp_live.iter().map(|&n| n as u64).sum::<u64>() * CMT_ENTRY_BYTES;
-        s.cached_entries = self.cmt.cached() as u64;
+        s.cmt_bytes = live_pages * self.ps() as u64;
+        s.cached_pages = self.cmt.as_ref().map_or(0, |c| c.len() as u64);
         s
     }
 }

@@ -1,5 +1,6 @@
-//! DFTL-KV's translation I/O: CMT accesses turned into loads and stores of translation pages
-//! (`Cause::Mapping`), and the rewrite of translation pages whose uncached entries GC changed.
+//! DFTL-KV's translation I/O: accesses to the cached mapping table turned into loads and stores
+//! of whole translation pages (`Cause::Mapping`), and the rewrite of translation pages whose
+//! entries GC changed while they were not cached.
 
 use flashsim::{Cause, Nanos};
 
@@ -7,22 +8,25 @@ use super::{DftlKv, NONE};
 use crate::error::Result;
 
 impl DftlKv {
-    /// Accesses `lpa`'s CMT entry from `t` (`dirty` when the access changes it): stores the
-    /// translation pages the cache evicts, loads the entry's page on a miss. Returns when the
-    /// entry is in RAM.
+    /// Accesses `lpa`'s entry from `t` (`dirty` when the access changes it): on a miss, stores the
+    /// dirty translation page the CMT evicts, then loads the entry's page. Returns when the page
+    /// is in RAM.
     pub(super) fn translate(&mut self, t: Nanos, lpa: u32, dirty: bool) -> Result<Nanos> {
-        if !self.cmt.enabled() {
+        let tp = self.tp_of(lpa);
+        let Some(cmt) = self.cmt.as_mut() else {
+            return Ok(t);
+        };
+        let access = cmt.access(tp, dirty);
+        if access.hit {
+            self.mapping.hits += 1;
             return Ok(t);
         }
-        let io = self.cmt.access(lpa as u64, dirty);
+        self.mapping.misses += 1;
         let mut t = t;
-        for tp in io.write_back {
-            t = self.store_translation_page(t, tp)?;
+        if let Some(victim) = access.write_back {
+            t = self.store_translation_page(t, victim, false)?;
         }
-        if let Some(tp) = io.read {
-            t = self.load_translation_page(t, tp)?;
-        }
-        Ok(t)
+        self.load_translation_page(t, tp)
     }
 
     fn mapping_busy(&self) -> Nanos {
@@ -33,60 +37,62 @@ impl DftlKv {
         self.pages.lpas + tp as u32
     }
 
-    /// Reads translation page `tp` if it was ever written (the GTD knows). Returns when it is in.
-    pub(super) fn load_translation_page(&mut self, t: Nanos, tp: u64) -> Result<Nanos> {
+    /// Reads translation page `tp` if it was ever written (the GTD knows; a page never written
+    /// holds no mapped entry and is made in RAM). Returns when it is in.
+    fn load_translation_page(&mut self, t: Nanos, tp: u64) -> Result<Nanos> {
         let ppn = self.pages.map[self.translation_owner(tp) as usize];
         if ppn == NONE {
             return Ok(t);
         }
         let before = self.mapping_busy();
         let done = self.flash.media.read(&[(ppn, t)], Cause::Mapping)?;
-        self.cmt.stats.loads += 1;
-        self.cmt.stats.load_ns += self.mapping_busy() - before;
+        self.mapping.loads += 1;
+        self.mapping.load_ns += self.mapping_busy() - before;
         Ok(done)
     }
 
-    /// Read-modify-write of translation page `tp`: reads its old copy (if any), programs the new
-    /// one (which may first need GC), invalidates the old one. Returns when it is programmed.
-    pub(super) fn store_translation_page(&mut self, t: Nanos, tp: u64) -> Result<Nanos> {
+    /// Writes translation page `tp` out of place: a program of the new copy (which may first
+    /// need GC), the old one invalidated. `merge`: the page is not in RAM, so its old copy (if
+    /// any) is read first (GC's rewrite of an uncached page's entries). Returns when it is
+    /// programmed.
+    pub(super) fn store_translation_page(&mut self, t: Nanos, tp: u64, merge: bool) -> Result<Nanos> {
         let owner = self.translation_owner(tp);
         let old = self.pages.map[owner as usize];
         let before = self.mapping_busy();
         let mut t = t;
-        if old != NONE {
+        if merge && old != NONE {
             t = self.flash.media.read(&[(old, t)], Cause::Mapping)?;
-            self.cmt.stats.store_reads += 1;
+            self.mapping.store_reads += 1;
         }
         let zero = std::mem::take(&mut self.zero);
         let done = self.program_page(t, owner, &zero, Cause::Mapping);
         self.zero = zero;
         let done = done?;
-        self.cmt.stats.stores += 1;
+        self.mapping.stores += 1;
         // Die time of the store's own operations (not of the GC its program may set off).
-        self.cmt.stats.store_ns += self.mapping_busy() - before;
+        self.mapping.store_ns += self.mapping_busy() - before;
         Ok(done)
     }
 
-    /// Turns the pages GC moved into CMT updates: a cached entry turns dirty, an uncached one's
-    /// translation page is rewritten; writes those pages from `t` (each write may move more).
-    /// Returns when they are written.
+    /// Turns the pages GC moved into map updates: a cached translation page turns dirty, an
+    /// uncached one is rewritten (read, program); writes those pages from `t` (each write may
+    /// move more). Returns when they are written.
     pub(super) fn finish_deferred(&mut self, t: Nanos) -> Result<Nanos> {
         let mut t = t;
         loop {
             let moved = std::mem::take(&mut self.pages.moved);
-            if self.cmt.enabled() {
+            if self.cmt.is_some() {
                 for lpa in moved {
-                    if !self.cmt.mark_dirty_if_cached(lpa as u64) {
-                        let tp = self.tp_of(lpa);
-                        if !self.deferred.contains(&tp) {
-                            self.deferred.push(tp);
-                        }
+                    let tp = self.tp_of(lpa);
+                    let cached = self.cmt.as_mut().is_some_and(|c| c.mark_dirty_if_cached(tp));
+                    if !cached && !self.deferred.contains(&tp) {
+                        self.deferred.push(tp);
                     }
                 }
             }
             let Some(tp) = self.deferred.pop() else { return Ok(t) };
             self.counts.deferred_stores += 1;
-            t = self.store_translation_page(t, tp)?;
+            t = self.store_translation_page(t, tp, true)?;
         }
     }
 }

@@ -610,6 +610,7 @@ impl KvDevice for Kvftl {
                     units_per_value: s.partitions_per_value,
                     mapping: s.mapping,
                     static_ram_bytes: s.static_ram_bytes,
+                    table_ram_bytes: s.table_bytes,
                 }
             }),
         }

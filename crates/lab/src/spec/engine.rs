@@ -181,7 +181,8 @@ pub struct EngineSpec {
     #[serde(with = "serde_name_opt")]
     pub max_waste: Option<Bytes>,
     /// kvftl and dftl-kv: RAM for the mapping tables (e.g. 512KiB), or unlimited (the default:
-    /// every table in RAM, no mapping I/O).
+    /// every table in RAM, no mapping I/O); dftl-kv caches whole translation pages, so at least
+    /// one page.
     #[arg(long, value_parser = parser::<MappingRam>)]
     #[serde(with = "serde_name_opt")]
     pub mapping_ram: Option<MappingRam>,
@@ -198,8 +199,9 @@ pub enum KvDesign {
     /// KVFTL (seed 004) with its value partitioner's variant; its PartitionPtrTables cached in
     /// `mapping_ram` bytes (`None`: every table in RAM, no mapping I/O).
     Kvftl { variant: Variant, mapping_ram: Option<u64> },
-    /// Seed 004's baseline: a page-level DFTL whose cached entries carry value size and key id,
-    /// its mapping cache in `mapping_ram` bytes (`None`: the whole map in RAM).
+    /// Seed 004's baseline: a page-level DFTL whose map entries carry value size and key id, its
+    /// cached mapping table (whole translation pages) in `mapping_ram` bytes (`None`: the whole
+    /// map in RAM).
     DftlKv { mapping_ram: Option<u64> },
 }
 
