@@ -94,7 +94,9 @@ fn an_out_path_that_is_a_file_is_refused_before_any_run() {
     for args in [
         vec!["bench", "--fs", "mem", "--num", "2000", "--out", f],
         vec!["ftl", "--capacity", "256MiB", "--writes", "2", "--out", f],
+        vec!["ycsb", "--fs", "mem", "--records", "1000", "--ops", "1000", "--out", f],
         vec!["demo", "--out", f],
+        vec!["run", "experiments/demo.toml", "--out", f],
         vec!["repro", "remapcom", "--scale", "tiny", "--out", f],
     ] {
         let (code, out, err) = flashkv(&args);
