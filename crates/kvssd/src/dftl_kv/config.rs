@@ -4,7 +4,7 @@
 //! - `max_value_size` = 1 MiB (paper: the Kinetic maximum, as KVFTL's 2^20).
 //! - `ram_budget` = `None`: the whole page map in RAM, no translation I/O (paper, Figs 8-13). With
 //!   `Some(bytes)`, the CMT caches `bytes / page` whole translation pages (LRU, dirty write-back;
-//!   `cmt.rs`), at least one; KGTD and GTD are the "static part", always in RAM, outside the budget.
+//!   flashsim's `MappingCache` keyed by page), at least one; KGTD and GTD are the "static part", always in RAM, outside the budget.
 //! - `lpa_allocation` = [`LpaAllocation::Sequential`] (ours: the paper does not say how its DFTL
 //!   picks a value's LPAs): fresh LPAs per put after the last ones taken, over the whole logical
 //!   space, as a page-mapped FTL writes its log; [`LpaAllocation::LowestFree`] is the alternative

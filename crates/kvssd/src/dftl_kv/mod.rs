@@ -10,11 +10,17 @@
 //!   the device keeps the key's LPAs themselves beside it, which is what the bitmap and the key-id
 //!   field of the entries find: a request touches exactly the translation pages of its LPAs).
 //!   With no RAM budget the whole map is in RAM (the paper's Figs 8-13); with one, DFTL's cached
-//!   mapping table holds whole translation pages (`cmt.rs`): a get or put touches each of its
-//!   LPAs' entries, so each of their pages; a miss evicts the least recently used page (a dirty
-//!   one is written back: a program, "store") and reads the missed one ("load"). Translation
-//!   pages are written out of place at hidden LPAs past the values' and are garbage collected
-//!   like any page.
+//!   mapping table holds whole translation pages, `budget / page` of them (flashsim's
+//!   [`MappingCache`] keyed by translation page, one page per cache entry): a get or put touches
+//!   each of its LPAs' entries, so each of their pages; a miss evicts the least recently used
+//!   page (a dirty one is written back: a program, "store") and reads the missed one ("load"),
+//!   unless it was never written (the GTD has no address for it: its entries are all unmapped).
+//!   This is the issue-28 reading: DFTL itself caches single entries and batches the write-back
+//!   of one page's dirty entries (what DFTL-KV did before); caching whole pages makes the RAM a
+//!   map needs the translation pages holding a live entry times the page size, and with LPAs
+//!   spread over the space (below) far more than the live entries alone. Translation pages are
+//!   written out of place at hidden LPAs past the values' and are garbage collected like any
+//!   page.
 //! - **LPAs** (`lpa.rs`): by default a put takes fresh LPAs after the last ones taken, wrapping
 //!   around the logical space (one LPA per physical page), as a page-mapped FTL writes its log;
 //!   the replaced value's LPAs are freed. Over time the live LPAs spread over the space, and with
@@ -39,7 +45,6 @@
 //! Keys map to key ids through an in-RAM dictionary (the paper's 16-bit key identifiers).
 
 mod check;
-mod cmt;
 mod config;
 mod lpa;
 mod stats;
@@ -57,7 +62,7 @@ use crate::error::{KvError, Result};
 use crate::flash::space::RESERVE_BLOCKS;
 use crate::flash::{Flash, GcWork, Owners};
 use crate::mapping::MappingStats;
-use cmt::PageCmt;
+use flashsim::MappingCache;
 use lpa::FreeLpas;
 
 /// "No page" / "no owner".
@@ -109,7 +114,8 @@ pub struct DftlKv {
     keys: Vec<Option<KeyInfo>>,
     free_ids: Vec<u32>,
     /// The cached translation pages under a RAM budget (`None`: the whole map in RAM).
-    cmt: Option<PageCmt>,
+    /// The cached translation pages, keyed by page (one page per cache entry).
+    cmt: Option<MappingCache<u64>>,
     /// Its hits, misses, loads and stores.
     mapping: MappingStats,
     /// Translation pages GC changed while they were not cached: stored after the request.
@@ -144,7 +150,9 @@ impl DftlKv {
             ids: HashMap::new(),
             keys: Vec::new(),
             free_ids: Vec::new(),
-            cmt: cfg.cached_translation_pages().map(|n| PageCmt::new(n as usize)),
+            cmt: cfg
+                .cached_translation_pages()
+                .map(|n| MappingCache::new(u32::try_from(n.max(1)).unwrap_or(u32::MAX), 1)),
             mapping: MappingStats::default(),
             deferred: Vec::new(),
             tp_live: vec![0; tps as usize],

@@ -16,14 +16,15 @@ impl DftlKv {
         let Some(cmt) = self.cmt.as_mut() else {
             return Ok(t);
         };
-        let access = cmt.access(tp, dirty);
-        if access.hit {
+        // One page per cache entry: a miss evicts at most one page, the one written back.
+        let (hit, io) = cmt.access(tp, dirty);
+        if hit {
             self.mapping.hits += 1;
             return Ok(t);
         }
         self.mapping.misses += 1;
         let mut t = t;
-        if let Some(victim) = access.write_back {
+        for victim in io.write_back {
             t = self.store_translation_page(t, victim, false)?;
         }
         self.load_translation_page(t, tp)
