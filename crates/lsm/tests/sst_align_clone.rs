@@ -324,3 +324,22 @@ fn a_table_that_does_not_start_on_a_page_takes_no_cloned_block() {
         other => panic!("expected UnalignedTable, got {other:?}"),
     }
 }
+
+/// A cloned block's padding was written, and counted, once, by the table it came from: a table
+/// that clones every block writes no padding and counts none (RemapCom's retention cost is the
+/// zeros written, not the same padding again at every remap).
+#[test]
+fn a_cloned_blocks_padding_is_counted_once() {
+    let fs = MemFs::new();
+    let (blocks, a_padding) = {
+        build_a(&fs);
+        let a = open(&fs, "a.sst", 1, &aligned(), None).unwrap();
+        let pad: u64 = a.data_block_handles().iter().map(|h| round_up(h.size + 5, 4096) - (h.size + 5)).sum();
+        (a.num_data_blocks(), pad)
+    };
+    assert!(a_padding > 0, "A's blocks are padded to their pages");
+    let all: Vec<usize> = (0..blocks).collect();
+    let (_, cloned_len, props) = clone_into_b(&fs, &all);
+    assert_eq!(cloned_len, 4096 * blocks as u64);
+    assert_eq!(props.padding_bytes, 0, "B wrote no padding (A's {a_padding} bytes were counted in A)");
+}

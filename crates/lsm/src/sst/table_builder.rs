@@ -81,7 +81,8 @@ pub struct TableProperties {
     pub largest_key: Vec<u8>,
     /// Data block contents + trailers, cloned blocks included.
     pub data_bytes: u64,
-    /// Alignment padding after data blocks (zeros written, and the padding inside cloned ranges).
+    /// Alignment padding written after data blocks (zeros). A cloned block's padding is not
+    /// counted again: it was counted once, by the table that wrote it.
     pub padding_bytes: u64,
     /// Data blocks placed by `add_cloned_block`.
     pub cloned_blocks: u64,
@@ -224,7 +225,6 @@ impl TableBuilder {
         p.num_entries += keys.len() as u64;
         p.num_data_blocks += 1;
         p.data_bytes += data;
-        p.padding_bytes += len - data;
         p.cloned_blocks += 1;
         p.cloned_bytes += outcome.cloned_bytes;
         p.copied_bytes += outcome.copied_bytes;

@@ -347,7 +347,8 @@ fn lane_row(dname: &str, kv: u64, m: Mode, r: &RunResult) -> Vec<Cell> {
     ]
 }
 
-/// Alignment padding in the outputs of every level (UDB retention's cost included).
+/// Alignment padding written by every level's outputs (UDB retention's cost included; a remapped
+/// block's padding counted once, by the table that first wrote it).
 fn padding_bytes(r: &RunResult) -> u64 {
     r.levels.iter().map(|l| l.padding_bytes).sum()
 }
@@ -367,8 +368,8 @@ fn explain_throughput(dname: &str, base: &RunResult, full: &RunResult) -> String
          background lane's write waits {:+.1} s, reads {:+.1} s, file-system metadata {:+.1} s. It programs {:.1} % \
          fewer flash pages, but GC copied {} pages (Baseline {}): a remapped page outlives the pages programmed \
          beside it, so flash blocks no longer die whole with their SSTs. GC is about half of the gap (tested by \
-         giving the device more blocks on the same dies: crates/lab/experiments/remapcom-fig11-explained.toml). UDB \
-         retention padded {:.0} MiB of output blocks (Baseline {:.0}); {} levels in use against {}.",
+         giving the device more blocks on the same dies: crates/lab/experiments/remapcom-fig11-explained.toml). Alignment \
+         padding written: {:.0} MiB (Baseline {:.0}; a remapped block's padding counts once, when first written); {} levels in use against {}.",
         b.foreground.stall_ns as f64 / 1e9,
         base.sim_time_s.unwrap_or(0.0),
         full.sim_time_s.unwrap_or(0.0) - base.sim_time_s.unwrap_or(0.0),
