@@ -26,6 +26,7 @@ use crate::error::Result;
 use crate::report::model::{Cell, Figure, FigureKind, ResultSet, ResultTable, Series};
 use crate::result::RunResult;
 use crate::spec::{Bytes, DeviceSpec, EngineSpec, FsKind, Named, RunSpec, Store, WorkloadSpec, ZoneGc};
+use crate::stack::HostWrites;
 
 use super::{failed, mb, ratio, round, Context, Repro, Run, Runs, Scale};
 
@@ -469,6 +470,7 @@ fn writes_by_cause(set: &mut ResultSet, fills: &[Option<RunResult>]) {
         let mut values = vec![h.wal, h.flush];
         values.extend((1..levels).map(|l| h.compaction_by_level.get(l).copied().unwrap_or(0)));
         values.extend([h.moves, h.t_zone, h.zone_gc, h.manifest + h.fs_metadata + h.other]);
+        set.notes.extend(thrashing(row.name, h));
         let mut cells = vec![Cell::Text(row.name.into())];
         cells.extend(values.iter().map(|&b| mb(b)));
         cells.push(mb(h.total));
@@ -495,6 +497,21 @@ fn writes_by_cause(set: &mut ResultSet, fills: &[Option<RunResult>]) {
             .collect(),
     });
     set.tables.push(ResultTable { name: "fillrandom host writes by cause (MiB)".into(), columns, rows });
+}
+
+/// Host zone GC that copies more than the engine itself wrote is thrashing: the zones hold live
+/// and dead data mixed, and each GC pass copies live data that the next pass copies again.
+fn thrashing(row: &str, h: &HostWrites) -> Option<String> {
+    let engine = h.total.saturating_sub(h.zone_gc);
+    (h.zone_gc > engine).then(|| {
+        format!(
+            "{row}: host zone GC thrashes: it copied {:.1} GiB, {:.1}x the {:.1} GiB the engine wrote (its zones mix \
+             live and dead data, and GC copies the same live data again and again)",
+            h.zone_gc as f64 / GIB as f64,
+            h.zone_gc as f64 / engine.max(1) as f64,
+            engine as f64 / GIB as f64
+        )
+    })
 }
 
 fn ycsb_table(set: &mut ResultSet, workloads: &[YcsbWorkload], results: &[Option<RunResult>]) {
@@ -575,5 +592,26 @@ mod tests {
         assert_eq!(table("fillrandom host writes").rows.len(), ROWS.len() - 1);
         assert_eq!(text(&table("YCSB").rows[0][2]), "failed");
         assert!(set.notes.iter().any(|n| n.contains("identical in the 6 rows that finished")), "{:?}", set.notes);
+    }
+
+    /// Zone GC copying more than the engine wrote is named thrashing; less is not.
+    #[test]
+    fn host_gc_that_copies_more_than_the_engine_writes_is_named_thrashing() {
+        let h = |total: u64, zone_gc: u64| HostWrites {
+            total,
+            wal: 0,
+            flush: 0,
+            compaction_by_level: Vec::new(),
+            manifest: 0,
+            fs_metadata: 0,
+            other: 0,
+            moves: 0,
+            t_zone: 0,
+            zone_gc,
+        };
+        let note = thrashing("Gear", &h(300 * GIB, 200 * GIB)).expect("200 GiB copied for 100 written");
+        assert!(note.starts_with("Gear: host zone GC thrashes") && note.contains("2.0x"), "{note}");
+        assert_eq!(thrashing("Gear", &h(300 * GIB, 100 * GIB)), None);
+        assert_eq!(thrashing("LL", &h(10 * GIB, 0)), None);
     }
 }
