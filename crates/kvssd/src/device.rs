@@ -31,7 +31,7 @@ pub struct Completed<T> {
 /// A device's own work, in the terms every design shares (results and reports show it beside the
 /// flash counters): the write-buffer flushes, the compactions, GC, and the simulated time the puts
 /// that set them off waited for them (seed 002's Fig. 6: put time with and without compaction).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct DeviceWork {
     pub flushes: u64,
     /// Compactions, by the level the design counts them at (PLSC: the victim's; LSM: the output).
@@ -49,6 +49,10 @@ pub struct DeviceWork {
     /// Reads answered from the device's DRAM (write buffer, memtable or page buffers) with no
     /// flash read.
     pub dram_hits: u64,
+    /// Whole SSTs read per get (`retrieve`), memtable hits included as 0: the LSM in the device
+    /// only; `None` for the other designs or before any get.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ssts_read_per_get: Option<f64>,
     /// A key-value FTL's own figures (KVFTL, DFTL-KV); `None` for the other designs.
     pub ftl: Option<FtlWork>,
 }

@@ -6,7 +6,8 @@
 //! - [`Plsc`]: the PLSC-tree of seed 002 (parallel log level 0, single compaction into level 1,
 //!   a global hash index in device DRAM), an FTL of its own on [`flashsim::Media`].
 //! - [`LsmInDevice`]: seed 002's baseline, LevelDB integrated into the device (seven levels,
-//!   leveled compaction, whole-SST reads), an FTL of its own on the same media layer.
+//!   leveled compaction, a bloom filter per SST in DRAM, whole-SST reads), an FTL of its own on
+//!   the same media layer.
 //! - [`Kvftl`]: KVFTL of seed 004 (power-of-two partitions in partitioned blocks, page buffers,
 //!   partition-based GC) and its revised variants SP / NP / WS ([`Variant`]), with its tables in
 //!   RAM or cached under a RAM budget.

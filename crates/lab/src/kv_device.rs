@@ -23,8 +23,8 @@ impl KvDesign {
         let media = a.media_config()?;
         Ok(KvSsd(match self {
             KvDesign::Plsc => Box::new(Plsc::new(PlscConfig::new(media))?),
-            KvDesign::LsmInDevice { stripe } => {
-                Box::new(LsmInDevice::new(LsmConfig { stripe, ..LsmConfig::new(media) })?)
+            KvDesign::LsmInDevice { filters } => {
+                Box::new(LsmInDevice::new(LsmConfig { stripe: filters, filters, ..LsmConfig::new(media) })?)
             }
             KvDesign::Kvftl { variant, mapping_ram } => {
                 let cfg = KvftlConfig { ram_budget: mapping_ram, ..KvftlConfig::new(media).with_variant(variant) };

@@ -448,6 +448,9 @@ fn accounting(r: &RunResult) -> String {
             w.compaction_ns as f64 / 1e9,
             w.dram_hits
         ));
+        if let Some(n) = w.ssts_read_per_get {
+            out.push_str(&format!("SSTs read per get: {n:.2}\n"));
+        }
     }
     out.push_str(&format!("stalls: {} ({:.3} s)\n", r.stall_count, r.stall_s));
     if let Some(l) = r.lanes.filter(|l| l.out_of_order_requests > 0) {

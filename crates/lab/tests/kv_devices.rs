@@ -127,7 +127,7 @@ fn what_does_not_apply_to_a_key_value_ssd_is_named() {
     assert_eq!(code, 2);
     assert!(
         err.contains(
-            "'--engine <ENGINE>': unknown engine 'kvftl9'; accepted: lsm, plsc, lsm-in-device, lsm-in-device-striped"
+            "'--engine <ENGINE>': unknown engine 'kvftl9'; accepted: lsm, plsc, lsm-in-device, lsm-in-device-one-plane"
         ),
         "{err}"
     );

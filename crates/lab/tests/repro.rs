@@ -252,9 +252,19 @@ fn plsc_repro_runs_every_design_and_distribution() {
         let puts = r["phases"][0]["elapsed_s"].as_f64().unwrap();
         assert!(held <= puts, "{}: held {held} s of {puts} s", r["experiment"]);
     }
+    let per_get = |label: &str| {
+        let r = runs.iter().find(|r| r["experiment"] == label).unwrap_or_else(|| panic!("{label}"));
+        r["device_work"]["ssts_read_per_get"].as_f64().unwrap_or_else(|| panic!("{label}: no SSTs read per get"))
+    };
     for class in ["small", "uniform", "large"] {
-        let (plsc, leveldb) = (get_s(&format!("PLSC {class}")), get_s(&format!("LevelDB-in-SSD {class}")));
+        let filters = format!("LevelDB-in-SSD (filters, striped) {class}");
+        let before = format!("LevelDB-in-SSD, no filters, one plane (before issue 28) {class}");
+        let (plsc, leveldb, old) = (get_s(&format!("PLSC {class}")), get_s(&filters), get_s(&before));
         assert!(plsc * 5.0 < leveldb, "{class}: PLSC gets {plsc} s, LevelDB in the SSD {leveldb} s");
+        assert!(leveldb < old, "{class}: filters and striping made gets slower: {leveldb} s, before {old} s");
+        let (n, n_old) = (per_get(&filters), per_get(&before));
+        // The filters leave about the SST that holds the key (1 % false positives per SST).
+        assert!(n < n_old && n <= 1.2, "{class}: {n} SSTs read per get with filters, {n_old} without");
     }
     for id in ["fig5_get_time", "fig6b_put_time"] {
         assert!(out.join(format!("{id}.svg")).exists(), "{id}.svg");

@@ -464,6 +464,7 @@ impl KvDevice for DftlKv {
             gc_ns: c.gc_ns,
             held_ns: c.held_ns,
             dram_hits: 0,
+            ssts_read_per_get: None,
             ftl: Some({
                 let s = self.stats();
                 FtlWork {

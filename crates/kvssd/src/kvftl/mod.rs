@@ -603,6 +603,7 @@ impl KvDevice for Kvftl {
             gc_ns: c.gc_ns,
             held_ns: c.held_ns,
             dram_hits: c.buffer_reads,
+            ssts_read_per_get: None,
             ftl: Some({
                 let s = self.stats();
                 FtlWork {

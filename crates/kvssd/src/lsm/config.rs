@@ -7,8 +7,13 @@
 //! are ours. The memtable (write buffer) holds `write_buffer_bytes` = one SST (2 MiB) of records.
 //!
 //! Ours, where the seed is silent (labelled):
-//! - `stripe` = false: an SST's pages are programmed one after another in one plane (see the
-//!   `lsm` module docs);
+//! - `stripe` = true: an SST's pages go round-robin over all planes, as SSDSim's dynamic
+//!   allocation (its recommended setting, which the seed kept) places consecutive pages; false
+//!   programs them one after another in one plane (our reading before issue 28; see the `lsm`
+//!   module docs);
+//! - `filters` = true with `bloom_bits_per_key` = 10: a bloom filter per SST in DRAM, LevelDB's
+//!   recommended filter policy, so a get reads only the SSTs whose range covers the key and whose
+//!   filter says it may be there (false: every covering SST is read, our reading before issue 28);
 //! - `gc_threshold_pages` = 3/10 of the raw pages and `copyback` = true, as PLSC's (SSDSim's
 //!   defaults, which the paper kept);
 //! - `max_key_size` = 255 bytes, as PLSC's.
@@ -44,6 +49,11 @@ pub struct LsmConfig {
     pub level_size_multiplier: u64,
     /// Stripe an SST's pages over all planes (PLSC's layout) instead of one plane at a time.
     pub stripe: bool,
+    /// Keep a bloom filter per SST in DRAM and read an SST only when its filter says the key may
+    /// be in it (LevelDB's filter policy); false: every SST whose range covers the key is read.
+    pub filters: bool,
+    /// Bits per key of those filters (10, LevelDB's recommended setting).
+    pub bloom_bits_per_key: u32,
     /// GC runs while fewer pages than this are free (erased, or unwritten in open blocks).
     pub gc_threshold_pages: u64,
     /// GC moves pages by copyback (inside their plane, no channel transfer).
@@ -63,7 +73,9 @@ impl LsmConfig {
             l0_compaction_trigger: 4,
             l1_max_bytes: 10 * MIB,
             level_size_multiplier: 10,
-            stripe: false,
+            stripe: true,
+            filters: true,
+            bloom_bits_per_key: 10,
             gc_threshold_pages: pages * 3 / 10,
             copyback: true,
         }
@@ -115,6 +127,9 @@ impl LsmConfig {
                 );
             }
         }
+        if self.filters && !(1..=64).contains(&self.bloom_bits_per_key) {
+            return invalid("bloom_bits_per_key", format!("{} is outside 1..=64", self.bloom_bits_per_key));
+        }
         if self.l0_compaction_trigger == 0 {
             return invalid("l0_compaction_trigger", "0 SSTs: level 0 would never hold a flush".into());
         }
@@ -159,6 +174,7 @@ mod tests {
             ("write_buffer_bytes", LsmConfig { write_buffer_bytes: 0, ..c.clone() }),
             ("l0_compaction_trigger", LsmConfig { l0_compaction_trigger: 0, ..c.clone() }),
             ("l1_max_bytes", LsmConfig { l1_max_bytes: 0, ..c.clone() }),
+            ("bloom_bits_per_key", LsmConfig { bloom_bits_per_key: 0, ..c.clone() }),
             ("level_size_multiplier", LsmConfig { level_size_multiplier: 0, ..c.clone() }),
             ("max_key_size", LsmConfig { max_key_size: 0, ..c.clone() }),
             ("gc_threshold_pages", LsmConfig { gc_threshold_pages: c.media.geometry.total_pages(), ..c.clone() }),

@@ -9,18 +9,23 @@
 //!   finds no older version can be below it.
 //! - An SST is a run of flash pages holding its sorted records back to back (records straddle
 //!   pages). The device keeps, in DRAM, each SST's key range and page list (LevelDB's MANIFEST,
-//!   `version`), and no block index, bloom filter or cache: **a lookup that consults an SST reads
-//!   the whole SST**, every page of it (128 pages of 16 KiB for 2 MB), as the paper states; the
-//!   values are decoded from those pages. A lookup checks the memtable, then every L0 SST whose
-//!   range covers the key, newest first, then the one SST of each level L1..L6 whose range covers
-//!   it, one SST after another, stopping at the first version found (a tombstone answers "none").
-//! - Layout of an SST's pages (ours, the seed is silent): with `stripe` = false (the default) an
-//!   SST's pages are programmed one after another into one plane's open block (and the next block
-//!   of that plane when it fills), the next SST going to the next plane in stripe order. The paper
-//!   credits PLSC's write gain to plane parallelism, so the baseline "probably writes without plane
-//!   striping": that is our reading, and one SST's 128 programs (and, for a lookup, its 128 reads)
-//!   queue on one die. With `stripe` = true its pages go round-robin over all planes, one round of
-//!   at most #planes pages programmed together, PLSC's layout.
+//!   `version`) and, with `filters` (the default), a bloom filter of its keys (`bloom`: LevelDB's
+//!   filter policy at 10 bits per key, about 1 % false positives); no block index or cache: **a
+//!   lookup that consults an SST reads the whole SST**, every page of it (128 pages of 16 KiB for
+//!   2 MB), as the paper states; the values are decoded from those pages. A lookup checks the
+//!   memtable, then every L0 SST whose range covers the key, newest first, then the one SST of
+//!   each level L1..L6 whose range covers it, one SST after another, stopping at the first version
+//!   found (a tombstone answers "none"). With `filters`, an SST is consulted only when its filter
+//!   also says the key may be in it (a false positive costs the whole SST); without, every
+//!   covering SST is (our reading before issue 28, which read 2.4-3.7 SSTs per get in seed 002's
+//!   repro where the seed's figures imply about one).
+//! - Layout of an SST's pages (ours, the seed is silent): with `stripe` = true (the default, since
+//!   issue 28) its pages go round-robin over all planes, one round of at most #planes pages
+//!   programmed together, PLSC's layout and where SSDSim's dynamic allocation (its recommended
+//!   setting, which the seed kept) puts consecutive pages. With `stripe` = false an SST's pages are
+//!   programmed one after another into one plane's open block (and the next block of that plane
+//!   when it fills), the next SST going to the next plane in stripe order, so one SST's 128
+//!   programs (and, for a lookup, its 128 reads) queue on one die: our reading before issue 28.
 //! - GC: the shared mechanism ([`crate::flash::gc`]) with PLSC's policy: while fewer pages than
 //!   `gc_threshold_pages` are free (after each flush and its compactions), and whenever a plane has
 //!   no page for an SST; GC's owner map is the PPN-to-SST map.
@@ -46,12 +51,14 @@
 //! ([`KvError::DeviceFull`]) fails the request that needed the page; a flush that fails keeps the
 //! memtable, a compaction that fails keeps its inputs (and drops the outputs it had written).
 
+mod bloom;
 mod compaction;
 mod config;
 mod memtable;
 mod stats;
 mod version;
 
+pub use bloom::Bloom;
 pub use config::LsmConfig;
 pub use stats::LsmStats;
 
@@ -182,7 +189,8 @@ impl LsmInDevice {
         let ps = self.flash.page_size();
         let n = self.stripe.len();
         let records = directory(data).map_err(|reason| KvError::Inconsistent { reason })?;
-        let id = self.version.create(level, smallest, largest, data.len() as u32, records);
+        let filter = Bloom::build(records.iter().map(|(k, _)| &**k), self.cfg.bloom_bits_per_key);
+        let id = self.version.create(level, smallest, largest, data.len() as u32, records, filter);
         let first_plane = self.cursor;
         let mut done = at;
         let mut gc = GcWork::default();
@@ -246,10 +254,15 @@ impl LsmInDevice {
             self.stats.memtable_hits += 1;
             return Ok((found.map(<[u8]>::to_vec), at));
         }
-        let mut candidates: Vec<u32> = self.version.level(0).rev().filter(|s| s.covers(key)).map(|s| s.id).collect();
+        let mut covering: Vec<&version::Sst> = self.version.level(0).rev().filter(|s| s.covers(key)).collect();
         for level in 1..self.version.levels() {
-            candidates.extend(self.version.covering(level, key).map(|s| s.id));
+            covering.extend(self.version.covering(level, key));
         }
+        // With filters, an SST whose filter says "certainly not" is not read (its filter is in DRAM).
+        let filters = self.cfg.filters;
+        let candidates: Vec<u32> =
+            covering.iter().filter(|s| !filters || s.filter.may_contain(key)).map(|s| s.id).collect();
+        self.stats.lookup_filter_skips += (covering.len() - candidates.len()) as u64;
         let mut t = at;
         for id in candidates {
             // The device reads the whole SST (every page is charged); the simulator then finds the
@@ -407,7 +420,10 @@ impl KvDevice for LsmInDevice {
 
     fn retrieve(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<Option<Vec<u8>>>> {
         check_key(key, self.max_key_size())?;
+        let before = self.stats.lookup_ssts_read;
         let (value, done) = self.lookup(at, key)?;
+        self.stats.gets += 1;
+        self.stats.get_ssts_read += self.stats.lookup_ssts_read - before;
         self.flash.media.record_latency(HostOp::Read, done - at);
         Ok(Completed { done, value })
     }
@@ -431,15 +447,20 @@ impl KvDevice for LsmInDevice {
     fn describe(&self) -> String {
         let c = &self.cfg;
         format!(
-            "lsm-in-device ({} levels, SST {} KiB, write buffer {} KiB, L0 at {} SSTs, L1 {} MiB x{}, {}; each SST \
-             consulted is read whole)",
+            "lsm-in-device ({} levels, SST {} KiB, write buffer {} KiB, L0 at {} SSTs, L1 {} MiB x{}, {}, {}; each \
+             SST consulted is read whole)",
             c.levels,
             c.sst_bytes >> 10,
             c.write_buffer_bytes >> 10,
             c.l0_compaction_trigger,
             c.l1_max_bytes >> 20,
             c.level_size_multiplier,
-            if c.stripe { "SSTs striped over the planes" } else { "an SST's pages in one plane" }
+            if c.stripe { "SSTs striped over the planes" } else { "an SST's pages in one plane" },
+            if c.filters {
+                format!("a bloom filter per SST in DRAM ({} bits per key)", c.bloom_bits_per_key)
+            } else {
+                "no filters".to_string()
+            }
         )
     }
 
@@ -458,6 +479,7 @@ impl KvDevice for LsmInDevice {
             gc_ns: s.gc_ns,
             held_ns: s.held_ns,
             dram_hits: s.memtable_hits,
+            ssts_read_per_get: (s.gets > 0).then(|| s.get_ssts_read as f64 / s.gets as f64),
             ftl: None,
         }
     }

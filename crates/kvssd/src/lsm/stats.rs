@@ -31,6 +31,11 @@ pub struct LsmStats {
     pub memtable_hits: u64,
     /// Whole SSTs read by lookups.
     pub lookup_ssts_read: u64,
+    /// SSTs whose range covered a lookup's key but whose bloom filter ruled it out (not read).
+    pub lookup_filter_skips: u64,
+    /// Gets (`retrieve`), and the whole SSTs they read (a part of `lookup_ssts_read`).
+    pub gets: u64,
+    pub get_ssts_read: u64,
 }
 
 impl LsmStats {

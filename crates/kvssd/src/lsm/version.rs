@@ -1,14 +1,16 @@
 //! The device's MANIFEST, in DRAM: every SST with its level, key range, bytes and page list; each
 //! level's SSTs (L0 by age, L1 and up by key: their ranges do not overlap); each level's
 //! compaction pointer (the largest key its last compaction took, LevelDB's round-robin); and the
-//! PPN-to-SST map with which GC finds the SST of a page it moves. No block index, no bloom filter:
-//! an SST is known by its range and pages only.
+//! PPN-to-SST map with which GC finds the SST of a page it moves; and each SST's bloom filter
+//! (LevelDB's filter block, here kept in DRAM). No block index: an SST is known by its range, its
+//! filter and its pages.
 //!
 //! An SST being written is known (so that GC can move its first pages while its later ones are
 //! programmed) before it is installed in its level.
 
 use std::collections::BTreeMap;
 
+use super::bloom::Bloom;
 use crate::flash::Owners;
 
 /// "No SST" in the PPN-to-SST map.
@@ -34,6 +36,8 @@ pub struct Sst {
     /// and is charged for every page of it; the directory only spares the simulator copying and
     /// decoding 2 MiB for each SST a get consults.
     pub records: Directory,
+    /// The bloom filter of its keys (in device DRAM; consulted by lookups when `filters` is set).
+    pub filter: Bloom,
 }
 
 impl Sst {
@@ -70,12 +74,20 @@ impl Version {
     }
 
     /// Starts an SST of `level` (not yet in its level); its pages follow with [`Version::add_pages`].
-    pub fn create(&mut self, level: u8, smallest: &[u8], largest: &[u8], used: u32, records: Directory) -> u32 {
+    pub fn create(
+        &mut self,
+        level: u8,
+        smallest: &[u8],
+        largest: &[u8],
+        used: u32,
+        records: Directory,
+        filter: Bloom,
+    ) -> u32 {
         let id = self.next_id;
         // 2^32 - 1 SSTs: far beyond any simulated run; NO_SST stays unused.
         self.next_id += 1;
         let (smallest, largest) = (smallest.into(), largest.into());
-        let sst = Sst { id, level, smallest, largest, used, ppns: Vec::new(), records };
+        let sst = Sst { id, level, smallest, largest, used, ppns: Vec::new(), records, filter };
         self.ssts.insert(id, sst);
         id
     }
@@ -204,7 +216,7 @@ mod tests {
     use super::*;
 
     fn sst(v: &mut Version, level: u8, lo: &[u8], hi: &[u8], ppns: &[u32]) -> u32 {
-        let id = v.create(level, lo, hi, 100, Vec::new());
+        let id = v.create(level, lo, hi, 100, Vec::new(), Bloom::build(std::iter::empty(), 10));
         v.add_pages(id, ppns);
         v.install(id);
         id

@@ -376,6 +376,7 @@ impl KvDevice for Plsc {
             gc_ns: s.gc_ns,
             held_ns: s.held_ns,
             dram_hits: s.buffered_gets,
+            ssts_read_per_get: None,
             ftl: None,
         }
     }

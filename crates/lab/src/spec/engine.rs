@@ -20,10 +20,11 @@ pub enum EngineName {
     Lsm,
     /// The PLSC-tree (seed 002).
     Plsc,
-    /// Seed 002's baseline, LevelDB inside the device: an SST's pages in one plane, or spread over
-    /// every plane (`Striped`).
+    /// Seed 002's baseline, LevelDB inside the device: a bloom filter per SST, an SST's pages
+    /// spread over every plane (the default since issue 28); or (`OnePlane`) no filters and an
+    /// SST's pages in one plane (our reading before issue 28).
     LsmInDevice,
-    LsmInDeviceStriped,
+    LsmInDeviceOnePlane,
     /// KVFTL (seed 004) and its variants.
     Kvftl,
     KvftlSp,
@@ -38,7 +39,7 @@ impl EngineName {
         EngineName::Lsm,
         EngineName::Plsc,
         EngineName::LsmInDevice,
-        EngineName::LsmInDeviceStriped,
+        EngineName::LsmInDeviceOnePlane,
         EngineName::Kvftl,
         EngineName::KvftlSp,
         EngineName::KvftlNp,
@@ -51,7 +52,7 @@ impl EngineName {
             EngineName::Lsm => "lsm",
             EngineName::Plsc => "plsc",
             EngineName::LsmInDevice => "lsm-in-device",
-            EngineName::LsmInDeviceStriped => "lsm-in-device-striped",
+            EngineName::LsmInDeviceOnePlane => "lsm-in-device-one-plane",
             EngineName::Kvftl => "kvftl",
             EngineName::KvftlSp => "kvftl-sp",
             EngineName::KvftlNp => "kvftl-np",
@@ -193,9 +194,11 @@ pub struct EngineSpec {
 pub enum KvDesign {
     /// The PLSC-tree (seed 002).
     Plsc,
-    /// Seed 002's baseline: LevelDB inside the device, each SST consulted read whole; an SST's
-    /// pages in one plane, or (`stripe`) spread over every plane as PLSC's USTs are.
-    LsmInDevice { stripe: bool },
+    /// Seed 002's baseline: LevelDB inside the device, each SST consulted read whole. `filters`:
+    /// a bloom filter per SST in DRAM and an SST's pages spread over every plane, as PLSC's USTs
+    /// are (the default since issue 28); false: no filters and an SST's pages in one plane (our
+    /// reading before issue 28).
+    LsmInDevice { filters: bool },
     /// KVFTL (seed 004) with its value partitioner's variant; its PartitionPtrTables cached in
     /// `mapping_ram` bytes (`None`: every table in RAM, no mapping I/O).
     Kvftl { variant: Variant, mapping_ram: Option<u64> },
@@ -209,8 +212,8 @@ impl KvDesign {
     pub fn name(self) -> &'static str {
         match self {
             KvDesign::Plsc => "plsc",
-            KvDesign::LsmInDevice { stripe: false } => "lsm-in-device",
-            KvDesign::LsmInDevice { stripe: true } => "lsm-in-device-striped",
+            KvDesign::LsmInDevice { filters: true } => "lsm-in-device",
+            KvDesign::LsmInDevice { filters: false } => "lsm-in-device-one-plane",
             KvDesign::Kvftl { variant, .. } => variant.name(),
             KvDesign::DftlKv { .. } => "dftl-kv",
         }
@@ -223,8 +226,8 @@ impl From<KvDesign> for EngineSpec {
         let ram = |r: Option<u64>| r.map(MappingRam::Bytes);
         match design {
             KvDesign::Plsc => EngineSpec::kv(EngineName::Plsc),
-            KvDesign::LsmInDevice { stripe: false } => EngineSpec::kv(EngineName::LsmInDevice),
-            KvDesign::LsmInDevice { stripe: true } => EngineSpec::kv(EngineName::LsmInDeviceStriped),
+            KvDesign::LsmInDevice { filters: true } => EngineSpec::kv(EngineName::LsmInDevice),
+            KvDesign::LsmInDevice { filters: false } => EngineSpec::kv(EngineName::LsmInDeviceOnePlane),
             KvDesign::DftlKv { mapping_ram } => {
                 EngineSpec { mapping_ram: ram(mapping_ram), ..EngineSpec::kv(EngineName::DftlKv) }
             }
@@ -279,8 +282,8 @@ impl EngineSpec {
         let design = match self.name {
             EngineName::Lsm => None,
             EngineName::Plsc => Some(KvDesign::Plsc),
-            EngineName::LsmInDevice => Some(KvDesign::LsmInDevice { stripe: false }),
-            EngineName::LsmInDeviceStriped => Some(KvDesign::LsmInDevice { stripe: true }),
+            EngineName::LsmInDevice => Some(KvDesign::LsmInDevice { filters: true }),
+            EngineName::LsmInDeviceOnePlane => Some(KvDesign::LsmInDevice { filters: false }),
             EngineName::DftlKv => Some(KvDesign::DftlKv { mapping_ram: self.ram() }),
             EngineName::Kvftl => Some(self.kvftl(Variant::Pure)?),
             EngineName::KvftlSp => Some(self.kvftl(Variant::SP)?),
@@ -417,7 +420,8 @@ mod tests {
     fn every_design_is_a_specification() {
         for d in [
             KvDesign::Plsc,
-            KvDesign::LsmInDevice { stripe: true },
+            KvDesign::LsmInDevice { filters: true },
+            KvDesign::LsmInDevice { filters: false },
             KvDesign::DftlKv { mapping_ram: Some(4096) },
             KvDesign::Kvftl { variant: Variant::SmallestPartition { min_p: 10 }, mapping_ram: None },
             KvDesign::Kvftl { variant: Variant::MaxPartitions { n: 5 }, mapping_ram: Some(1 << 20) },
