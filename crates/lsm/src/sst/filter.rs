@@ -1,13 +1,7 @@
 //! Bloom filters over user keys, stored in LevelDB's filter-block format (`table/filter_block.cc`,
 //! `util/bloom.cc`), so that a point lookup skips a data block that cannot hold its user key.
 //!
-//! Bloom filter: `bits_per_key * n` bits (at least 64), rounded up to whole bytes, followed by one byte
-//! holding `k`, the number of probes: `bits_per_key * 0.69` (~ln 2) truncated, clamped to 1..=30, exactly as
-//! LevelDB, so our filters are byte-identical to LevelDB's. (Rounding would give k = 7 instead of 6 at 10
-//! bits per key: the same ~0.8 % rate on large sets, but measurably worse on the 64-bit minimum filters of
-//! tiny sets, where LevelDB's own varying-length test then exceeds its 2 % bound.) Probes use double
-//! hashing from one 32-bit hash (LevelDB's `Hash` with seed `0xbc9f1d34`): `h += rotr(h, 17)` per probe.
-//! A filter whose `k` byte is above 30 matches everything (reserved by LevelDB for other encodings).
+//! Each filter is the `bloom` crate's (LevelDB's Bloom filter, byte for byte).
 //!
 //! Filter block: one filter per 2 KiB (`1 << base_lg`) range of data-block offsets. The keys of the data
 //! block that starts at offset `o` go into filter number `o >> base_lg`; ranges without a block get an empty
@@ -20,6 +14,8 @@
 //! Keys given to these types are *user* keys: the table builder strips the 8-byte tag, so every version of
 //! a user key hashes the same.
 
+pub use bloom::{bloom_may_match, leveldb_hash, BloomPolicy};
+
 use crate::coding::{get_fixed32, put_fixed32};
 
 /// log2 of the data-offset range one filter covers (2 KiB, as LevelDB).
@@ -28,96 +24,6 @@ pub const FILTER_BASE_LG: u8 = 11;
 /// The metaindex key of the filter block: LevelDB's name for this exact format, so the files stay readable
 /// by LevelDB.
 pub const FILTER_META_KEY: &[u8] = b"filter.leveldb.BuiltinBloomFilter2";
-
-/// LevelDB's 32-bit hash (a Murmur-like mix), needed bit for bit for filter compatibility.
-pub fn leveldb_hash(data: &[u8], seed: u32) -> u32 {
-    const M: u32 = 0xc6a4_a793;
-    let mut h = seed ^ (data.len() as u32).wrapping_mul(M);
-    let mut words = data.chunks_exact(4);
-    for w in &mut words {
-        h = h.wrapping_add(u32::from_le_bytes([w[0], w[1], w[2], w[3]]));
-        h = h.wrapping_mul(M);
-        h ^= h >> 16;
-    }
-    let rest = words.remainder();
-    if !rest.is_empty() {
-        for (i, &b) in rest.iter().enumerate() {
-            h = h.wrapping_add(u32::from(b) << (8 * i));
-        }
-        h = h.wrapping_mul(M);
-        h ^= h >> 24;
-    }
-    h
-}
-
-fn bloom_hash(key: &[u8]) -> u32 {
-    leveldb_hash(key, 0xbc9f_1d34)
-}
-
-/// A Bloom filter policy with a fixed number of bits per key.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BloomPolicy {
-    bits_per_key: usize,
-    k: u8,
-}
-
-impl BloomPolicy {
-    pub fn new(bits_per_key: u32) -> BloomPolicy {
-        // Integer form of LevelDB's `bits_per_key * 0.69` truncation (exact, no float rounding doubts).
-        let k = u64::from(bits_per_key) * 69 / 100;
-        BloomPolicy { bits_per_key: bits_per_key as usize, k: k.clamp(1, 30) as u8 }
-    }
-
-    /// Probes per key.
-    pub fn k(&self) -> u8 {
-        self.k
-    }
-
-    /// Appends a filter for `keys` to `dst`.
-    pub fn create_filter<K: AsRef<[u8]>>(&self, keys: &[K], dst: &mut Vec<u8>) {
-        let bits = (keys.len() * self.bits_per_key).max(64);
-        let bytes = bits.div_ceil(8);
-        let bits = bytes * 8;
-        let start = dst.len();
-        dst.resize(start + bytes, 0);
-        dst.push(self.k);
-        let array = &mut dst[start..start + bytes];
-        for key in keys {
-            let mut h = bloom_hash(key.as_ref());
-            let delta = h.rotate_right(17);
-            for _ in 0..self.k {
-                let bit = h as usize % bits;
-                array[bit / 8] |= 1 << (bit % 8);
-                h = h.wrapping_add(delta);
-            }
-        }
-    }
-}
-
-/// Whether `key` may be in the set `filter` (made by any Bloom policy) was built from. Never false for a
-/// key that was added.
-pub fn bloom_may_match(key: &[u8], filter: &[u8]) -> bool {
-    let Some((&k, array)) = filter.split_last() else {
-        return false;
-    };
-    if array.is_empty() {
-        return false;
-    }
-    if k > 30 {
-        return true;
-    }
-    let bits = array.len() * 8;
-    let mut h = bloom_hash(key);
-    let delta = h.rotate_right(17);
-    for _ in 0..k {
-        let bit = h as usize % bits;
-        if array.get(bit / 8).is_none_or(|byte| byte & (1 << (bit % 8)) == 0) {
-            return false;
-        }
-        h = h.wrapping_add(delta);
-    }
-    true
-}
 
 /// Builds a filter block. Call [`start_block`](Self::start_block) with each data block's offset before
 /// adding that block's keys.
@@ -228,33 +134,6 @@ impl FilterBlockReader {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn hash_matches_leveldb() {
-        assert_eq!(leveldb_hash(&[], 0xbc9f1d34), 0xbc9f1d34);
-        assert_eq!(leveldb_hash(&[0x62], 0xbc9f1d34), 0xef1345c4);
-        assert_eq!(leveldb_hash(&[0xc3, 0x97], 0xbc9f1d34), 0x5b663814);
-        assert_eq!(leveldb_hash(&[0xe2, 0x99, 0xa5], 0xbc9f1d34), 0x323c078f);
-        assert_eq!(leveldb_hash(&[0xe1, 0x80, 0xb9, 0x32], 0xbc9f1d34), 0xed21633a);
-    }
-
-    #[test]
-    fn k_follows_bits_per_key() {
-        assert_eq!(BloomPolicy::new(10).k(), 6);
-        assert_eq!(BloomPolicy::new(2).k(), 1);
-        assert_eq!(BloomPolicy::new(20).k(), 13);
-        assert_eq!(BloomPolicy::new(0).k(), 1);
-        assert_eq!(BloomPolicy::new(100).k(), 30);
-    }
-
-    #[test]
-    fn empty_filter_matches_nothing_and_large_k_everything() {
-        let mut f = Vec::new();
-        BloomPolicy::new(10).create_filter::<&[u8]>(&[], &mut f);
-        assert!(!bloom_may_match(b"hello", &f));
-        assert!(!bloom_may_match(b"hello", &[]));
-        assert!(bloom_may_match(b"hello", &[0, 0, 31]));
-    }
 
     #[test]
     fn filter_block_layout_matches_leveldb() {
