@@ -158,38 +158,7 @@ impl DbInner {
 
     /// Writes a memtable as SST `number`; returns (size, smallest, largest), size 0 if empty.
     pub(crate) fn write_table(&self, number: u64, mem: &MemTable) -> Result<(u64, Vec<u8>, Vec<u8>)> {
-        let mut it = mem.iter();
-        it.seek_to_first();
-        if !it.valid() {
-            return Ok((0, Vec::new(), Vec::new()));
-        }
-        let path = filename::table_name(&self.dir, number);
-        let file = self.fs().create_with_hint(&path, WriteHint::Flush)?;
-        let mut b = TableBuilder::new(&self.options, file, self.fs().block_size());
-        let r = (|| -> Result<(u64, Vec<u8>, Vec<u8>)> {
-            while it.valid() {
-                b.add(it.key(), it.value())?;
-                it.next();
-            }
-            let props = b.finish()?;
-            Ok((props.file_size, props.smallest_key, props.largest_key))
-        })();
-        match r {
-            Ok(x) => {
-                let mut file = b.into_file();
-                if let Err(e) = file.sync() {
-                    let _ = self.fs().remove(&path);
-                    return Err(e.into());
-                }
-                Ok(x)
-            }
-            Err(e) => {
-                b.abandon();
-                drop(b);
-                let _ = self.fs().remove(&path);
-                Err(e)
-            }
-        }
+        write_memtable(&**self.fs(), &filename::table_name(&self.dir, number), &self.options, mem)
     }
 
     /// Runs compaction `c` and installs its result.
@@ -392,6 +361,47 @@ impl DbInner {
                 }
                 let _ = self.fs().remove(&filename::join(&self.dir, &name));
             }
+        }
+    }
+}
+
+/// Writes `mem` as the SST at `path` and syncs it; returns (size, smallest, largest), size 0 and
+/// no file if `mem` is empty. A failed write leaves no file behind.
+pub(crate) fn write_memtable(
+    fs: &dyn storage::Fs,
+    path: &str,
+    options: &crate::options::Options,
+    mem: &MemTable,
+) -> Result<(u64, Vec<u8>, Vec<u8>)> {
+    let mut it = mem.iter();
+    it.seek_to_first();
+    if !it.valid() {
+        return Ok((0, Vec::new(), Vec::new()));
+    }
+    let file = fs.create_with_hint(path, WriteHint::Flush)?;
+    let mut b = TableBuilder::new(options, file, fs.block_size());
+    let r = (|| -> Result<(u64, Vec<u8>, Vec<u8>)> {
+        while it.valid() {
+            b.add(it.key(), it.value())?;
+            it.next();
+        }
+        let props = b.finish()?;
+        Ok((props.file_size, props.smallest_key, props.largest_key))
+    })();
+    match r {
+        Ok(x) => {
+            let mut file = b.into_file();
+            if let Err(e) = file.sync() {
+                let _ = fs.remove(path);
+                return Err(e.into());
+            }
+            Ok(x)
+        }
+        Err(e) => {
+            b.abandon();
+            drop(b);
+            let _ = fs.remove(path);
+            Err(e)
         }
     }
 }

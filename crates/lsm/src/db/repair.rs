@@ -20,8 +20,9 @@
 use std::fmt;
 use std::sync::Arc;
 
-use storage::{Env, Fs, WriteHint};
+use storage::{Env, Fs};
 
+use super::jobs::write_memtable;
 use super::recovery::{list, move_to_lost};
 use super::{Db, WalReplay};
 use crate::batch::WriteBatch;
@@ -32,7 +33,6 @@ use crate::key::{compare_internal, parse_internal_key, SequenceNumber};
 use crate::memtable::MemTable;
 use crate::options::{Options, ReadOptions};
 use crate::sst::table::Table;
-use crate::sst::table_builder::TableBuilder;
 use crate::version::{VersionEdit, VersionSet};
 use crate::wal::{LogReader, ReadMode};
 
@@ -144,8 +144,7 @@ pub fn repair(env: Env, dir: &str, options: Options) -> Result<RepairReport> {
         let (replay, mem) = read_wal(&*fs, &path)?;
         report.wals.push(replay);
         if !mem.is_empty() {
-            let iter = mem_entries(&mem);
-            write_table(&*fs, dir, &options, next_number, iter)?;
+            write_memtable(&*fs, &filename::table_name(dir, next_number), &options, &mem)?;
             tables.push(next_number);
             next_number += 1;
         }
@@ -202,43 +201,6 @@ fn read_wal(fs: &dyn Fs, path: &str) -> Result<(WalReplay, MemTable)> {
     Ok((replay, mem))
 }
 
-/// The memtable's entries in order.
-fn mem_entries(mem: &MemTable) -> Vec<(Vec<u8>, Vec<u8>)> {
-    let mut it = mem.iter();
-    it.seek_to_first();
-    let mut out = Vec::new();
-    while it.valid() {
-        out.push((it.key().to_vec(), it.value().to_vec()));
-        it.next();
-    }
-    out
-}
-
-/// Writes `entries` (internal keys in order) as SST `number`; returns its size.
-fn write_table(
-    fs: &dyn Fs,
-    dir: &str,
-    options: &Options,
-    number: u64,
-    entries: Vec<(Vec<u8>, Vec<u8>)>,
-) -> Result<u64> {
-    let path = filename::table_name(dir, number);
-    let mut b = TableBuilder::new(options, fs.create_with_hint(&path, WriteHint::Flush)?, fs.block_size());
-    let r = entries.iter().try_for_each(|(k, v)| b.add(k, v)).and_then(|()| b.finish());
-    match r {
-        Ok(props) => {
-            b.into_file().sync()?;
-            Ok(props.file_size)
-        }
-        Err(e) => {
-            b.abandon();
-            drop(b);
-            let _ = fs.remove(&path);
-            Err(e)
-        }
-    }
-}
-
 /// An SST the new MANIFEST names.
 struct Kept {
     number: u64,
@@ -287,10 +249,16 @@ fn scan_table(
     if !damaged {
         return Ok(Some(Kept { number: n, size, smallest, largest }));
     }
-    // Blocks from either side of a damaged one are still in order: the file's order is kept.
+    // The readable blocks' entries, rewritten in order (a memtable sorts them as the file did).
     let number = *next_number;
     *next_number += 1;
-    let size = write_table(fs, dir, options, number, entries)?;
+    let mem = MemTable::new();
+    for (k, v) in &entries {
+        if let Some(p) = parse_internal_key(k) {
+            mem.add(p.seq, p.kind, p.user_key, v);
+        }
+    }
+    let (size, _, _) = write_memtable(fs, &filename::table_name(dir, number), options, &mem)?;
     report.set_aside.push(move_to_lost(fs, dir, &path)?);
     Ok(Some(Kept { number, size, smallest, largest }))
 }
