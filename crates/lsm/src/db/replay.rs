@@ -144,10 +144,7 @@ pub(super) fn replay(inner: &DbInner, st: &mut DbState, logs: &[u64], start: Opt
                 wal.bytes_dropped += batch.data().len() as u64;
                 continue;
             }
-            for (i, op) in batch.iter().enumerate() {
-                let op = op?;
-                mem.add(seq + i as u64, op.kind, op.key, op.value);
-            }
+            batch.insert_into(&mem)?;
             let end = seq + batch.count() as u64 - 1;
             max_seq = max_seq.max(end);
             next = next.max(end + 1);
