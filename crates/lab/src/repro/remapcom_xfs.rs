@@ -8,7 +8,7 @@ use storage::loop_xfs::LoopXfs;
 use workload::db_bench::DbBenchKind;
 use workload::{ValueData, ValueSize};
 
-use super::remapcom::{engine, value_for, Mode, DB_BENCH_KEY, MODES, SCALES};
+use super::remapcom::{engine, KvSizing, Mode, DB_BENCH_KEY, MODES, SCALES};
 use super::{Context, Repro, Run, Runs};
 use crate::error::{LabError, Result};
 use crate::report::model::{Cell, Figure, FigureKind, ResultSet, ResultTable, Series};
@@ -57,7 +57,7 @@ impl Repro for RemapComXfs {
         for kv in KV_SIZES {
             for mode in MODES {
                 let workload = WorkloadSpec::new(WorkloadKind::db_bench(DbBenchKind::FillRandom), data / kv, 0)
-                    .with_values(ValueSize::Fixed(value_for(kv, DB_BENCH_KEY)), ValueData::Generated);
+                    .with_values(ValueSize::Fixed(KvSizing::Literal.value(kv, DB_BENCH_KEY)), ValueData::Generated);
                 runs.push(Run {
                     key: key(kv, mode),
                     spec: RunSpec::new(engine(&c.scale, mode), device.clone(), workload),

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use workload::db_bench::DbBenchKind;
 use workload::{ValueSize, Workload};
 
-use super::{get, job, mib, ours_and_paper, paper, value_for, wa, Mode, COMPARED, DB_BENCH_KEY, GIB, MIB};
+use super::{get, job, mib, ours_and_paper, paper, wa, KvSizing, Mode, COMPARED, DB_BENCH_KEY, GIB, MIB};
 use crate::error::Result;
 use crate::report::model::{Cell, Figure, FigureKind, ResultSet, ResultTable, Series};
 use crate::repro::{Context, Run, Runs};
@@ -25,7 +25,15 @@ pub(super) fn dataset_runs(c: &Context) -> Vec<Run> {
     for d in &datasets(c) {
         for mode in COMPARED {
             let (label, workload) = (format!("dataset {}", mib(*d)), Workload::DbBench(DbBenchKind::FillRandom));
-            runs.push(job(c, &label, mode, workload, d / 4096, 0, ValueSize::Fixed(value_for(4096, DB_BENCH_KEY))));
+            runs.push(job(
+                c,
+                &label,
+                mode,
+                workload,
+                d / 4096,
+                0,
+                ValueSize::Fixed(KvSizing::Literal.value(4096, DB_BENCH_KEY)),
+            ));
         }
     }
     runs

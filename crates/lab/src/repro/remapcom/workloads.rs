@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use workload::mixgraph::MixgraphKind;
 use workload::{ValueSize, Workload, YcsbWorkload};
 
-use super::{get, job, ours_and_paper, paper, pct, reduction, value_for, wa, Mode, COMPARED, MIB, YCSB_KEY};
+use super::{get, job, ours_and_paper, paper, pct, reduction, wa, KvSizing, Mode, COMPARED, MIB, YCSB_KEY};
 use crate::error::Result;
 use crate::report::model::{Cell, Figure, FigureKind, ResultSet, ResultTable, Series};
 use crate::repro::{Context, Run, Runs};
@@ -25,7 +25,8 @@ pub(super) fn ycsb_runs(c: &Context) -> Vec<Run> {
     for kv in &YCSB_SIZES {
         for w in &YCSB_WORKLOADS {
             for mode in COMPARED {
-                let (label, value) = (format!("ycsb {} {kv} B", w.name()), ValueSize::Fixed(value_for(*kv, YCSB_KEY)));
+                let (label, value) =
+                    (format!("ycsb {} {kv} B", w.name()), ValueSize::Fixed(KvSizing::Literal.value(*kv, YCSB_KEY)));
                 runs.push(job(c, &label, mode, Workload::Ycsb(*w), load / kv, load / kv, value));
             }
         }
