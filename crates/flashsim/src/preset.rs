@@ -12,6 +12,11 @@
 //!   erase 3 ms, 10 ns/byte serial access. The seed simulates one chip; we default to one channel
 //!   with one chip of 64 GiB.
 //!
+//! Where block-SSD GC puts a victim's valid pages follows the simulator each preset copies
+//! ([`Preset::gc_destination`]): FEMU's GC writes through its one write pointer, spread over the
+//! channels and LUNs, with no copyback; SSDSim (`plsc`) collects a plane into that plane by
+//! copyback; seed 004 does not say (`kvftl`: spread, our choice).
+//!
 //! Scaling keeps page and block shape and the unit counts, and changes blocks per plane. When a
 //! small capacity would leave fewer than [`MIN_BLOCKS_PER_PLANE`] blocks per plane, it halves chips
 //! per channel, then dies, then planes, then channels, so that tiny test devices stay meaningful
@@ -19,6 +24,7 @@
 
 use crate::error::{FlashError, Result};
 use crate::geometry::Geometry;
+use crate::ssd::GcDestination;
 use crate::timing::Timing;
 
 /// Fewest blocks per plane that scaling aims to keep.
@@ -96,6 +102,14 @@ impl Preset {
             Preset::Femu => Timing::FEMU,
             Preset::Plsc => Timing::SSDSIM,
             Preset::Kvftl => Timing::SEED004,
+        }
+    }
+
+    /// Where the preset's block-SSD GC puts a victim's valid pages (see the module docs).
+    pub fn gc_destination(self) -> GcDestination {
+        match self {
+            Preset::Femu | Preset::Kvftl => GcDestination::Spread,
+            Preset::Plsc => GcDestination::InPlane,
         }
     }
 

@@ -4,7 +4,9 @@
 
 use std::collections::HashMap;
 
-use flashsim::{BlockSsd, Cause, DataMode, FlashError, GcPolicy, Geometry, HostLabel, MappingMode, SsdConfig, Timing};
+use flashsim::{
+    BlockSsd, Cause, DataMode, FlashError, GcDestination, GcPolicy, Geometry, HostLabel, MappingMode, SsdConfig, Timing,
+};
 
 /// Host I/O without a label.
 const L: HostLabel = HostLabel::Unlabelled;
@@ -170,6 +172,20 @@ proptest! {
     }
 
     #[test]
+    fn greedy_in_plane_copyback_matches_model(ops in proptest::collection::vec(op(230), 1..600)) {
+        let mut cfg = config(GcPolicy::Greedy, true, true, false);
+        cfg.gc_destination = GcDestination::InPlane;
+        run(ops, cfg)?;
+    }
+
+    #[test]
+    fn fifo_in_plane_dftl_matches_model(ops in proptest::collection::vec(op(230), 1..600)) {
+        let mut cfg = config(GcPolicy::Fifo, true, true, true);
+        cfg.gc_destination = GcDestination::InPlane;
+        run(ops, cfg)?;
+    }
+
+    #[test]
     fn fifo_without_copyback_matches_model(ops in proptest::collection::vec(op(230), 1..600)) {
         run(ops, config(GcPolicy::Fifo, false, false, false))?;
     }
@@ -192,6 +208,39 @@ fn the_model_device_is_small_enough_to_force_gc() {
     }
     assert!(ssd.counters().ftl.gc_runs > 100);
     ssd.check_consistency().unwrap();
+}
+
+/// Uniform overwrites of the model device: (copybacks, GC copied pages, simulated ns).
+fn overwrite(destination: GcDestination, copyback: bool) -> (u64, u64, u64) {
+    let mut cfg = config(GcPolicy::Greedy, copyback, true, false);
+    cfg.gc_destination = destination;
+    let mut ssd = BlockSsd::new(cfg).unwrap();
+    let page = vec![7u8; PAGE];
+    let (mut t, mut x) = (0, 0x9e37_79b9_7f4a_7c15u64);
+    for _ in 0..5_000u64 {
+        // xorshift: uniform random LPNs, so that victims hold valid pages.
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        t = ssd.write(t, x % ssd.user_pages(), &page, L).unwrap();
+    }
+    ssd.check_consistency().unwrap();
+    let ftl = ssd.counters().ftl;
+    (ssd.counters().flash.copybacks, ftl.gc_copied_pages, t)
+}
+
+#[test]
+fn in_plane_gc_relocates_by_copyback_and_spread_gc_never_does() {
+    let (spread_cb, spread_copied, _) = overwrite(GcDestination::Spread, true);
+    assert!(spread_copied > 1_000, "the device does GC: {spread_copied} pages copied");
+    assert_eq!(spread_cb, 0, "a plane is collected once its frontier is full: every copy leaves the plane");
+
+    let (cb, copied, t_cb) = overwrite(GcDestination::InPlane, true);
+    assert!(cb * 10 >= copied * 9, "in-plane GC copies by copyback when the room is there: {cb} of {copied}");
+    let (no_cb, copied_no_cb, t_no_cb) = overwrite(GcDestination::InPlane, false);
+    assert_eq!(no_cb, 0);
+    assert_eq!(copied_no_cb, copied, "copyback changes how a page moves, not which pages GC moves");
+    assert!(t_no_cb > t_cb, "without copyback every copy crosses the channel twice: {t_no_cb} vs {t_cb} ns");
 }
 
 #[test]

@@ -122,8 +122,13 @@ pub fn run(spec: &RunSpec, progress: bool) -> Outcome {
         foreground_gc_runs: all.ftl.foreground_gc_runs,
         nvram: ssd.nvram(),
     };
-    let description =
-        format!("{} (GC {}, copyback {})", spec.device.describe(), spec.device.gc.name(), config.copyback);
+    let description = format!(
+        "{} (GC {} {}, copyback {})",
+        spec.device.describe(),
+        spec.device.gc.name(),
+        config.gc_destination.name(),
+        config.copyback
+    );
     let mut result = RunResult::of_device(
         &spec.workload.name.label(),
         "none: page writes to the device".into(),

@@ -40,6 +40,29 @@ fn ftl_json_has_the_accounting_names() {
 }
 
 #[test]
+fn in_plane_gc_copies_back_unless_copyback_is_off() {
+    let run = |extra: &[&str]| -> serde_json::Value {
+        let mut args = vec!["ftl", "--capacity", "256MiB", "--channels", "2", "--chips", "1"];
+        args.extend(["--spare-factor", "0.2", "--writes", "3", "--json"]);
+        args.extend(extra);
+        let (code, out, err) = flashkv(&args);
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str(&out).expect("JSON on stdout")
+    };
+    let n = |v: &serde_json::Value, k: &str| v[k].as_u64().unwrap_or_else(|| panic!("no {k}"));
+    let spread = run(&[]);
+    assert!(n(&spread, "gc_copied_pages") > 0);
+    // Only a victim taken to refill the device-wide reserve finds room in its own plane.
+    let (cb, copied) = (n(&spread, "copybacks"), n(&spread, "gc_copied_pages"));
+    assert!(cb * 10 < copied, "femu's GC spreads its copies over the other planes: {cb} of {copied}");
+    let in_plane = run(&["--gc-destination", "in-plane"]);
+    assert!(n(&in_plane, "copybacks") * 10 > n(&in_plane, "gc_copied_pages") * 9);
+    let off = run(&["--gc-destination", "in-plane", "--no-copyback"]);
+    assert_eq!(n(&off, "copybacks"), 0);
+    assert_eq!(n(&off, "gc_copied_pages"), n(&in_plane, "gc_copied_pages"));
+}
+
+#[test]
 fn the_same_seed_gives_the_same_simulation() {
     let mut args = SMALL.to_vec();
     args.extend(["--json", "--pattern", "zipf:0.9", "--seed", "5"]);
@@ -73,6 +96,7 @@ fn bad_input_is_a_clear_error() {
         (vec!["ftl", "--capacity", "12XB"], "--capacity"),
         (vec!["ftl", "--pattern", "zipf:abc"], "--pattern"),
         (vec!["ftl", "--gc", "lru"], "greedy, cost-benefit, fifo"),
+        (vec!["ftl", "--gc-destination", "nowhere"], "spread, in-plane"),
         (vec!["ftl", "--spare-factor", "1.5"], "--spare-factor"),
         (vec!["ftl", "--capacity", "64MiB", "--spare-factor", "0.01"], "--spare-factor"),
         (vec!["ftl", "--fs", "mem"], "page writes go to a simulated block SSD"),

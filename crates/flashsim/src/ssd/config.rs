@@ -36,6 +36,43 @@ impl GcPolicy {
     }
 }
 
+/// Where GC puts the valid pages of a victim (see `space`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GcDestination {
+    /// The frontiers of the other planes in turn, over the channels, as a superblock FTL's GC
+    /// writes through its one write pointer (FEMU's). A plane is collected when its frontier is
+    /// full, so its own frontier has no room: copyback never happens.
+    Spread,
+    /// The victim's own plane: a plane that will need GC for its next block is collected while its
+    /// frontier still has room for the victim's valid pages, which move there by copyback (when
+    /// `copyback` is on; else read out and programmed over the channel). SSDSim's GC, which seed
+    /// 002's tables count in copybacks. Pages that do not fit go to the other planes.
+    InPlane,
+}
+
+impl GcDestination {
+    pub const NAMES: [&'static str; 2] = ["spread", "in-plane"];
+
+    pub fn parse(s: &str) -> Result<GcDestination> {
+        match s {
+            "spread" => Ok(GcDestination::Spread),
+            "in-plane" => Ok(GcDestination::InPlane),
+            other => Err(FlashError::InvalidConfig {
+                field: "gc_destination",
+                reason: format!("unknown GC destination '{other}'; accepted: {}", GcDestination::NAMES.join(", ")),
+            }),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            GcDestination::Spread => "spread",
+            GcDestination::InPlane => "in-plane",
+        }
+    }
+}
+
 /// Where the logical-to-physical map lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -59,7 +96,10 @@ pub struct SsdConfig {
     /// Free blocks kept for GC over the whole device (not per plane): host writes never take the
     /// last ones, so that a relocation always finds room (see `space`).
     pub gc_reserve_blocks: u32,
-    /// Relocate GC pages with copyback (no channel transfer) when they stay in their plane.
+    /// Where GC relocates a victim's valid pages.
+    pub gc_destination: GcDestination,
+    /// Relocate GC pages with copyback (no channel transfer) when they stay in their plane (which
+    /// they do under [`GcDestination::InPlane`]).
     pub copyback: bool,
     pub mapping: MappingMode,
     /// Entries per NVRAM segment of the remap log (segments are allocated whole, per block).
@@ -73,17 +113,20 @@ impl SsdConfig {
             Some(c) => preset.geometry_with_capacity(c)?,
             None => preset.geometry(),
         };
-        Ok(SsdConfig::new(geometry, preset.timing()))
+        let mut cfg = SsdConfig::new(geometry, preset.timing());
+        cfg.gc_destination = preset.gc_destination();
+        Ok(cfg)
     }
 
-    /// Defaults: 7 % spare, greedy GC, one block of GC reserve for the device, copyback and
-    /// multi-plane on, data in memory, page-mapped.
+    /// Defaults: 7 % spare, greedy GC spread over the planes, one block of GC reserve for the
+    /// device, copyback and multi-plane on, data in memory, page-mapped.
     pub fn new(geometry: Geometry, timing: Timing) -> SsdConfig {
         SsdConfig {
             media: MediaConfig::new(geometry, timing),
             spare_factor: 0.07,
             gc_policy: GcPolicy::Greedy,
             gc_reserve_blocks: 1,
+            gc_destination: GcDestination::Spread,
             copyback: true,
             mapping: MappingMode::PageMapped,
             remap_segment_entries: 32,
@@ -115,19 +158,49 @@ impl SsdConfig {
         self.geometry().page_size as u64 / 4
     }
 
-    /// Pages that hold no data in steady state by the FTL's own design: the GC reserve, and on
-    /// average half of each plane's open write frontier (see `space`; under uniform overwrites the
-    /// measured mean, `BlockSsd::measured_spare_factor`, agrees to the third decimal).
+    /// Pages that hold no data in steady state by the FTL's own design: the GC reserve, and each
+    /// plane's open write frontier: half of it on average when GC spreads, (1 + u) / 2 of it in
+    /// plane (its room falls from a block to the victim's valid pages, u of a block, before the
+    /// copies fill the rest; see `space`). Under uniform overwrites the measured mean
+    /// (`BlockSsd::measured_spare_factor`) agrees to the third decimal when GC spreads.
     pub fn idle_pages(&self) -> f64 {
+        let frontier = match self.gc_destination {
+            GcDestination::Spread => 0.5,
+            GcDestination::InPlane => (1.0 + self.in_plane_victim_utilisation()) / 2.0,
+        };
+        self.idle_pages_with(frontier)
+    }
+
+    fn idle_pages_with(&self, frontier_share: f64) -> f64 {
         let g = self.geometry();
-        (self.gc_reserve_blocks as f64 + g.total_planes() as f64 / 2.0) * g.pages_per_block as f64
+        (self.gc_reserve_blocks as f64 + g.total_planes() as f64 * frontier_share) * g.pages_per_block as f64
+    }
+
+    /// Greedy GC's victim utilisation under uniform overwrites with in-plane GC: u = 1 - 1 / WA at
+    /// the effective spare factor, which itself depends on u (the idle room u leaves); solved by
+    /// iteration from u = 0.
+    fn in_plane_victim_utilisation(&self) -> f64 {
+        let mut u: f64 = 0.0;
+        for _ in 0..64 {
+            let sf = self.effective_spare_factor_with(self.idle_pages_with((1.0 + u) / 2.0));
+            let next = if sf <= 0.0 { 1.0 } else { 1.0 - 1.0 / crate::theory::greedy_wa_limit(sf) };
+            if (next - u).abs() < 1e-9 {
+                return next;
+            }
+            u = next;
+        }
+        u
     }
 
     /// The spare factor GC actually works with: 1 - (user + translation pages) / (physical pages
     /// that can hold data), the idle pages of [`SsdConfig::idle_pages`] taken out.
     pub fn effective_spare_factor(&self) -> f64 {
+        self.effective_spare_factor_with(self.idle_pages())
+    }
+
+    fn effective_spare_factor_with(&self, idle_pages: f64) -> f64 {
         let held = (self.user_pages() + self.translation_pages()) as f64;
-        1.0 - held / (self.geometry().total_pages() as f64 - self.idle_pages())
+        1.0 - held / (self.geometry().total_pages() as f64 - idle_pages)
     }
 
     pub fn validate(&self) -> Result<()> {

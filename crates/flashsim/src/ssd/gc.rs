@@ -1,6 +1,8 @@
 //! Garbage collection: pick a victim inside a plane by policy, relocate its valid pages (where
 //! `space` says: the plane's own frontier by copyback, else other planes' frontiers over the
-//! channels), erase it once the copies are programmed, and give it back to its plane.
+//! channels), erase it once the copies are programmed, and give it back to its plane. Under
+//! `GcDestination::InPlane` a plane is collected before its frontier fills, so that the own
+//! frontier has that room.
 //!
 //! A page can be shared by several LPNs after remaps. Its owners are the LPN its OOB names (when
 //! that LPN still maps to it by OOB) plus the remap-log entries of the victim's segment, exactly
@@ -9,7 +11,8 @@
 //!
 //! When GC runs: after a write (background: its operations join the dies' queues with the write
 //! that set it off, and run as the dies get free, beside the host's) for every plane whose
-//! frontier filled and that has no free block it may open, and then while relocations have taken
+//! frontier filled (under `InPlane`: whose frontier's room fell to its victim's valid pages) and
+//! that has no free block it may open, and then while relocations have taken
 //! blocks out of the device-wide reserve; and when no plane has room for a host page (foreground:
 //! the host waits).
 
@@ -21,12 +24,13 @@ use crate::ssd::BlockSsd;
 use crate::timing::Nanos;
 
 impl BlockSsd {
-    /// Background GC from `at`: each plane whose frontier filled and that has no block it may open
-    /// gets one (its own victim is collected); then, while relocations have taken blocks out of the
-    /// device-wide reserve, the best victim of the whole device is collected.
+    /// Background GC from `at`: each plane whose frontier filled (in-plane: whose frontier has just
+    /// room for its victim's copies) and that has no block it may open gets one (its own victim is
+    /// collected); then, while relocations have taken blocks out of the device-wide reserve, the
+    /// best victim of the whole device is collected.
     pub(crate) fn collect_pending(&mut self, at: Nanos) -> Result<()> {
         while let Some(plane) = self.space.pop_pending() {
-            if self.space.needs_gc(plane) {
+            if self.space.needs_gc(plane) || self.space.copy_ready(plane) {
                 self.collect(plane, at, false)?;
             }
         }

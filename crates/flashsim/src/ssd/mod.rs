@@ -33,7 +33,7 @@ pub(crate) mod remap_log;
 mod space;
 mod translation;
 
-pub use config::{GcPolicy, MappingMode, SsdConfig};
+pub use config::{GcDestination, GcPolicy, MappingMode, SsdConfig};
 pub use counters::{Counters, FlashReport, FtlCounters};
 
 use crate::cause::{Cause, HostLabel};
@@ -86,7 +86,7 @@ impl BlockSsd {
                 geo.pages_per_block,
                 cfg.remap_segment_entries,
             ),
-            space: Space::new(&geo, cfg.gc_policy, cfg.gc_reserve_blocks),
+            space: Space::new(&geo, cfg.gc_policy, cfg.gc_reserve_blocks, cfg.gc_destination),
             media,
             cmt,
             deferred_translation: Vec::new(),

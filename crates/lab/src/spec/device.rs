@@ -14,7 +14,7 @@
 
 use std::path::PathBuf;
 
-use flashsim::{DataMode, GcPolicy, Geometry, MediaConfig, Preset, SsdConfig, Timing, ZonedConfig};
+use flashsim::{DataMode, GcDestination, GcPolicy, Geometry, MediaConfig, Preset, SsdConfig, Timing, ZonedConfig};
 use serde::{Deserialize, Serialize};
 use storage::{AllocPolicy, GcOptions, ZoneFsOptions};
 
@@ -231,7 +231,14 @@ pub struct DeviceSpec {
     #[arg(long, default_value = "greedy", value_parser = parser::<GcPolicy>)]
     #[serde(with = "serde_name")]
     pub gc: GcPolicy,
-    /// GC relocates pages by copyback (on by default; --no-copyback reads and programs them).
+    /// Where block-SSD GC puts a victim's valid pages: spread (the other planes' frontiers, as
+    /// FEMU's GC) or in-plane (the victim's plane, by copyback, as SSDSim's); the preset's when
+    /// absent (femu and kvftl: spread; plsc: in-plane).
+    #[arg(long, value_parser = parser::<GcDestination>)]
+    #[serde(with = "serde_name_opt")]
+    pub gc_destination: Option<GcDestination>,
+    /// GC relocates pages that stay in their plane by copyback (on by default; --no-copyback reads
+    /// and programs them over the channel). Only in-plane GC keeps pages in their plane.
     #[arg(long = "no-copyback", action = clap::ArgAction::SetFalse)]
     pub copyback: bool,
 }
@@ -258,6 +265,7 @@ impl Default for DeviceSpec {
             planes: None,
             pages_per_block: None,
             gc: GcPolicy::Greedy,
+            gc_destination: None,
             copyback: true,
         }
     }
@@ -316,6 +324,11 @@ impl DeviceSpec {
         }
     }
 
+    /// Where block-SSD GC puts a victim's valid pages: `gc_destination`, or the preset's.
+    pub fn gc_destination(&self) -> GcDestination {
+        self.gc_destination.unwrap_or_else(|| self.preset.gc_destination())
+    }
+
     /// The simulated block SSD's configuration (`fs = sim`).
     pub fn ssd_config(&self) -> Result<SsdConfig> {
         let (g, timing) = self.chip()?;
@@ -325,6 +338,7 @@ impl DeviceSpec {
         }
         cfg.spare_factor = self.spare_factor;
         cfg.gc_policy = self.gc;
+        cfg.gc_destination = self.gc_destination();
         cfg.copyback = self.copyback;
         cfg.media.store = self.data_mode();
         cfg.validate().map_err(flash_field)?;

@@ -6,7 +6,7 @@
 
 use std::path::PathBuf;
 
-use flashsim::{GcPolicy, Preset, Timing};
+use flashsim::{GcDestination, GcPolicy, Preset, Timing};
 use serde::{Deserialize, Deserializer, Serializer};
 use storage::AllocPolicy;
 
@@ -193,6 +193,15 @@ impl Named for GcPolicy {
             GcPolicy::Fifo => "fifo",
         }
         .to_string()
+    }
+}
+
+impl Named for GcDestination {
+    fn parse_name(text: &str) -> Result<GcDestination, NameError> {
+        GcDestination::parse(text.trim()).map_err(|e| NameError(reason(&e.to_string())))
+    }
+    fn name(&self) -> String {
+        GcDestination::name(*self).to_string()
     }
 }
 
