@@ -125,16 +125,7 @@ fn distribution(d: usize, dname: &str, res: &Results, rows: &mut Rows, set: &mut
     let n = KV_SIZES.len() as f64;
     let (avg_b, avg_f) = (sum.0 / n, sum.1 / n);
     let (pb, pf) = paper::FIG10_AVERAGE_REDUCTION[d];
-    rows.fig10.push(vec![
-        Cell::Text(format!("{dname} average reduction")),
-        Cell::Text("ours vs paper".into()),
-        Cell::Text("-".into()),
-        Cell::Text("-".into()),
-        Cell::Text(format!("paper {:.1} %", pb * 100.0)),
-        Cell::Text(format!("paper {:.1} %", pf * 100.0)),
-        pct(avg_b),
-        pct(avg_f),
-    ]);
+    rows.fig10.push(average_row(dname, (pb, pf), (avg_b, avg_f)));
     set.notes.push(format!(
         "{dname}: average flash-write reduction over the five KV sizes: RemapCom-Base {:.1} % (paper {:.1} %, {:+.1} \
          points), RemapCom {:.1} % (paper {:.1} %, {:+.1} points){}.",
@@ -157,6 +148,20 @@ fn distribution(d: usize, dname: &str, res: &Results, rows: &mut Rows, set: &mut
         reds.iter().map(|x| format!("{:.1} %", x * 100.0)).collect::<Vec<_>>().join(", ")
     ));
     figures(d, dname, res, rows);
+}
+
+/// Figure 10's row of `label`'s average reductions (RemapCom-Base, RemapCom) beside the paper's.
+fn average_row(label: &str, paper: (f64, f64), ours: (f64, f64)) -> Vec<Cell> {
+    vec![
+        Cell::Text(format!("{label} average reduction")),
+        Cell::Text("ours vs paper".into()),
+        Cell::Text("-".into()),
+        Cell::Text("-".into()),
+        Cell::Text(format!("paper {:.1} %", paper.0 * 100.0)),
+        Cell::Text(format!("paper {:.1} %", paper.1 * 100.0)),
+        pct(ours.0),
+        pct(ours.1),
+    ]
 }
 
 /// Figure 10's sensitivity rows: fillrandom with values sized so that 4096 / S KVs fill a data
@@ -184,16 +189,7 @@ fn block_filling(runs: &Runs, rows: &mut Rows, set: &mut ResultSet) -> Result<()
         ]);
     }
     let (pb, pf) = paper::FIG10_AVERAGE_REDUCTION[0];
-    rows.fig10.push(vec![
-        Cell::Text(format!("{label} average reduction")),
-        Cell::Text("ours vs paper".into()),
-        Cell::Text("-".into()),
-        Cell::Text("-".into()),
-        Cell::Text(format!("paper {:.1} %", pb * 100.0)),
-        Cell::Text(format!("paper {:.1} %", pf * 100.0)),
-        pct(sum.0),
-        pct(sum.1),
-    ]);
+    rows.fig10.push(average_row(&label, (pb, pf), sum));
     set.notes.push(format!(
         "Figure 10, sensitivity: with block-filling values (4096 / S KVs fill a block and its page exactly) instead \
          of the paper's (S - 16)-byte values, fillrandom's average reduction is RemapCom-Base {:.1} % and RemapCom \
