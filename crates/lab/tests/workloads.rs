@@ -116,7 +116,7 @@ fn bad_input_names_the_field_and_the_accepted_values() {
             &["--max-open-zones", "20", "--max-active-zones", "10"][..],
             "--max-open-zones: 20 exceeds max_active_zones 10",
         ),
-        (&["--zone-policy", "tiered"][..], "shared, per-level, lifetime"),
+        (&["--zone-policy", "tiered"][..], "shared, per-level, per-window, lifetime"),
         (&["--zone-gc", "-1"][..], "--zone-gc"),
         (&["--compaction", "tiered"][..], "leveled, gear, ll"),
     ] {

@@ -49,6 +49,10 @@ pub enum WriteHint {
     /// A short-lived SST of `output_level`: the next compaction of the level above rewrites it
     /// soon (lifetime-leveling's T-zone).
     ShortLived { output_level: u8 },
+    /// An SST written by a compaction into `output_level` that belongs to the strategy's placement
+    /// unit `window` of that level (GearDB's compaction windows): a placement that honours it gives
+    /// each window zones of its own; the others treat it as [`WriteHint::Compaction`].
+    Window { output_level: u8, window: u8 },
 }
 
 impl WriteHint {
@@ -58,7 +62,8 @@ impl WriteHint {
             WriteHint::Flush => Some(0),
             WriteHint::Compaction { output_level }
             | WriteHint::Move { output_level }
-            | WriteHint::ShortLived { output_level } => Some(output_level),
+            | WriteHint::ShortLived { output_level }
+            | WriteHint::Window { output_level, .. } => Some(output_level),
             WriteHint::None | WriteHint::Wal | WriteHint::Manifest => None,
         }
     }

@@ -53,7 +53,9 @@ impl HostWriteStats {
             WriteHint::Wal => self.wal_bytes += bytes,
             WriteHint::Manifest => self.manifest_bytes += bytes,
             WriteHint::Flush => self.flush_bytes += bytes,
-            WriteHint::Compaction { output_level } => *slot(&mut self.compaction_bytes, output_level) += bytes,
+            WriteHint::Compaction { output_level } | WriteHint::Window { output_level, .. } => {
+                *slot(&mut self.compaction_bytes, output_level) += bytes
+            }
             WriteHint::Move { .. } => self.move_bytes += bytes,
             WriteHint::ShortLived { .. } => self.t_zone_bytes += bytes,
             WriteHint::None => self.other_bytes += bytes,
@@ -63,7 +65,7 @@ impl HostWriteStats {
     /// Counts `bytes` placed by cloning into a file with `hint`.
     pub(crate) fn add_clone(&mut self, hint: WriteHint, bytes: u64) {
         self.cloned_bytes += bytes;
-        if let WriteHint::Compaction { output_level } = hint {
+        if let WriteHint::Compaction { output_level } | WriteHint::Window { output_level, .. } = hint {
             *slot(&mut self.cloned_bytes_by_level, output_level) += bytes;
         }
     }

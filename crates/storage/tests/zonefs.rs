@@ -96,6 +96,67 @@ fn per_level_placement_keeps_classes_apart() {
     fs.check_consistency().unwrap();
 }
 
+/// Two compaction windows of level 3 written at once (four SSTs each, appends interleaved, as
+/// concurrent compactions into two key ranges would), then window 0's SSTs deleted (the strategy
+/// compacted that window away). Returns the zones holding SSTs of both windows, and the zones
+/// reset and bytes GC copied by the deletion.
+fn compact_away_one_window(policy: AllocPolicy) -> (usize, u64, u64) {
+    let fs = format(device(4, 32, (None, None)), policy, true);
+    let name = |window: u8, k: usize| format!("w{window}-{k}");
+    let mut writers = Vec::new();
+    for k in 0..4 {
+        for window in 0..2u8 {
+            let hint = WriteHint::Window { output_level: 3, window };
+            writers.push((window, fs.create_with_hint(&name(window, k), hint).unwrap()));
+        }
+    }
+    // Eight pages per SST, two per zone (zones of 16 pages): whole pages, no padding.
+    for round in 0..2u64 {
+        for (k, (_, w)) in writers.iter_mut().enumerate() {
+            w.append(&pattern(k as u64 * 10 + round, 4 * PAGE)).unwrap();
+        }
+    }
+    writers.iter_mut().for_each(|(_, w)| w.sync().unwrap());
+    drop(writers);
+    let zones = |window: u8| -> BTreeSet<u32> { (0..4).flat_map(|k| zones_of(&fs, &name(window, k))).collect() };
+    let shared = zones(0).intersection(&zones(1)).count();
+    let before = fs.zone_report().counters;
+    for k in 0..4 {
+        fs.remove(&name(0, k)).unwrap();
+    }
+    fs.sync_dir("").unwrap();
+    let after = fs.zone_report().counters;
+    for k in 0..4 {
+        let want: Vec<u8> = (0..2).flat_map(|r| pattern((2 * k as u64 + 1) * 10 + r, 4 * PAGE)).collect();
+        assert_eq!(storage::read_all(&fs, &name(1, k)).unwrap(), want);
+    }
+    fs.check_consistency().unwrap();
+    (shared, after.resets - before.resets, after.gc_copied_bytes - before.gc_copied_bytes)
+}
+
+#[test]
+fn per_window_placement_gives_each_window_its_own_zones_which_die_whole() {
+    let (shared, resets, copied) = compact_away_one_window(AllocPolicy::PerWindow);
+    assert_eq!(shared, 0, "no zone holds SSTs of two windows");
+    assert_eq!((resets, copied), (2, 0), "window 0's two zones are reset whole, nothing copied");
+    let report = fs_classes_of_windows();
+    assert_eq!(report, vec![ZoneClass::Window { level: 3, window: 0 }, ZoneClass::Window { level: 3, window: 1 }]);
+    // The old layout (zones per level): both windows share every zone, and none dies.
+    let (shared, resets, _) = compact_away_one_window(AllocPolicy::PerLevel);
+    assert!(shared > 0, "per level, the windows share zones");
+    assert_eq!(resets, 0, "per level, deleting one window's SSTs empties no zone");
+}
+
+/// The classes of the zones two windows' SSTs open under `per-window`.
+fn fs_classes_of_windows() -> Vec<ZoneClass> {
+    let fs = format(device(4, 32, (None, None)), AllocPolicy::PerWindow, false);
+    for window in 0..2u8 {
+        put(&fs, &format!("w{window}"), WriteHint::Window { output_level: 3, window }, &pattern(window as u64, PAGE));
+    }
+    let report = fs.zone_report();
+    (0..2u8).flat_map(|w| zones_of(&fs, &format!("w{w}"))).filter_map(|z| report.zones[z as usize].class).collect()
+}
+
 #[test]
 fn shared_placement_mixes_every_sst_in_one_stream_apart_from_the_wal() {
     let fs = format(device(4, 32, (None, None)), AllocPolicy::Shared, false);

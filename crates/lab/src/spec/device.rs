@@ -200,7 +200,9 @@ pub struct DeviceSpec {
     #[serde(with = "serde_name_opt")]
     pub block_size: Option<Bytes>,
     /// Zone placement: shared (one stream for every file), per-level (WAL, metadata, each level
-    /// and the T-zone in zones of their own), lifetime (ZenFS's lifetime-hint matching).
+    /// and the T-zone in zones of their own), per-window (per-level, and each key-range window
+    /// the strategy names, gear's placement windows, in zones of its own), lifetime (ZenFS's
+    /// lifetime-hint matching).
     #[arg(long, default_value = "shared", value_parser = parser::<AllocPolicy>)]
     #[serde(with = "serde_name")]
     pub zone_policy: AllocPolicy,

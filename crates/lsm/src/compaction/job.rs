@@ -123,6 +123,7 @@ pub fn run_compaction(
                     max_grandparent_overlap_bytes: c.max_grandparent_overlap_bytes,
                     split_at,
                     short_lived_from: c.short_lived_from.as_deref(),
+                    windows: c.windows_of(level),
                 },
             )
         })

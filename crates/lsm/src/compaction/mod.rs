@@ -77,6 +77,13 @@ pub struct Compaction {
     /// Where outputs go when not all to `output_level` (gear compaction); empty: all there. See
     /// [`Compaction::level_for_key`].
     pub routing: Vec<RouteStep>,
+    /// Placement windows of output levels (gear compaction): for a level listed here, the user
+    /// keys where its windows begin (sorted). Each output to it is written with
+    /// [`storage::WriteHint::Window`] naming the window its first key falls in, so that a placement
+    /// that honours windows gives each its own zones (outputs are not cut at them: the windows
+    /// change no SST, only where a placement that honours them puts it). Levels not listed are
+    /// written with the level's compaction hint.
+    pub windows: Vec<(usize, Vec<Vec<u8>>)>,
     /// The version the inputs were picked from.
     pub version: Arc<Version>,
 }
@@ -117,6 +124,7 @@ impl Compaction {
             allow_trivial_move: true,
             deeper_inputs: Vec::new(),
             routing: Vec::new(),
+            windows: Vec::new(),
             version: Arc::clone(version),
         }
     }
@@ -169,6 +177,11 @@ impl Compaction {
             break;
         }
         level
+    }
+
+    /// The placement windows of `level`, if the strategy gives it windows.
+    pub fn windows_of(&self, level: usize) -> Option<&[Vec<u8>]> {
+        self.windows.iter().find(|(l, _)| *l == level).map(|(_, b)| b.as_slice())
     }
 
     /// The levels outputs may go to.

@@ -1,8 +1,9 @@
 //! Where a flush or compaction writes: a sequence of output SSTs, each closed at the target file
 //! size or, for compactions, when it would overlap too many grandparent bytes (so that compacting it
 //! later stays cheap), or before a key at or past one of the strategy's split points. A file whose
-//! first key is in the strategy's short-lived range is created with the short-lived hint. Files are
-//! synced when closed; a failed job removes what it wrote.
+//! first key is in the strategy's short-lived range is created with the short-lived hint, and one
+//! written to a level with placement windows with the hint of the window its first key falls in.
+//! Files are synced when closed; a failed job removes what it wrote.
 
 use std::cmp::Ordering;
 use std::sync::Arc;
@@ -40,6 +41,10 @@ pub struct OutputLimits<'a> {
     pub split_at: &'a [Vec<u8>],
     /// Outputs whose first user key is at or past this are written with the short-lived hint.
     pub short_lived_from: Option<&'a [u8]>,
+    /// The user keys where the level's placement windows begin (sorted), if it has windows: an
+    /// output is written with [`WriteHint::Window`], its window the number of these at or below its
+    /// first user key.
+    pub windows: Option<&'a [Vec<u8>]>,
 }
 
 pub struct OutputWriter<'a> {
@@ -61,6 +66,7 @@ pub struct OutputWriter<'a> {
     /// The first split point past every key written so far.
     next_split: usize,
     short_lived_from: Option<&'a [u8]>,
+    windows: Option<&'a [Vec<u8>]>,
     /// Bytes placed by cloning and by the copy fallback, over all outputs.
     pub placed: CloneOutcome,
 }
@@ -91,6 +97,7 @@ impl<'a> OutputWriter<'a> {
             split_at: limits.split_at,
             next_split: 0,
             short_lived_from: limits.short_lived_from,
+            windows: limits.windows,
             placed: CloneOutcome::default(),
         }
     }
@@ -175,8 +182,13 @@ impl<'a> OutputWriter<'a> {
             let number = (self.new_number)();
             let path = filename::table_name(&self.dir, number);
             let short_lived = self.short_lived_from.is_some_and(|from| user_key(first_key) >= from);
-            let hint = match (short_lived, self.hint.level()) {
-                (true, Some(output_level)) => WriteHint::ShortLived { output_level },
+            let hint = match (short_lived, self.hint.level(), self.windows) {
+                (true, Some(output_level), _) => WriteHint::ShortLived { output_level },
+                (false, Some(output_level), Some(bounds)) => {
+                    let ukey = user_key(first_key);
+                    let window = bounds.partition_point(|b| b.as_slice() <= ukey);
+                    WriteHint::Window { output_level, window: window.min(u8::MAX as usize) as u8 }
+                }
                 _ => self.hint,
             };
             let file = self.fs.create_with_hint(&path, hint)?;

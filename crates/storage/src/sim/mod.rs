@@ -206,7 +206,9 @@ pub(crate) fn label(hint: WriteHint) -> HostLabel {
         WriteHint::Wal => HostLabel::Wal,
         WriteHint::Manifest => HostLabel::Manifest,
         WriteHint::Flush => HostLabel::Flush,
-        WriteHint::Compaction { output_level } => HostLabel::Compaction { level: output_level },
+        WriteHint::Compaction { output_level } | WriteHint::Window { output_level, .. } => {
+            HostLabel::Compaction { level: output_level }
+        }
         WriteHint::Move { .. } => HostLabel::Move,
         WriteHint::ShortLived { .. } => HostLabel::TZone,
     }

@@ -15,6 +15,14 @@
 //!   level's zones), and short-lived SSTs in a class of their own (the T-zone). Each class appends
 //!   to its own current zone and takes the first empty zone when that fills (the LL fork's rule):
 //!   seed 003's LS, Gear and LL rows.
+//! - `PerWindow`: `PerLevel`, and an SST whose hint names a window of its level
+//!   ([`WriteHint::Window`]) goes to zones of that window: no zone holds SSTs of two windows (or a
+//!   window's SSTs and other SSTs of the level), so that once the strategy has compacted a
+//!   window's SSTs away its zones hold nothing live and are reset whole. Which window an SST
+//!   belongs to is the compaction strategy's choice (gear's key-range placement windows: an
+//!   alternative reading of GearDB's layout, which the zns-ll repro does not use); the file system
+//!   only keeps windows apart, in as many streams as there are windows being written. Under the
+//!   other policies a window hint is a compaction hint of its level.
 //! - `Lifetime`: ZenFS's allocator. A file's lifetime comes from its hint (WAL short; flush, L0 and
 //!   L1 medium; L2 long; deeper extreme; manifest and unhinted files "not set"); a zone takes the
 //!   lifetime of the file that opened it. Each file writes a stream of its own, and a zone is
@@ -40,6 +48,11 @@ pub enum ZoneClass {
     Metadata,
     /// SSTs of an LSM level (flush = level 0; moves to their level).
     Level(u8),
+    /// SSTs of one window of a level (the `PerWindow` policy).
+    Window {
+        level: u8,
+        window: u8,
+    },
     /// Short-lived SSTs (lifetime-leveling's T-zone).
     TZone,
     /// A ZenFS write-lifetime class.
@@ -122,16 +135,18 @@ pub enum AllocPolicy {
     #[default]
     Shared,
     PerLevel,
+    PerWindow,
     Lifetime,
 }
 
 impl AllocPolicy {
-    pub const NAMES: [&'static str; 3] = ["shared", "per-level", "lifetime"];
+    pub const NAMES: [&'static str; 4] = ["shared", "per-level", "per-window", "lifetime"];
 
     pub fn name(self) -> &'static str {
         match self {
             AllocPolicy::Shared => "shared",
             AllocPolicy::PerLevel => "per-level",
+            AllocPolicy::PerWindow => "per-window",
             AllocPolicy::Lifetime => "lifetime",
         }
     }
@@ -140,6 +155,7 @@ impl AllocPolicy {
         match s {
             "shared" => Some(AllocPolicy::Shared),
             "per-level" => Some(AllocPolicy::PerLevel),
+            "per-window" => Some(AllocPolicy::PerWindow),
             "lifetime" => Some(AllocPolicy::Lifetime),
             _ => None,
         }
@@ -149,7 +165,8 @@ impl AllocPolicy {
     pub fn allocator(self) -> Box<dyn ZoneAllocator> {
         match self {
             AllocPolicy::Shared => Box::new(SharedAlloc),
-            AllocPolicy::PerLevel => Box::new(PerLevelAlloc),
+            AllocPolicy::PerLevel => Box::new(PerLevelAlloc { windows: false }),
+            AllocPolicy::PerWindow => Box::new(PerLevelAlloc { windows: true }),
             AllocPolicy::Lifetime => Box::new(LifetimeAlloc),
         }
     }
@@ -177,17 +194,27 @@ impl ZoneAllocator for SharedAlloc {
     }
 }
 
+/// `PerLevel`, and with `windows` `PerWindow`.
 #[derive(Debug)]
-struct PerLevelAlloc;
+struct PerLevelAlloc {
+    windows: bool,
+}
 
 impl ZoneAllocator for PerLevelAlloc {
     fn policy(&self) -> AllocPolicy {
-        AllocPolicy::PerLevel
+        if self.windows {
+            AllocPolicy::PerWindow
+        } else {
+            AllocPolicy::PerLevel
+        }
     }
     fn class(&self, hint: WriteHint) -> ZoneClass {
         match hint {
             WriteHint::Wal => ZoneClass::Wal,
             WriteHint::ShortLived { .. } => ZoneClass::TZone,
+            WriteHint::Window { output_level, window } if self.windows => {
+                ZoneClass::Window { level: output_level, window }
+            }
             h => h.level().map_or(ZoneClass::Metadata, ZoneClass::Level),
         }
     }
@@ -268,8 +295,22 @@ mod tests {
     }
 
     #[test]
+    fn per_window_keeps_windows_apart_and_the_other_policies_read_a_window_as_its_level() {
+        let w = |window| WriteHint::Window { output_level: 3, window };
+        let a = PerLevelAlloc { windows: true };
+        assert_eq!(a.class(w(0)), ZoneClass::Window { level: 3, window: 0 });
+        assert_eq!(a.class(w(1)), ZoneClass::Window { level: 3, window: 1 });
+        assert_eq!(a.class(WriteHint::Compaction { output_level: 3 }), ZoneClass::Level(3));
+        assert_eq!(a.class(WriteHint::Flush), ZoneClass::Level(0));
+        assert_eq!(PerLevelAlloc { windows: false }.class(w(1)), ZoneClass::Level(3));
+        assert_eq!(SharedAlloc.class(w(1)), ZoneClass::Shared);
+        assert_eq!(Lifetime::of(w(1)), Lifetime::Extreme);
+        assert_eq!(AllocPolicy::parse("per-window").map(|p| p.allocator().policy()), Some(AllocPolicy::PerWindow));
+    }
+
+    #[test]
     fn per_level_classes() {
-        let a = PerLevelAlloc;
+        let a = PerLevelAlloc { windows: false };
         assert_eq!(a.class(WriteHint::Flush), ZoneClass::Level(0));
         assert_eq!(a.class(WriteHint::Move { output_level: 3 }), ZoneClass::Level(3));
         assert_eq!(a.class(WriteHint::ShortLived { output_level: 3 }), ZoneClass::TZone);

@@ -6,11 +6,11 @@
 //! file's last partial page stays in memory until `sync`, which writes it padded to a page (a zone
 //! cannot be rewritten; the padding is counted) so that later appends continue on the next page,
 //! as ZenFS does. When a zone fills, the file continues in another zone of its placement class.
-//! Where data goes is a pluggable policy (`alloc`: shared, per level with a T-zone, or ZenFS's
-//! lifetime rule). Device writes are asynchronous in simulated time (they reserve the device but
-//! do not hold up the caller's lane); reads, `sync` and `sync_dir` move the caller's lane to their
-//! completion (see [`SimClock`]). `clone_range` is `Unsupported`: a zone's data cannot be shared
-//! between files, so `clone_or_copy` (and `append_cloned`) copy.
+//! Where data goes is a pluggable policy (`alloc`: shared, per level with a T-zone, per level and
+//! window, or ZenFS's lifetime rule). Device writes are asynchronous in simulated time (they
+//! reserve the device but do not hold up the caller's lane); reads, `sync` and `sync_dir` move the
+//! caller's lane to their completion (see [`SimClock`]). `clone_range` is `Unsupported`: a zone's
+//! data cannot be shared between files, so `clone_or_copy` (and `append_cloned`) copy.
 //!
 //! Zones: the first `metadata_zones` zones hold the metadata journal (`journal`); the others hold
 //! data. A data zone is reset as soon as no file (current or durable state) has an extent in it

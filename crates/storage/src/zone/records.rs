@@ -160,10 +160,18 @@ fn hint_code(h: WriteHint) -> [u8; 2] {
         WriteHint::Compaction { output_level } => [4, output_level],
         WriteHint::Move { output_level } => [5, output_level],
         WriteHint::ShortLived { output_level } => [6, output_level],
+        // Codes 128-255: a window's compaction output, the window in the low seven bits.
+        WriteHint::Window { output_level, window } => [WINDOW_CODE | window.min(!WINDOW_CODE), output_level],
     }
 }
 
+/// The first hint code of [`WriteHint::Window`].
+const WINDOW_CODE: u8 = 0x80;
+
 fn hint_of(code: u8, level: u8) -> Option<WriteHint> {
+    if code >= WINDOW_CODE {
+        return Some(WriteHint::Window { output_level: level, window: code & !WINDOW_CODE });
+    }
     Some(match code {
         0 => WriteHint::None,
         1 => WriteHint::Wal,
@@ -278,6 +286,7 @@ mod tests {
                 extents: vec![Extent { zone: 7, start: 12, bytes: 8192 }, Extent { zone: 9, start: 0, bytes: 4153 }],
             },
             Record::Inode { ino: 4, len: 0, hint: WriteHint::ShortLived { output_level: 2 }, extents: vec![] },
+            Record::Inode { ino: 5, len: 0, hint: WriteHint::Window { output_level: 3, window: 2 }, extents: vec![] },
             Record::Link { dir: "db".into(), name: "000001.log".into(), ino: 3 },
             Record::Unlink { dir: "db".into(), name: "x".into() },
             Record::Mkdir { dir: "db".into() },

@@ -17,7 +17,7 @@ use crate::fs::WriteHint;
 /// Who appends to a zone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub(crate) enum StreamKey {
-    /// Every file of a class (shared and per-level policies).
+    /// Every file of a class (shared, per-level and per-window policies).
     Class(ZoneClass),
     /// One file (the lifetime policy: a zone is written by one file at a time).
     File(u64),

@@ -360,6 +360,7 @@ mod tests {
             max_grandparent_overlap_bytes: u64::MAX,
             split_at: &[],
             short_lived_from: None,
+            windows: None,
         };
         let mut out = OutputWriter::new(Arc::clone(&fs), "", &opts, WriteHint::None, &mut new_number, limits);
         let mut remap = RemapCom::new(RemapMode::Base, fs.block_size());

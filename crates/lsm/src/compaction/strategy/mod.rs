@@ -22,7 +22,7 @@ use std::fmt;
 use std::str::FromStr;
 use std::sync::Arc;
 
-pub use gear::{Gear, WINDOWS_PER_LEVEL};
+pub use gear::{placement_windows, Gear, FIRST_WINDOWED_LEVEL, WINDOWS_PER_LEVEL};
 pub use leveled::{level_targets, Leveled};
 pub use lifetime_leveling::LifetimeLeveling;
 
