@@ -3,9 +3,10 @@
 //! - [`PosixFs`]: a host directory; range clones by FICLONERANGE where the file system shares extents.
 //! - [`MemFs`]: in memory, with [`MemFs::crash`] that drops everything not yet synced.
 //! - [`FaultFs`]: wraps any `Fs` and injects errors per I/O class, deterministically from a seed.
-//! - `SimFs` (over the simulated SSD in `flashsim`), where a clone is a device remap.
-//! - [`ZoneFs`] (over the simulated ZNS SSD in `flashsim`): files as extents in zones, pluggable
-//!   zone placement (shared, per level with a T-zone, ZenFS's lifetime rule), host zone GC.
+//! - [`FlashFs`], one file system over a simulated flash device (`flashsim`), its namespace,
+//!   inodes, journal records and handles written once over a placement: [`SimFs`] places files in
+//!   pages of a block SSD (a clone is a device remap), [`ZoneFs`] in extents in zones of a ZNS SSD
+//!   (shared, per-level, per-window and ZenFS's lifetime placement, host zone GC).
 //!
 //! [`Env`] is what an engine runs with: a file system, its clock and background scheduling (real
 //! threads on the wall clock, or lanes of the simulated clock of SimFs and ZoneFs).
@@ -35,31 +36,29 @@ pub mod conformance;
 pub mod env;
 pub mod error;
 pub mod fault;
+pub mod flash;
 pub mod fs;
 pub mod history;
 pub mod host_writes;
 #[cfg(target_os = "linux")]
 pub mod loop_xfs;
 pub mod mem;
-mod meta_codec;
-mod namespace;
 pub mod path;
 #[cfg(unix)]
 pub mod posix;
-pub mod sim;
-pub mod zone;
 
 pub use clone::{clone_or_copy, CloneOutcome};
 pub use env::{Env, EnvError, Guard, Signal, Task, Worker};
 pub use error::{FsError, Result};
 pub use fault::{FaultFs, FaultStats, IoClass};
+pub use flash::block::{SimFs, SimFsOptions};
+pub use flash::zone::{self as zone, AllocPolicy, GcOptions, ZoneClass, ZoneFs, ZoneFsOptions, ZoneReport};
+pub use flash::FlashFs;
 pub use fs::{read_all, write_all, FileLock, Fs, RandomAccessFile, WritableFile, WriteHint};
 pub use host_writes::HostWriteStats;
 pub use mem::{MemFs, MemFsBuilder, MemStats};
 #[cfg(unix)]
 pub use posix::PosixFs;
-pub use sim::{SimFs, SimFsOptions};
-pub use zone::{AllocPolicy, GcOptions, ZoneClass, ZoneFs, ZoneFsOptions, ZoneReport};
 
 /// Locks a mutex, ignoring poisoning: the state behind our mutexes stays consistent even if a holder panicked
 /// (each critical section finishes its update or leaves it untouched), and a test that panicked should not turn

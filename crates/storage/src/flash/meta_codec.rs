@@ -8,7 +8,7 @@ pub(crate) fn put_str(out: &mut Vec<u8>, s: &str) {
 }
 
 /// A cursor over a record stream; every read is bounds-checked.
-pub(crate) struct Cursor<'a>(pub(crate) &'a [u8]);
+pub struct Cursor<'a>(pub(crate) &'a [u8]);
 
 impl Cursor<'_> {
     pub(crate) fn take(&mut self, n: usize) -> Option<&[u8]> {

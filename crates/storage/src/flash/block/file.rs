@@ -1,4 +1,4 @@
-//! A SimFs file: its pages on the device, its length, its in-memory last page, and the durable
+//! A file on the block placement: its pages on the device, its length, its in-memory last page, and the durable
 //! snapshot of its last `sync`; and the operations that move bytes between files and the device.
 //!
 //! Invariants: `tail.len() == len % page_size`; while `cow` is false `synced_pages` is a prefix of
@@ -8,12 +8,15 @@
 
 use flashsim::{BlockSsd, HostLabel, Nanos, SimClock, Wait};
 
-use super::{device_error, label, State, DURABLE, VOLATILE};
+use super::{BlockPlacement, DURABLE, VOLATILE};
 use crate::error::{FsError, Result};
+use crate::flash::records::Record;
+use crate::flash::state::State;
+use crate::flash::{device_error, label, CloneSpan, FileInode};
 use crate::fs::WriteHint;
 
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Inode {
+pub struct Inode {
     pub pages: Vec<u32>,
     pub len: u64,
     pub tail: Vec<u8>,
@@ -28,11 +31,21 @@ pub(crate) struct Inode {
     pub hint: WriteHint,
 }
 
-impl Inode {
-    pub fn new(hint: WriteHint) -> Inode {
+impl FileInode for Inode {
+    fn new(hint: WriteHint) -> Inode {
         Inode { hint, tail_on_device: true, ..Default::default() }
     }
 
+    fn len(&self) -> u64 {
+        self.len
+    }
+
+    fn hint(&self) -> WriteHint {
+        self.hint
+    }
+}
+
+impl Inode {
     /// A file as a remount finds it: its durable pages and length.
     pub fn restored(pages: Vec<u32>, len: u64) -> Inode {
         Inode { synced_pages: pages.clone(), pages, len, synced_len: len, tail_on_device: true, ..Default::default() }
@@ -76,14 +89,10 @@ pub(crate) fn runs(pages: &[u32]) -> Vec<(u32, u32)> {
     out
 }
 
-fn inode<'a>(st: &'a mut State, ino: u64, op: &'static str, path: &str) -> Result<&'a mut Inode> {
-    st.inodes.get_mut(&ino).ok_or_else(|| FsError::NotFound { op, path: path.to_string() })
-}
-
 /// A fresh LPN for `ino`: from its window, right after its last page, or from a new window.
-fn alloc_page(st: &mut State, ino: u64, op: &'static str, path: &str, window: u32) -> Result<u32> {
+fn alloc_page(st: &mut State<BlockPlacement>, ino: u64, op: &'static str, path: &str, window: u32) -> Result<u32> {
     let (from_window, last) = {
-        let i = inode(st, ino, op, path)?;
+        let i = st.inode(ino, op, path)?;
         let w = i.window.take();
         if let Some((s, n)) = w {
             i.window = (n > 1).then_some((s + 1, n - 1));
@@ -92,26 +101,26 @@ fn alloc_page(st: &mut State, ino: u64, op: &'static str, path: &str, window: u3
     };
     let lpn = match from_window {
         Some(l) => l,
-        None => match last.filter(|&l| st.alloc.take_exact(l + 1)) {
+        None => match last.filter(|&l| st.place.alloc.take_exact(l + 1)) {
             Some(l) => l + 1,
             None => {
-                let (s, n) = st.alloc.take_run(window.max(1)).ok_or_else(|| FsError::NoSpace {
+                let (s, n) = st.place.alloc.take_run(window.max(1)).ok_or_else(|| FsError::NoSpace {
                     op,
                     path: path.to_string(),
                     detail: "no free pages left in the simulated device".to_string(),
                 })?;
-                inode(st, ino, op, path)?.window = (n > 1).then_some((s + 1, n - 1));
+                st.inode(ino, op, path)?.window = (n > 1).then_some((s + 1, n - 1));
                 s
             }
         },
     };
-    st.flags[lpn as usize] |= VOLATILE;
+    st.place.flags[lpn as usize] |= VOLATILE;
     Ok(lpn)
 }
 
 /// Programs page `idx` of `ino` (in place when it already has an LPN, else on a fresh one).
 fn write_page(
-    st: &mut State,
+    st: &mut State<BlockPlacement>,
     clock: &SimClock,
     ino: u64,
     path: &str,
@@ -119,32 +128,39 @@ fn write_page(
     data: &[u8],
     window: u32,
 ) -> Result<()> {
-    let existing = inode(st, ino, "append", path)?.pages.get(idx).copied();
+    let existing = st.inode(ino, "append", path)?.pages.get(idx).copied();
     let lpn = match existing {
         Some(l) => l,
         None => {
             let l = alloc_page(st, ino, "append", path, window)?;
-            inode(st, ino, "append", path)?.pages.push(l);
+            st.inode(ino, "append", path)?.pages.push(l);
             l
         }
     };
-    let hint = inode(st, ino, "append", path)?.hint;
+    let hint = st.inode(ino, "append", path)?.hint;
     let done = st.dev.write(clock.now(), lpn as u64, data, label(hint)).map_err(|e| device_error("append", path, e))?;
-    let i = inode(st, ino, "append", path)?;
+    let i = st.inode(ino, "append", path)?;
     i.pending = i.pending.max(done);
     st.stats.add_write(hint, st.page_size as u64);
     Ok(())
 }
 
-pub(crate) fn append(st: &mut State, clock: &SimClock, ino: u64, path: &str, data: &[u8], window: u32) -> Result<()> {
+pub(crate) fn append(
+    st: &mut State<BlockPlacement>,
+    clock: &SimClock,
+    ino: u64,
+    path: &str,
+    data: &[u8],
+    window: u32,
+) -> Result<()> {
     let ps = st.page_size;
     let mut rest = data;
     while !rest.is_empty() {
-        let i = inode(st, ino, "append", path)?;
+        let i = st.inode(ino, "append", path)?;
         let idx = (i.len / ps as u64) as usize;
         if i.tail.is_empty() && rest.len() >= ps {
             write_page(st, clock, ino, path, idx, &rest[..ps], window)?;
-            let i = inode(st, ino, "append", path)?;
+            let i = st.inode(ino, "append", path)?;
             i.len += ps as u64;
             i.tail_on_device = true;
             rest = &rest[ps..];
@@ -160,7 +176,7 @@ pub(crate) fn append(st: &mut State, clock: &SimClock, ino: u64, path: &str, dat
             write_page(st, clock, ino, path, idx, &page, window)?;
             // The emptied buffer is the next tail: no allocation per page.
             page.clear();
-            let i = inode(st, ino, "append", path)?;
+            let i = st.inode(ino, "append", path)?;
             i.tail_on_device = true;
             i.tail = page;
         }
@@ -168,20 +184,19 @@ pub(crate) fn append(st: &mut State, clock: &SimClock, ino: u64, path: &str, dat
     Ok(())
 }
 
+/// Reads `buf.len()` bytes at `offset`, inside the file (the caller checked): pages from the
+/// device, the last partly filled one from memory.
 pub(crate) fn read(
-    st: &mut State,
+    st: &mut State<BlockPlacement>,
     clock: &SimClock,
     ino: u64,
     path: &str,
     offset: u64,
     buf: &mut [u8],
-) -> Result<usize> {
+) -> Result<()> {
     let ps = st.page_size as u64;
-    let i = inode(st, ino, "read_at", path)?;
-    if offset >= i.len || buf.is_empty() {
-        return Ok(0);
-    }
-    let n = (buf.len() as u64).min(i.len - offset) as usize;
+    let i = st.inode(ino, "read_at", path)?;
+    let n = buf.len();
     let tail_idx = (i.len % ps != 0).then_some(i.len / ps);
     let first = offset / ps;
     let last = (offset + n as u64 - 1) / ps;
@@ -216,48 +231,48 @@ pub(crate) fn read(
         dst.copy_from_slice(s);
     }
     clock.wait(done, Wait::Read);
-    Ok(n)
+    Ok(())
 }
 
 /// Makes `ino`'s current bytes its durable snapshot and journals it; the caller's lane waits for
 /// the file's writes and the journal.
-pub(crate) fn sync(st: &mut State, clock: &SimClock, ino: u64, path: &str, window: u32) -> Result<()> {
+pub(crate) fn sync(st: &mut State<BlockPlacement>, clock: &SimClock, ino: u64, path: &str, window: u32) -> Result<()> {
     let ps = st.page_size;
     let (needs_tail, idx, mut page) = {
-        let i = inode(st, ino, "sync", path)?;
+        let i = st.inode(ino, "sync", path)?;
         let mut page = i.tail.clone();
         page.resize(ps, 0);
         (!i.tail.is_empty() && !i.tail_on_device, (i.len / ps as u64) as usize, page)
     };
     if needs_tail {
         write_page(st, clock, ino, path, idx, &page, window)?;
-        inode(st, ino, "sync", path)?.tail_on_device = true;
+        st.inode(ino, "sync", path)?.tail_on_device = true;
     }
     page.clear();
-    let i = inode(st, ino, "sync", path)?;
+    let i = st.inode(ino, "sync", path)?;
     let mut freed = Vec::new();
     if i.cow {
         let old = std::mem::take(&mut i.synced_pages);
         let now = i.pages.clone();
         for &l in &old {
-            st.flags[l as usize] &= !DURABLE;
+            st.place.flags[l as usize] &= !DURABLE;
         }
         for &l in &now {
-            st.flags[l as usize] |= DURABLE;
+            st.place.flags[l as usize] |= DURABLE;
         }
-        freed.extend(old.into_iter().filter(|&l| st.flags[l as usize] == 0));
+        freed.extend(old.into_iter().filter(|&l| st.place.flags[l as usize] == 0));
     } else {
         let from = i.synced_pages.len().min(i.pages.len());
         let new: Vec<u32> = i.pages[from..].to_vec();
         for &l in &new {
-            st.flags[l as usize] |= DURABLE;
+            st.place.flags[l as usize] |= DURABLE;
         }
     }
-    let i = inode(st, ino, "sync", path)?;
+    let i = st.inode(ino, "sync", path)?;
     i.synced_pages = i.pages.clone();
     i.synced_len = i.len;
     i.cow = false;
-    let record = super::Record::Inode { ino, len: i.len, runs: runs(&i.pages) };
+    let record = Record::Inode { ino, len: i.len, hint: WriteHint::None, items: runs(&i.pages) };
     let pending = i.pending;
     let at = clock.now();
     freed.sort_unstable();
@@ -272,20 +287,13 @@ pub(crate) fn sync(st: &mut State, clock: &SimClock, ino: u64, path: &str, windo
 
 /// `clone_range` on checked arguments: fresh LPNs for the destination pages, each a device remap
 /// of its source page.
-pub(crate) fn clone_pages(
-    st: &mut State,
-    clock: &SimClock,
-    src: (u64, &str),
-    src_offset: u64,
-    dst: (u64, &str),
-    dst_offset: u64,
-    len: u64,
-) -> Result<()> {
+pub(crate) fn clone_pages(st: &mut State<BlockPlacement>, clock: &SimClock, span: &CloneSpan) -> Result<()> {
+    let CloneSpan { src, src_offset, dst, dst_offset, len } = *span;
     let ps = st.page_size as u64;
     let n = (len / ps) as usize;
     let s0 = (src_offset / ps) as usize;
     let d0 = (dst_offset / ps) as usize;
-    let src_pages: Vec<u32> = inode(st, src.0, "clone_range", src.1)?.pages[s0..s0 + n].to_vec();
+    let src_pages: Vec<u32> = st.inode(src.0, "clone_range", src.1)?.pages[s0..s0 + n].to_vec();
     let window = 256;
     let at = clock.now();
     let mut freed = Vec::new();
@@ -294,7 +302,8 @@ pub(crate) fn clone_pages(
         let new = alloc_page(st, dst.0, "clone_range", dst.1, window)?;
         pairs.push((s, new));
         let idx = d0 + k;
-        let State { inodes, flags, .. } = &mut *st;
+        let State { inodes, place, .. } = &mut *st;
+        let flags = &mut place.flags;
         let i =
             inodes.get_mut(&dst.0).ok_or_else(|| FsError::NotFound { op: "clone_range", path: dst.1.to_string() })?;
         if idx < i.pages.len() {
@@ -321,7 +330,7 @@ pub(crate) fn clone_pages(
             .map_err(|e| device_error("clone_range", dst.1, e))?;
         k = m;
     }
-    let i = inode(st, dst.0, "clone_range", dst.1)?;
+    let i = st.inode(dst.0, "clone_range", dst.1)?;
     if i.len % ps != 0 {
         let tail_idx = (i.len / ps) as usize;
         if (d0..d0 + n).contains(&tail_idx) {
@@ -338,8 +347,8 @@ pub(crate) fn clone_pages(
 }
 
 /// Returns the unused part of `ino`'s allocation window (the writer closed).
-pub(crate) fn release_window(st: &mut State, ino: u64) {
+pub(crate) fn release_window(st: &mut State<BlockPlacement>, ino: u64) {
     if let Some((s, n)) = st.inodes.get_mut(&ino).and_then(|i| i.window.take()) {
-        st.alloc.release(s, n);
+        st.place.alloc.release(s, n);
     }
 }

@@ -1,4 +1,4 @@
-//! The namespace of the simulated file systems (SimFs, ZoneFs): directories with their current and
+//! The namespace of the flash file system (both placements): directories with their current and
 //! durable entries (name -> inode), with the same crash contract as MemFs: `sync_dir` makes a
 //! directory's entries durable, and a rename that crosses directories becomes durable on both
 //! sides when either side is synced. Each file system journals the [`DirChange`]s a sync returns.

@@ -1,4 +1,4 @@
-//! A ZoneFs file: its bytes as a list of extents in zones, the bytes still buffered in memory, and
+//! A file on the zone placement: its bytes as a list of extents in zones, the bytes still buffered in memory, and
 //! how far it was synced.
 //!
 //! An extent is a run of bytes written contiguously from a page of a zone: `(zone, start page,
@@ -11,6 +11,7 @@
 
 use flashsim::Nanos;
 
+use crate::flash::FileInode;
 use crate::fs::WriteHint;
 
 /// A run of a file's bytes in one zone, starting at a page boundary.
@@ -30,7 +31,7 @@ impl Extent {
 }
 
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Inode {
+pub struct Inode {
     pub hint: WriteHint,
     pub extents: Vec<Extent>,
     pub len: u64,
@@ -43,11 +44,21 @@ pub(crate) struct Inode {
     pub pending: Nanos,
 }
 
-impl Inode {
-    pub fn new(hint: WriteHint) -> Inode {
+impl FileInode for Inode {
+    fn new(hint: WriteHint) -> Inode {
         Inode { hint, ..Default::default() }
     }
 
+    fn len(&self) -> u64 {
+        self.len
+    }
+
+    fn hint(&self) -> WriteHint {
+        self.hint
+    }
+}
+
+impl Inode {
     /// A file as a remount finds it: everything it has is on the device and synced.
     pub fn restored(hint: WriteHint, len: u64, extents: Vec<Extent>) -> Inode {
         Inode { hint, extents, len, dev_len: len, synced_len: len, ..Default::default() }
@@ -87,7 +98,7 @@ impl Inode {
     /// The pieces of the device bytes `offset..offset + n` (inside `dev_len`): for each, the
     /// extent's zone, the first page to read, how many pages, and where the wanted bytes start in
     /// the first page and how many there are.
-    pub fn pieces(&self, offset: u64, n: u64, page_size: u64) -> Vec<Piece> {
+    pub(crate) fn pieces(&self, offset: u64, n: u64, page_size: u64) -> Vec<Piece> {
         let mut out = Vec::new();
         let end = offset + n;
         let mut at = 0u64; // file offset of the current extent

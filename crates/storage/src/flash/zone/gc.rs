@@ -17,10 +17,10 @@ use flashsim::{HostLabel, SimClock, Wait, ZoneState};
 
 use super::alloc::ZoneClass;
 use super::extent::Extent;
-use super::records::Record;
 use super::space::StreamKey;
-use super::state::State;
+use super::St;
 use crate::error::{FsError, Result};
+use crate::flash::records::Record;
 
 /// Points inside a GC run where [`super::ZoneFs::crash_during_next_gc`] can stop it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,10 +33,10 @@ pub enum GcStep {
     AfterCommit,
 }
 
-impl State {
+impl St {
     /// Runs GC while it is due and can make progress.
-    pub fn maybe_gc(&mut self, clock: &SimClock, op: &'static str, path: &str) -> Result<()> {
-        let Some(gc) = self.opts.gc else { return Ok(()) };
+    pub(crate) fn maybe_gc(&mut self, clock: &SimClock, op: &'static str, path: &str) -> Result<()> {
+        let Some(gc) = self.place.opts.gc else { return Ok(()) };
         // Each run frees at most one zone; more runs than zones cannot be progress.
         for _ in 0..self.data_zones().len() {
             if self.empty_data_zones() > gc.free_zones_trigger {
@@ -57,7 +57,7 @@ impl State {
     /// its unwritten pages are not free space until it is reset.
     fn gc_victim(&self) -> Option<u32> {
         let ps = self.page_size as u64;
-        let mut live_pages = vec![0u64; self.zones.len()];
+        let mut live_pages = vec![0u64; self.place.zones.len()];
         for e in self.inodes.values().flat_map(|i| i.extents.iter()) {
             live_pages[e.zone as usize] += e.pages(ps);
         }
@@ -70,24 +70,24 @@ impl State {
                 }
                 _ => false,
             })
-            .min_by_key(|&z| (self.zones[z as usize].live, z))
+            .min_by_key(|&z| (self.place.zones[z as usize].live, z))
     }
 
     /// Where `victim`'s live extents would go (the GC stream of its class), the pages they take,
     /// and the pages free for them.
     fn gc_cost(&self, victim: u32) -> (StreamKey, ZoneClass, u64, u64) {
         let ps = self.page_size as u64;
-        let class = self.zones[victim as usize].class.unwrap_or(ZoneClass::Shared);
+        let class = self.place.zones[victim as usize].class.unwrap_or(ZoneClass::Shared);
         let key = StreamKey::Gc(class);
         let needed = self.inodes.values().flat_map(|i| i.extents.iter()).filter(|e| e.zone == victim);
         let needed: u64 = needed.map(|e| e.pages(ps)).sum();
-        let room = self.streams.get(&key).map_or(0, |&z| self.room(z))
+        let room = self.place.streams.get(&key).map_or(0, |&z| self.room(z))
             + self.empty_data_zones() as u64 * self.capacity_pages();
         (key, class, needed, room)
     }
 
     /// Why GC cannot free a zone now (for the out-of-space error).
-    pub fn gc_blocker(&self) -> String {
+    pub(crate) fn gc_blocker(&self) -> String {
         let Some(victim) = self.gc_victim() else {
             let written = self.data_zones().filter(|&z| self.zone_state(z).0 != ZoneState::Empty).count();
             let current = self.data_zones().filter(|&z| self.is_current(z)).count();
@@ -99,7 +99,7 @@ impl State {
         let (_, _, needed, room) = self.gc_cost(victim);
         format!(
             "the least live zone ({victim}, {} live bytes) needs {needed} pages copied and {room} are free",
-            self.zones[victim as usize].live
+            self.place.zones[victim as usize].live
         )
     }
 
@@ -132,19 +132,19 @@ impl State {
             let read = self
                 .dev
                 .read(start, victim, e.start as u64, &mut page, HostLabel::ZoneGc)
-                .map_err(|err| super::device_error("gc", path, err))?;
+                .map_err(|err| crate::flash::device_error("gc", path, err))?;
             self.stats.read_bytes += pages * ps;
             // The copy is programmed once its pages are read (the lane waits for GC anyway).
             clock.wait(read, Wait::Gc);
             let mut new = Vec::new();
-            let mut sink = |_: &mut State, x: Extent| new.push(x);
+            let mut sink = |_: &mut St, x: Extent| new.push(x);
             let r = self.write_stream(clock, key, class, &page, e.bytes, HostLabel::ZoneGc, false, op, path, &mut sink);
             let copied: u64 = new.iter().map(|x| x.pages(ps)).sum::<u64>() * ps;
             self.stats.zone_gc_bytes += copied;
-            self.counters.gc_copied_bytes += copied;
+            self.place.counters.gc_copied_bytes += copied;
             let written = r?;
             t = t.max(read).max(written);
-            self.zones[victim as usize].live -= e.bytes;
+            self.place.zones[victim as usize].live -= e.bytes;
             if let Some(inode) = self.inodes.get_mut(&ino) {
                 inode.extents.splice(k..k + 1, new);
             }
@@ -157,7 +157,7 @@ impl State {
             return Err(crashed(path, GcStep::AfterCopies));
         }
         touched.dedup();
-        let records: Vec<Record> = touched
+        let records: Vec<Record<Extent>> = touched
             .iter()
             .filter(|ino| self.meta.inodes.contains_key(ino))
             .filter_map(|&ino| {
@@ -170,14 +170,14 @@ impl State {
             return Err(crashed(path, GcStep::AfterCommit));
         }
         let done = self.reset_zone_labelled(committed, victim, "gc", HostLabel::ZoneGc)?;
-        self.counters.gc_runs += 1;
+        self.place.counters.gc_runs += 1;
         clock.wait(done, Wait::Gc);
         Ok(true)
     }
 
     fn take_crash(&mut self, step: GcStep) -> bool {
-        if self.gc_crash == Some(step) {
-            self.gc_crash = None;
+        if self.place.gc_crash == Some(step) {
+            self.place.gc_crash = None;
             return true;
         }
         false

@@ -5,7 +5,7 @@
 use flashsim::ZoneState;
 
 use super::alloc::ZoneClass;
-use super::state::State;
+use super::St;
 
 /// Counts of what the file system did to zones.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -84,13 +84,13 @@ impl ZoneReport {
     }
 }
 
-impl State {
-    pub fn report(&self) -> ZoneReport {
+impl St {
+    pub(crate) fn report(&self) -> ZoneReport {
         let zones = (0..self.dev.num_zones())
             .map(|z| {
                 let (state, write_pointer) = self.zone_state(z);
-                let metadata = z < self.first_data_zone;
-                let u = self.zones[z as usize];
+                let metadata = z < self.place.first_data_zone;
+                let u = self.place.zones[z as usize];
                 ZoneUsage {
                     zone: z,
                     state,
@@ -104,7 +104,7 @@ impl State {
         ZoneReport {
             zones,
             zone_capacity_bytes: self.capacity_pages() * self.page_size as u64,
-            counters: self.counters,
+            counters: self.place.counters,
         }
     }
 }

@@ -18,61 +18,25 @@
 
 use flashsim::{HostLabel, Nanos, ZoneState, ZonedSsd};
 
-use super::records::{decode_all, encode, DurableMeta, Record};
+use super::Extent;
 use crate::error::{FsError, Result};
+use crate::flash::page_header::{self, Header, HEADER};
+use crate::flash::records::{decode_all, encode, DurableMeta, Record};
 
 const MAGIC: u32 = 0x5a4e_5346; // "ZNSF"
-const HEADER: usize = 32;
 const KIND_SNAPSHOT: u8 = 1;
 const KIND_LOG: u8 = 2;
 
-struct Header {
-    kind: u8,
-    generation: u64,
-    seq: u32,
-    payload_len: u32,
-    /// The commit's (or snapshot's) total bytes on its first page, 0 on the pages after.
-    total_len: u32,
-}
-
 fn write_header(page: &mut [u8], h: &Header) {
-    page[0..4].copy_from_slice(&MAGIC.to_le_bytes());
-    page[4] = h.kind;
-    page[5..8].fill(0);
-    page[8..16].copy_from_slice(&h.generation.to_le_bytes());
-    page[16..20].copy_from_slice(&h.seq.to_le_bytes());
-    page[20..24].copy_from_slice(&h.payload_len.to_le_bytes());
-    page[24..28].copy_from_slice(&h.total_len.to_le_bytes());
-    let crc = crc32c::crc32c_append(crc32c::crc32c(&page[..28]), &page[HEADER..HEADER + h.payload_len as usize]);
-    page[28..32].copy_from_slice(&crc.to_le_bytes());
+    page_header::write(page, MAGIC, h);
 }
 
-/// Parses and checks a page header; `None` for an unwritten, foreign or damaged page.
 fn read_header(page: &[u8]) -> Option<Header> {
-    if page.len() < HEADER {
-        return None;
-    }
-    let u32_at = |i: usize| u32::from_le_bytes([page[i], page[i + 1], page[i + 2], page[i + 3]]);
-    if u32_at(0) != MAGIC {
-        return None;
-    }
-    let h = Header {
-        kind: page[4],
-        generation: u64::from_le_bytes(page[8..16].try_into().ok()?),
-        seq: u32_at(16),
-        payload_len: u32_at(20),
-        total_len: u32_at(24),
-    };
-    let end = HEADER.checked_add(h.payload_len as usize)?;
-    if end > page.len() {
-        return None;
-    }
-    let crc = crc32c::crc32c_append(crc32c::crc32c(&page[..28]), &page[HEADER..end]);
-    (crc == u32_at(28)).then_some(h)
+    page_header::read(page, MAGIC)
 }
 
 /// The metadata zones and where the log has got.
-pub(crate) struct Journal {
+pub struct Journal {
     zones: Vec<u32>,
     active: usize,
     generation: u64,
@@ -98,7 +62,7 @@ impl Journal {
             done = done.max(j.reset(dev, at, i)?);
         }
         j.active = j.zones.len() - 1; // the roll-over goes to the first zone
-        let done = j.roll(dev, done, &DurableMeta::empty())?;
+        let done = j.roll(dev, done, &DurableMeta::<Extent>::empty())?;
         Ok((j, done))
     }
 
@@ -136,15 +100,15 @@ impl Journal {
     }
 
     /// Reads the newest complete snapshot and the commits after it; resets stale metadata zones.
-    pub fn recover(dev: &mut ZonedSsd, at: Nanos, zones: Vec<u32>) -> Result<(Journal, DurableMeta, Nanos)> {
+    pub fn recover(dev: &mut ZonedSsd, at: Nanos, zones: Vec<u32>) -> Result<(Journal, DurableMeta<Extent>, Nanos)> {
         let mut j = Journal::new(dev, zones);
         let mut t = at;
-        let mut best: Option<(u64, usize, Vec<Record>, u64)> = None; // generation, zone index, records, pages
+        let mut best: Option<(u64, usize, Vec<Record<Extent>>, u64)> = None; // generation, zone index, records, pages
         for i in 0..j.zones.len() {
             let (stream, gen, pages, done) = j.read_run(dev, t, i, KIND_SNAPSHOT, None)?;
             t = done;
             let (Some(stream), Some(generation)) = (stream.into_iter().next(), gen) else { continue };
-            let Some(records) = decode_all(&stream) else { continue };
+            let Some(records) = decode_all::<Extent>(&stream) else { continue };
             if best.as_ref().is_none_or(|b| generation > b.0) {
                 best = Some((generation, i, records, pages));
             }
@@ -152,12 +116,15 @@ impl Journal {
         let Some((generation, active, records, snapshot_pages)) = best else {
             return Err(corrupt("no complete metadata snapshot in the metadata zones (not formatted?)"));
         };
-        let mut meta = DurableMeta::empty();
+        let mut meta = DurableMeta::<Extent>::empty();
         records.iter().for_each(|r| meta.apply(r));
         let (commits, _, end, done) = j.read_run(dev, t, active, KIND_LOG, Some((generation, snapshot_pages)))?;
         t = done;
         for c in commits {
-            decode_all(&c).ok_or_else(|| corrupt("undecodable metadata commit"))?.iter().for_each(|r| meta.apply(r));
+            decode_all::<Extent>(&c)
+                .ok_or_else(|| corrupt("undecodable metadata commit"))?
+                .iter()
+                .for_each(|r| meta.apply(r));
         }
         j.active = active;
         j.generation = generation;
@@ -236,7 +203,13 @@ impl Journal {
 
     /// Makes `records` durable; `meta` is the durable state with them already applied (written
     /// whole as the next snapshot when the active zone is full).
-    pub fn commit(&mut self, dev: &mut ZonedSsd, at: Nanos, records: &[Record], meta: &DurableMeta) -> Result<Nanos> {
+    pub fn commit(
+        &mut self,
+        dev: &mut ZonedSsd,
+        at: Nanos,
+        records: &[Record<Extent>],
+        meta: &DurableMeta<Extent>,
+    ) -> Result<Nanos> {
         let mut bytes = Vec::new();
         for r in records {
             encode(r, &mut bytes);
@@ -278,7 +251,7 @@ impl Journal {
 
     /// Writes `meta` as the snapshot of the next generation in the next metadata zone, then
     /// resets the zone it replaces (see the module docs for the order).
-    fn roll(&mut self, dev: &mut ZonedSsd, at: Nanos, meta: &DurableMeta) -> Result<Nanos> {
+    fn roll(&mut self, dev: &mut ZonedSsd, at: Nanos, meta: &DurableMeta<Extent>) -> Result<Nanos> {
         let mut bytes = Vec::new();
         for r in meta.snapshot() {
             encode(&r, &mut bytes);
@@ -327,7 +300,7 @@ impl Journal {
 }
 
 fn device_error(op: &'static str, e: flashsim::FlashError) -> FsError {
-    super::device_error(op, "(metadata)", e)
+    crate::flash::device_error(op, "(metadata)", e)
 }
 
 fn corrupt(what: &str) -> FsError {
@@ -341,21 +314,9 @@ fn corrupt(what: &str) -> FsError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::flash::zone::extent::Extent;
     use crate::fs::WriteHint;
-    use crate::zone::extent::Extent;
     use flashsim::{Geometry, Timing, ZonedConfig};
-
-    #[test]
-    fn headers_detect_damage() {
-        let mut page = vec![0u8; 512];
-        page[HEADER..HEADER + 3].copy_from_slice(b"abc");
-        write_header(&mut page, &Header { kind: KIND_LOG, generation: 7, seq: 2, payload_len: 3, total_len: 3 });
-        let h = read_header(&page).unwrap();
-        assert_eq!((h.kind, h.generation, h.seq, h.payload_len, h.total_len), (KIND_LOG, 7, 2, 3, 3));
-        page[HEADER + 1] ^= 1;
-        assert!(read_header(&page).is_none());
-        assert!(read_header(&[0u8; 512]).is_none());
-    }
 
     /// 512-byte pages, zones of 16 pages (4 planes x 4 pages), 8 zones; metadata in zones 0 and 1.
     fn device() -> ZonedSsd {
@@ -373,15 +334,15 @@ mod tests {
         ZonedSsd::new(ZonedConfig::new(g, t, 16 * 512)).unwrap()
     }
 
-    fn inode(ino: u64) -> Record {
+    fn inode(ino: u64) -> Record<Extent> {
         let extents = vec![Extent { zone: 3, start: ino as u32, bytes: 100 }];
-        Record::Inode { ino, len: 100, hint: WriteHint::Flush, extents }
+        Record::Inode { ino, len: 100, hint: WriteHint::Flush, items: extents }
     }
 
     /// Commits one inode record at a time until the journal has rolled `rolls` times.
-    fn fill(dev: &mut ZonedSsd, rolls: u64) -> (Journal, DurableMeta) {
+    fn fill(dev: &mut ZonedSsd, rolls: u64) -> (Journal, DurableMeta<Extent>) {
         let (mut j, _) = Journal::format(dev, 0, vec![0, 1]).unwrap();
-        let mut meta = DurableMeta::empty();
+        let mut meta = DurableMeta::<Extent>::empty();
         let mut ino = 1;
         while j.generation < 1 + rolls {
             let r = vec![inode(ino)];
@@ -437,7 +398,7 @@ mod tests {
         let mut dev = device();
         let (j, meta) = fill(&mut dev, 0);
         // The first page of a two-page commit.
-        let records: Vec<Record> = (500..520).map(inode).collect();
+        let records: Vec<Record<Extent>> = (500..520).map(inode).collect();
         let mut bytes = Vec::new();
         records.iter().for_each(|r| encode(r, &mut bytes));
         let pages = j.pages(KIND_LOG, j.generation, j.next_page, &bytes);

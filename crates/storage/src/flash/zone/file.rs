@@ -4,18 +4,13 @@
 
 use flashsim::{Nanos, SimClock, Wait};
 
-use super::extent::Inode;
-use super::label;
-use super::state::State;
-use crate::error::{FsError, Result};
+use super::St;
+use crate::error::Result;
+use crate::flash::{device_error, label, CloneSpan};
 
-fn inode<'a>(st: &'a mut State, ino: u64, op: &'static str, path: &str) -> Result<&'a mut Inode> {
-    st.inodes.get_mut(&ino).ok_or_else(|| FsError::NotFound { op, path: path.to_string() })
-}
-
-pub(crate) fn append(st: &mut State, clock: &SimClock, ino: u64, path: &str, data: &[u8]) -> Result<()> {
-    let chunk = st.chunk_pages * st.page_size;
-    let i = inode(st, ino, "append", path)?;
+pub(crate) fn append(st: &mut St, clock: &SimClock, ino: u64, path: &str, data: &[u8]) -> Result<()> {
+    let chunk = st.place.chunk_pages * st.page_size;
+    let i = st.inode(ino, "append", path)?;
     i.buf.extend_from_slice(data);
     i.len += data.len() as u64;
     if i.buf.len() >= chunk {
@@ -25,9 +20,9 @@ pub(crate) fn append(st: &mut State, clock: &SimClock, ino: u64, path: &str, dat
 }
 
 /// Writes the buffer's whole pages (and with `pad`, its partial last page, padded).
-fn write_buffer(st: &mut State, clock: &SimClock, ino: u64, path: &str, pad: bool) -> Result<()> {
+fn write_buffer(st: &mut St, clock: &SimClock, ino: u64, path: &str, pad: bool) -> Result<()> {
     let ps = st.page_size;
-    let i = inode(st, ino, "append", path)?;
+    let i = st.inode(ino, "append", path)?;
     let whole = i.buf.len() / ps * ps;
     let (mut data, bytes) = if pad { (i.buf.clone(), i.buf.len()) } else { (i.buf[..whole].to_vec(), whole) };
     if data.is_empty() {
@@ -37,11 +32,11 @@ fn write_buffer(st: &mut State, clock: &SimClock, ino: u64, path: &str, pad: boo
     let padding = (data.len() - bytes) as u64;
     let hint = i.hint;
     let (written, r) = st.write_file_pages(clock, ino, hint, &data, bytes as u64, path);
-    let i = inode(st, ino, "append", path)?;
+    let i = st.inode(ino, "append", path)?;
     i.buf.drain(..written as usize);
     i.pending = i.pending.max(*r.as_ref().unwrap_or(&0));
     if written == bytes as u64 {
-        st.counters.padding_bytes += padding;
+        st.place.counters.padding_bytes += padding;
     }
     r.map(|_| ())
 }
@@ -51,17 +46,17 @@ fn write_buffer(st: &mut State, clock: &SimClock, ino: u64, path: &str, pad: boo
 /// the file system unlocked, so that the other lanes go on meanwhile, then calls [`sync_record`].
 /// The durable length moves only then: a record another lane journals meanwhile (zone GC's) must
 /// not point at data still in flight.
-pub(crate) fn sync_data(st: &mut State, clock: &SimClock, ino: u64, path: &str) -> Result<(u64, Nanos)> {
+pub(crate) fn sync_data(st: &mut St, clock: &SimClock, ino: u64, path: &str) -> Result<(u64, Nanos)> {
     write_buffer(st, clock, ino, path, true)?;
-    let i = inode(st, ino, "sync", path)?;
+    let i = st.inode(ino, "sync", path)?;
     Ok((i.len, i.pending))
 }
 
 /// The second half of a sync: makes `len` bytes of `ino` durable and journals its record (issued
 /// once the data it points at is on the flash: the caller waited for [`sync_data`]'s time), then
 /// waits for it.
-pub(crate) fn sync_record(st: &mut State, clock: &SimClock, ino: u64, path: &str, len: u64) -> Result<()> {
-    let i = inode(st, ino, "sync", path)?;
+pub(crate) fn sync_record(st: &mut St, clock: &SimClock, ino: u64, path: &str, len: u64) -> Result<()> {
+    let i = st.inode(ino, "sync", path)?;
     i.synced_len = i.synced_len.max(len);
     let (len, hint, extents) = (i.synced_len, i.hint, i.durable_extents());
     let record = st.meta.inode_record(ino, len, hint, extents);
@@ -70,20 +65,12 @@ pub(crate) fn sync_record(st: &mut State, clock: &SimClock, ino: u64, path: &str
     Ok(())
 }
 
-pub(crate) fn read(
-    st: &mut State,
-    clock: &SimClock,
-    ino: u64,
-    path: &str,
-    offset: u64,
-    buf: &mut [u8],
-) -> Result<usize> {
+/// Reads `buf.len()` bytes at `offset`, inside the file (the caller checked): extents from the
+/// device, the rest from the buffer.
+pub(crate) fn read(st: &mut St, clock: &SimClock, ino: u64, path: &str, offset: u64, buf: &mut [u8]) -> Result<()> {
     let ps = st.page_size as u64;
-    let i = inode(st, ino, "read_at", path)?;
-    if offset >= i.len || buf.is_empty() {
-        return Ok(0);
-    }
-    let n = (buf.len() as u64).min(i.len - offset);
+    let i = st.inode(ino, "read_at", path)?;
+    let n = buf.len() as u64;
     let dev_end = (offset + n).min(i.dev_len);
     let pieces = if offset < dev_end { i.pieces(offset, dev_end - offset, ps) } else { Vec::new() };
     // Bytes still in the buffer.
@@ -100,42 +87,26 @@ pub(crate) fn read(
     let mut pages = Vec::new();
     for p in pieces {
         pages.resize(p.pages as usize * ps as usize, 0);
-        let t =
-            st.dev.read(at, p.zone, p.page, &mut pages, hint).map_err(|e| super::device_error("read_at", path, e))?;
+        let t = st.dev.read(at, p.zone, p.page, &mut pages, hint).map_err(|e| device_error("read_at", path, e))?;
         done = done.max(t);
         st.stats.read_bytes += p.pages * ps;
         buf[at_buf..at_buf + p.len].copy_from_slice(&pages[p.skip..p.skip + p.len]);
         at_buf += p.len;
     }
     clock.wait(done, Wait::Read);
-    Ok(n as usize)
+    Ok(())
 }
 
-/// Copies `len` bytes of file `src` at `src_offset` to the end of `dst` (both checked by the
-/// caller): a zoned file system cannot share extents.
-pub(crate) fn append_copy(
-    st: &mut State,
-    clock: &SimClock,
-    src: (u64, &str),
-    src_offset: u64,
-    dst: (u64, &str),
-    len: u64,
-) -> Result<()> {
+/// Copies the span's bytes to the end of its destination (checked by the caller): a zoned file
+/// system cannot share extents.
+pub(crate) fn append_copy(st: &mut St, clock: &SimClock, span: &CloneSpan) -> Result<()> {
+    let CloneSpan { src, src_offset, dst, len, .. } = *span;
     const CHUNK: u64 = 1 << 20;
     let mut done = 0;
     let mut buf = vec![0u8; CHUNK.min(len) as usize];
     while done < len {
         let n = CHUNK.min(len - done) as usize;
-        let got = read(st, clock, src.0, src.1, src_offset + done, &mut buf[..n])?;
-        if got < n {
-            return Err(FsError::UnexpectedEof {
-                op: "append_cloned",
-                path: src.1.to_string(),
-                offset: src_offset + done,
-                wanted: n,
-                got,
-            });
-        }
+        read(st, clock, src.0, src.1, src_offset + done, &mut buf[..n])?;
         append(st, clock, dst.0, dst.1, &buf[..n])?;
         done += n as u64;
     }

@@ -1,51 +1,68 @@
-//! ZoneFs's durable state and the records that change it, with their byte encoding.
+//! The flash file system's durable state and the records that change it, with their byte
+//! encoding: what its journal writes, whatever the placement.
 //!
 //! The durable state is what a remount after a power cut sees: the directories with their durable
-//! entries, and for every inode its length as of its last `sync`, its write hint (so that a
-//! remounted file keeps its placement class and its I/O label) and the extents that hold those
-//! bytes. Every decode is bounds-checked: damaged bytes give `None`, never a panic.
+//! entries, and for every inode its length as of its last `sync`, its write hint (where the
+//! placement records it: a zoned file keeps its placement class and its I/O label) and the map
+//! items that hold those bytes (a placement's [`MapItem`]: runs of LPNs on a block device, extents
+//! in zones). Every decode is bounds-checked: damaged bytes give `None`, never a panic.
 
 use std::collections::BTreeMap;
+use std::fmt::Debug;
 
-use super::extent::Extent;
+use super::meta_codec::{put_str, Cursor};
+use super::namespace::DirChange;
 use crate::fs::WriteHint;
-use crate::meta_codec::{put_str, Cursor};
-use crate::namespace::DirChange;
 
-/// The durable state of a ZoneFs.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct DurableMeta {
+/// One piece of an inode's durable map, as a placement writes it in the journal.
+pub trait MapItem: Copy + Eq + Debug + Send + 'static {
+    /// Whether an inode record carries the file's write hint.
+    const HINT_IN_RECORD: bool;
+    fn put(&self, out: &mut Vec<u8>);
+    fn get(c: &mut Cursor) -> Option<Self>;
+}
+
+/// The durable state of a flash file system.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DurableMeta<I> {
     /// Directory -> name -> inode. Every directory, including the root `""`.
     pub dirs: BTreeMap<String, BTreeMap<String, u64>>,
-    pub inodes: BTreeMap<u64, DurableInode>,
+    pub inodes: BTreeMap<u64, DurableInode<I>>,
     pub next_ino: u64,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct DurableInode {
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DurableInode<I> {
     pub len: u64,
+    /// `WriteHint::None` where the placement does not record hints.
     pub hint: WriteHint,
-    pub extents: Vec<Extent>,
+    pub items: Vec<I>,
+}
+
+impl<I> Default for DurableInode<I> {
+    fn default() -> Self {
+        DurableInode { len: 0, hint: WriteHint::None, items: Vec::new() }
+    }
 }
 
 /// One change to the durable state.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Record {
+pub enum Record<I> {
     Inode {
         ino: u64,
         len: u64,
         hint: WriteHint,
-        extents: Vec<Extent>,
+        items: Vec<I>,
     },
-    /// A durable inode grew: its first `keep` extents stay, `tail` follows them, its length is
-    /// `len`. A sync writes this rather than the whole extent list, so that a file synced often (a
-    /// manifest, a WAL) costs the journal the size of each sync's new extents, not the square of
-    /// its extent count.
+    /// A durable inode grew: its first `keep` items stay, `tail` follows them, its length is
+    /// `len`. A sync writes this rather than the whole map, so that a file synced often (a
+    /// manifest, a WAL) costs the journal the size of each sync's new items, not the square of
+    /// its item count.
     InodeTail {
         ino: u64,
         len: u64,
         keep: u32,
-        tail: Vec<Extent>,
+        tail: Vec<I>,
     },
     InodeFree {
         ino: u64,
@@ -70,8 +87,8 @@ pub(crate) enum Record {
     },
 }
 
-impl From<DirChange> for Record {
-    fn from(c: DirChange) -> Record {
+impl<I> From<DirChange> for Record<I> {
+    fn from(c: DirChange) -> Record<I> {
         match c {
             DirChange::Link { dir, name, ino } => Record::Link { dir, name, ino },
             DirChange::Unlink { dir, name } => Record::Unlink { dir, name },
@@ -79,22 +96,22 @@ impl From<DirChange> for Record {
     }
 }
 
-impl DurableMeta {
-    pub fn empty() -> DurableMeta {
-        let mut m = DurableMeta { next_ino: 1, ..Default::default() };
-        m.dirs.insert(String::new(), BTreeMap::new());
-        m
+impl<I: MapItem> DurableMeta<I> {
+    pub fn empty() -> DurableMeta<I> {
+        let mut dirs = BTreeMap::new();
+        dirs.insert(String::new(), BTreeMap::new());
+        DurableMeta { dirs, inodes: BTreeMap::new(), next_ino: 1 }
     }
 
-    pub fn apply(&mut self, r: &Record) {
+    pub fn apply(&mut self, r: &Record<I>) {
         match r {
-            Record::Inode { ino, len, hint, extents } => {
-                self.inodes.insert(*ino, DurableInode { len: *len, hint: *hint, extents: extents.clone() });
+            Record::Inode { ino, len, hint, items } => {
+                self.inodes.insert(*ino, DurableInode { len: *len, hint: *hint, items: items.clone() });
             }
             Record::InodeTail { ino, len, keep, tail } => {
                 if let Some(i) = self.inodes.get_mut(ino) {
-                    i.extents.truncate(*keep as usize);
-                    i.extents.extend_from_slice(tail);
+                    i.items.truncate(*keep as usize);
+                    i.items.extend_from_slice(tail);
                     i.len = *len;
                 }
             }
@@ -123,23 +140,23 @@ impl DurableMeta {
         }
     }
 
-    /// The record that makes `ino`'s durable state `len` bytes in `extents` with `hint`: the new
-    /// tail alone when the durable inode already holds a prefix of `extents` under the same hint.
-    pub fn inode_record(&self, ino: u64, len: u64, hint: WriteHint, extents: Vec<Extent>) -> Record {
+    /// The record that makes `ino`'s durable state `len` bytes in `items` with `hint`: the new
+    /// tail alone when the durable inode already holds a prefix of `items` under the same hint.
+    pub fn inode_record(&self, ino: u64, len: u64, hint: WriteHint, items: Vec<I>) -> Record<I> {
         match self.inodes.get(&ino) {
             Some(d) if d.hint == hint => {
-                let keep = d.extents.iter().zip(&extents).take_while(|(a, b)| a == b).count();
-                Record::InodeTail { ino, len, keep: keep as u32, tail: extents[keep..].to_vec() }
+                let keep = d.items.iter().zip(&items).take_while(|(a, b)| a == b).count();
+                Record::InodeTail { ino, len, keep: keep as u32, tail: items[keep..].to_vec() }
             }
-            _ => Record::Inode { ino, len, hint, extents },
+            _ => Record::Inode { ino, len, hint, items },
         }
     }
 
     /// Records that rebuild this state from empty (a snapshot).
-    pub fn snapshot(&self) -> Vec<Record> {
+    pub fn snapshot(&self) -> Vec<Record<I>> {
         let mut out = vec![Record::NextIno { next: self.next_ino }];
         for (ino, i) in &self.inodes {
-            out.push(Record::Inode { ino: *ino, len: i.len, hint: i.hint, extents: i.extents.clone() });
+            out.push(Record::Inode { ino: *ino, len: i.len, hint: i.hint, items: i.items.clone() });
         }
         for (dir, entries) in &self.dirs {
             out.push(Record::Mkdir { dir: dir.clone() });
@@ -184,21 +201,23 @@ fn hint_of(code: u8, level: u8) -> Option<WriteHint> {
     })
 }
 
-pub(crate) fn encode(r: &Record, out: &mut Vec<u8>) {
+pub(crate) fn encode<I: MapItem>(r: &Record<I>, out: &mut Vec<u8>) {
     match r {
-        Record::Inode { ino, len, hint, extents } => {
+        Record::Inode { ino, len, hint, items } => {
             out.push(1);
             out.extend_from_slice(&ino.to_le_bytes());
             out.extend_from_slice(&len.to_le_bytes());
-            out.extend_from_slice(&hint_code(*hint));
-            put_extents(out, extents);
+            if I::HINT_IN_RECORD {
+                out.extend_from_slice(&hint_code(*hint));
+            }
+            put_items(out, items);
         }
         Record::InodeTail { ino, len, keep, tail } => {
             out.push(8);
             out.extend_from_slice(&ino.to_le_bytes());
             out.extend_from_slice(&len.to_le_bytes());
             out.extend_from_slice(&keep.to_le_bytes());
-            put_extents(out, tail);
+            put_items(out, tail);
         }
         Record::InodeFree { ino } => {
             out.push(2);
@@ -230,36 +249,34 @@ pub(crate) fn encode(r: &Record, out: &mut Vec<u8>) {
     }
 }
 
-fn put_extents(out: &mut Vec<u8>, extents: &[Extent]) {
-    out.extend_from_slice(&(extents.len() as u32).to_le_bytes());
-    for e in extents {
-        out.extend_from_slice(&e.zone.to_le_bytes());
-        out.extend_from_slice(&e.start.to_le_bytes());
-        out.extend_from_slice(&e.bytes.to_le_bytes());
+fn put_items<I: MapItem>(out: &mut Vec<u8>, items: &[I]) {
+    out.extend_from_slice(&(items.len() as u32).to_le_bytes());
+    for i in items {
+        i.put(out);
     }
 }
 
-fn extents(c: &mut Cursor) -> Option<Vec<Extent>> {
+fn items<I: MapItem>(c: &mut Cursor) -> Option<Vec<I>> {
     let n = c.u32()?;
-    let mut extents = Vec::with_capacity(n.min(1 << 16) as usize);
+    let mut items = Vec::with_capacity(n.min(1 << 16) as usize);
     for _ in 0..n {
-        extents.push(Extent { zone: c.u32()?, start: c.u32()?, bytes: c.u64()? });
+        items.push(I::get(c)?);
     }
-    Some(extents)
+    Some(items)
 }
 
 /// Decodes a whole record stream; `None` if any byte is out of place.
-pub(crate) fn decode_all(stream: &[u8]) -> Option<Vec<Record>> {
+pub(crate) fn decode_all<I: MapItem>(stream: &[u8]) -> Option<Vec<Record<I>>> {
     let mut c = Cursor(stream);
     let mut out = Vec::new();
     while !c.0.is_empty() {
         out.push(match c.u8()? {
             1 => {
                 let (ino, len) = (c.u64()?, c.u64()?);
-                let hint = hint_of(c.u8()?, c.u8()?)?;
-                Record::Inode { ino, len, hint, extents: extents(&mut c)? }
+                let hint = if I::HINT_IN_RECORD { hint_of(c.u8()?, c.u8()?)? } else { WriteHint::None };
+                Record::Inode { ino, len, hint, items: items(&mut c)? }
             }
-            8 => Record::InodeTail { ino: c.u64()?, len: c.u64()?, keep: c.u32()?, tail: extents(&mut c)? },
+            8 => Record::InodeTail { ino: c.u64()?, len: c.u64()?, keep: c.u32()?, tail: items(&mut c)? },
             2 => Record::InodeFree { ino: c.u64()? },
             3 => Record::Link { dir: c.string()?, name: c.string()?, ino: c.u64()? },
             4 => Record::Unlink { dir: c.string()?, name: c.string()? },
@@ -274,41 +291,56 @@ pub(crate) fn decode_all(stream: &[u8]) -> Option<Vec<Record>> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::block::LpnRun;
+    use super::super::zone::Extent;
     use super::*;
 
-    /// One record of every kind.
-    fn sample() -> Vec<Record> {
+    /// One record of every kind, with `item(k)` as the k-th map item.
+    fn sample<I: MapItem>(item: impl Fn(u32) -> I) -> Vec<Record<I>> {
+        let hint = |h| if I::HINT_IN_RECORD { h } else { WriteHint::None };
         vec![
             Record::Inode {
                 ino: 3,
                 len: 12345,
-                hint: WriteHint::Compaction { output_level: 4 },
-                extents: vec![Extent { zone: 7, start: 12, bytes: 8192 }, Extent { zone: 9, start: 0, bytes: 4153 }],
+                hint: hint(WriteHint::Compaction { output_level: 4 }),
+                items: vec![item(0), item(1)],
             },
-            Record::Inode { ino: 4, len: 0, hint: WriteHint::ShortLived { output_level: 2 }, extents: vec![] },
-            Record::Inode { ino: 5, len: 0, hint: WriteHint::Window { output_level: 3, window: 2 }, extents: vec![] },
+            Record::Inode { ino: 4, len: 0, hint: hint(WriteHint::ShortLived { output_level: 2 }), items: vec![] },
+            Record::Inode {
+                ino: 5,
+                len: 0,
+                hint: hint(WriteHint::Window { output_level: 3, window: 2 }),
+                items: vec![],
+            },
             Record::Link { dir: "db".into(), name: "000001.log".into(), ino: 3 },
             Record::Unlink { dir: "db".into(), name: "x".into() },
             Record::Mkdir { dir: "db".into() },
             Record::Rmdir { dir: "old".into() },
             Record::InodeFree { ino: 9 },
             Record::NextIno { next: 10 },
-            Record::InodeTail { ino: 3, len: 20000, keep: 1, tail: vec![Extent { zone: 11, start: 3, bytes: 7000 }] },
+            Record::InodeTail { ino: 3, len: 20000, keep: 1, tail: vec![item(2)] },
         ]
     }
 
-    fn valid_stream() -> Vec<u8> {
+    fn extent(k: u32) -> Extent {
+        Extent { zone: 7 + k, start: 12 * k, bytes: 4153 + k as u64 }
+    }
+
+    fn run(k: u32) -> LpnRun {
+        (100 + 900 * k, 4 - k)
+    }
+
+    fn stream<I: MapItem>(records: &[Record<I>]) -> Vec<u8> {
         let mut bytes = Vec::new();
-        sample().iter().for_each(|r| encode(r, &mut bytes));
+        records.iter().for_each(|r| encode(r, &mut bytes));
         bytes
     }
 
-    #[test]
-    fn records_round_trip_and_garbage_is_rejected() {
-        let (rs, bytes) = (sample(), valid_stream());
-        assert_eq!(decode_all(&bytes).unwrap(), rs);
-        assert!(decode_all(&bytes[..bytes.len() - 1]).is_none());
-        assert!(decode_all(&[99]).is_none());
+    fn round_trip<I: MapItem>(rs: Vec<Record<I>>) {
+        let bytes = stream(&rs);
+        assert_eq!(decode_all::<I>(&bytes).unwrap(), rs);
+        assert!(decode_all::<I>(&bytes[..bytes.len() - 1]).is_none());
+        assert!(decode_all::<I>(&[99]).is_none());
         let mut meta = DurableMeta::empty();
         rs.iter().for_each(|r| meta.apply(r));
         let mut again = DurableMeta::empty();
@@ -316,36 +348,64 @@ mod tests {
         assert_eq!(again, meta);
     }
 
+    #[test]
+    fn records_round_trip_and_garbage_is_rejected() {
+        round_trip(sample(extent));
+        round_trip(sample(run));
+    }
+
+    /// The block placement's records do not carry hints: its inode record is as it always was.
+    #[test]
+    fn an_inode_record_carries_a_hint_only_where_the_placement_keeps_hints() {
+        let (z, b) = (sample(extent), sample(run));
+        let (zs, bs) = (stream(&z[..1]), stream(&b[..1]));
+        assert_eq!(zs.len(), 1 + 8 + 8 + 2 + 4 + 2 * 16);
+        assert_eq!(bs.len(), 1 + 8 + 8 + 4 + 2 * 8);
+    }
+
     /// Found by the fuzz target (30 M cases): a record stream whose damaged Rmdir names the root.
     /// The root stays, and a snapshot of the state rebuilds the same state.
     #[test]
     fn a_record_cannot_remove_the_root_directory() {
-        let mut bytes = Vec::new();
-        for r in [Record::Mkdir { dir: "db".into() }, Record::Rmdir { dir: String::new() }] {
-            encode(&r, &mut bytes);
-        }
+        let bytes = stream::<Extent>(&[Record::Mkdir { dir: "db".into() }, Record::Rmdir { dir: String::new() }]);
         let mut meta = DurableMeta::empty();
-        decode_all(&bytes).unwrap().iter().for_each(|r| meta.apply(r));
+        decode_all::<Extent>(&bytes).unwrap().iter().for_each(|r| meta.apply(r));
         assert!(meta.dirs.contains_key(""), "the root directory is still there");
         let mut again = DurableMeta::empty();
         meta.snapshot().iter().for_each(|r| again.apply(r));
         assert_eq!(again, meta);
     }
 
+    fn decodes_to_a_state_that_snapshots_again<I: MapItem>(
+        bytes: &[u8],
+    ) -> Result<(), proptest::test_runner::TestCaseError> {
+        if let Some(records) = decode_all::<I>(bytes) {
+            let mut meta = DurableMeta::empty();
+            records.iter().for_each(|r| meta.apply(r));
+            let mut again = DurableMeta::empty();
+            meta.snapshot().iter().for_each(|r| again.apply(r));
+            proptest::prop_assert_eq!(again, meta);
+        }
+        Ok(())
+    }
+
     proptest::proptest! {
-        #![proptest_config(crate::meta_codec::fuzz::config())]
+        #![proptest_config(super::super::meta_codec::fuzz::config())]
 
         /// The journal's record decoder on damaged streams: records or `None`, never a panic;
         /// whatever decodes applies to the durable state and snapshots again.
         #[test]
-        fn damaged_record_streams_decode_or_are_refused(bytes in crate::meta_codec::fuzz::damaged(valid_stream())) {
-            if let Some(records) = decode_all(&bytes) {
-                let mut meta = DurableMeta::empty();
-                records.iter().for_each(|r| meta.apply(r));
-                let mut again = DurableMeta::empty();
-                meta.snapshot().iter().for_each(|r| again.apply(r));
-                proptest::prop_assert_eq!(again, meta);
-            }
+        fn damaged_zone_record_streams_decode_or_are_refused(
+            bytes in super::super::meta_codec::fuzz::damaged(stream(&sample(extent)))
+        ) {
+            decodes_to_a_state_that_snapshots_again::<Extent>(&bytes)?;
+        }
+
+        #[test]
+        fn damaged_block_record_streams_decode_or_are_refused(
+            bytes in super::super::meta_codec::fuzz::damaged(stream(&sample(run)))
+        ) {
+            decodes_to_a_state_that_snapshots_again::<LpnRun>(&bytes)?;
         }
     }
 }

@@ -1,0 +1,189 @@
+//! The state behind a flash file system's lock, whatever the placement: the device, the journal
+//! and the durable state, the namespace and the inodes, locks and host-write statistics; and what
+//! is written once for every placement: mounting from the durable state, the namespace helpers,
+//! dropping inodes no name holds, and journal commits.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+use flashsim::{Nanos, SimClock};
+
+use crate::env::Guard;
+
+use super::namespace::Namespace;
+use super::placement::{FileInode, Placement};
+use super::records::{DurableMeta, Record};
+use crate::error::{FsError, Result};
+use crate::fs::WriteHint;
+use crate::host_writes::HostWriteStats;
+use crate::path;
+
+pub struct State<P: Placement> {
+    pub(crate) dev: P::Device,
+    pub(crate) journal: P::Journal,
+    /// What the placement keeps beside the device (free pages, zones, streams).
+    pub(crate) place: P,
+    pub(crate) meta: DurableMeta<P::Item>,
+    pub(crate) ns: Namespace,
+    pub(crate) inodes: BTreeMap<u64, P::Inode>,
+    pub(crate) next_ino: u64,
+    /// Records waiting for the next journal commit (inodes that became garbage).
+    pub(crate) pending: Vec<Record<P::Item>>,
+    pub(crate) locks: BTreeMap<String, u64>,
+    pub(crate) next_lock_id: u64,
+    pub(crate) stats: HostWriteStats,
+    pub(crate) page_size: usize,
+}
+
+impl<P: Placement> State<P> {
+    /// A state that holds nothing yet: [`State::load`] fills it.
+    pub fn new(dev: P::Device, journal: P::Journal, place: P, page_size: usize) -> State<P> {
+        State {
+            dev,
+            journal,
+            place,
+            meta: DurableMeta::empty(),
+            ns: Namespace::default(),
+            inodes: BTreeMap::new(),
+            next_ino: 1,
+            pending: Vec::new(),
+            locks: BTreeMap::new(),
+            next_lock_id: 0,
+            stats: HostWriteStats::default(),
+            page_size,
+        }
+    }
+
+    /// (Re)builds everything but the device, the journal and the statistics from the durable
+    /// state `meta`: the namespace, and every inode a durable entry reaches (the placement takes
+    /// its map back); the durable state of unreachable inodes is forgotten.
+    pub fn load(&mut self, clock: &SimClock, meta: DurableMeta<P::Item>) -> Result<()> {
+        self.ns = Namespace::from_durable(&meta.dirs);
+        self.inodes.clear();
+        self.next_ino = meta.next_ino.max(1);
+        self.pending.clear();
+        self.locks.clear();
+        P::begin_load(self);
+        let reachable: Vec<u64> = meta.dirs.values().flat_map(|d| d.values().copied()).collect();
+        for ino in reachable {
+            if self.inodes.contains_key(&ino) {
+                continue;
+            }
+            let d = meta.inodes.get(&ino).cloned().unwrap_or_default();
+            let inode = P::restore_inode(self, clock, ino, d)?;
+            self.inodes.insert(ino, inode);
+        }
+        let mut meta = meta;
+        meta.inodes.retain(|ino, _| self.inodes.contains_key(ino));
+        self.meta = meta;
+        P::end_load(self, clock)
+    }
+
+    pub fn lookup(&self, op: &'static str, p: &str) -> Result<u64> {
+        path::validate(p)?;
+        if self.ns.contains_dir(p) {
+            return Err(FsError::WrongKind { op, path: p.to_string(), expected: "file" });
+        }
+        self.ns
+            .dir(path::parent(p))
+            .and_then(|d| d.entries().get(path::file_name(p)))
+            .copied()
+            .ok_or_else(|| FsError::NotFound { op, path: p.to_string() })
+    }
+
+    /// Checks that `p` can name a new file: a valid path, not a directory, in an existing directory.
+    pub fn check_new_file(&self, op: &'static str, p: &str) -> Result<()> {
+        path::validate(p)?;
+        if self.ns.contains_dir(p) {
+            return Err(FsError::WrongKind { op, path: p.to_string(), expected: "file" });
+        }
+        let parent = path::parent(p);
+        if !self.ns.contains_dir(parent) {
+            return Err(if self.is_file(parent) {
+                FsError::WrongKind { op, path: parent.to_string(), expected: "directory" }
+            } else {
+                FsError::NotFound { op, path: p.to_string() }
+            });
+        }
+        Ok(())
+    }
+
+    pub fn is_file(&self, p: &str) -> bool {
+        self.ns.is_file(p)
+    }
+
+    pub fn new_inode(&mut self, hint: WriteHint) -> u64 {
+        let ino = self.next_ino;
+        self.next_ino += 1;
+        self.inodes.insert(ino, P::Inode::new(hint));
+        ino
+    }
+
+    /// The inode `ino`, or `NotFound` naming `path` (its file was removed under a handle).
+    pub fn inode(&mut self, ino: u64, op: &'static str, path: &str) -> Result<&mut P::Inode> {
+        self.inodes.get_mut(&ino).ok_or_else(|| FsError::NotFound { op, path: path.to_string() })
+    }
+
+    /// The length of `ino` (0 for an inode removed under a handle).
+    pub fn len_of(&self, ino: u64) -> u64 {
+        self.inodes.get(&ino).map_or(0, |i| i.len())
+    }
+
+    /// Drops `ino` if no directory (current or durable) names it any more: the placement frees
+    /// what it held, and the journal forgets its durable state at the next commit.
+    pub fn collect_inode(&mut self, ino: u64, at: Nanos) {
+        if self.ns.referenced(ino) {
+            return;
+        }
+        let Some(inode) = self.inodes.remove(&ino) else {
+            return;
+        };
+        P::release_inode(self, ino, inode, at);
+        if self.meta.inodes.contains_key(&ino) {
+            self.pending.push(Record::InodeFree { ino });
+        }
+    }
+
+    /// Appends `records` (and pending ones) to the journal; returns when they are durable.
+    pub fn commit(&mut self, at: Nanos, records: Vec<Record<P::Item>>) -> Result<Nanos> {
+        let mut all = std::mem::take(&mut self.pending);
+        all.extend(records);
+        if self.next_ino > self.meta.next_ino {
+            all.push(Record::NextIno { next: self.next_ino });
+        }
+        if all.is_empty() {
+            return Ok(at);
+        }
+        for r in &all {
+            self.meta.apply(r);
+        }
+        P::write_journal(self, at, &all)
+    }
+}
+
+/// The file system behind its handles: the state under its lock, the crash epoch, the clock.
+pub struct Shared<P: Placement> {
+    pub(super) state: Mutex<State<P>>,
+    pub(super) epoch: AtomicU64,
+    pub(super) clock: SimClock,
+}
+
+impl<P: Placement> Shared<P> {
+    pub(crate) fn check_epoch(&self, epoch: u64, op: &'static str, path: &str) -> Result<()> {
+        if self.epoch.load(Ordering::SeqCst) != epoch {
+            return Err(FsError::Crashed { op, path: path.to_string() });
+        }
+        Ok(())
+    }
+
+    /// The file system's state, locked in a critical section of its clock: a lane that holds it
+    /// keeps the turn, and hands it over (if its time moved) once the lock is free.
+    pub(crate) fn state(&self) -> Guard<'_, State<P>> {
+        Guard::on_clock(&self.clock, &self.state)
+    }
+
+    pub(crate) fn clock(&self) -> &SimClock {
+        &self.clock
+    }
+}
