@@ -1,5 +1,6 @@
-//! A file on the block placement: its pages on the device, its length, its in-memory last page, and the durable
-//! snapshot of its last `sync`; and the operations that move bytes between files and the device.
+//! A file on the block placement: its pages on the device, its length, its in-memory last page,
+//! and the durable snapshot of its last `sync`; and the operations that move bytes between files
+//! and the device.
 //!
 //! Invariants: `tail.len() == len % page_size`; while `cow` is false `synced_pages` is a prefix of
 //! `pages` (files grow by appending; the only page rewritten in place is the last, partly filled
