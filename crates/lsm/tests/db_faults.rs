@@ -47,7 +47,7 @@ fn mem() -> Base {
 
 fn sim() -> Base {
     let cfg = flashsim::SsdConfig::from_preset(flashsim::Preset::Femu, Some(64 << 20)).unwrap();
-    let opts = SimFsOptions { checkpoint_slot_pages: 32, log_pages: 32, alloc_window_pages: 16 };
+    let opts = SimFsOptions { journal_region_pages: 48, alloc_window_pages: 16 };
     let sim = SimFs::format(flashsim::BlockSsd::new(cfg).unwrap(), flashsim::SimClock::new(), opts).unwrap();
     let s = sim.clone();
     Base { fs: Arc::new(sim), crash: Box::new(move || s.power_cut().unwrap()) }

@@ -93,12 +93,8 @@ fn sim_env() -> Setup {
     let mut cfg = flashsim::SsdConfig::from_preset(flashsim::Preset::Femu, Some(64 << 20)).unwrap();
     cfg.spare_factor = 0.2;
     let dev = flashsim::BlockSsd::new(cfg).unwrap();
-    let fs = SimFs::format(
-        dev,
-        clock.clone(),
-        SimFsOptions { checkpoint_slot_pages: 32, log_pages: 32, alloc_window_pages: 16 },
-    )
-    .unwrap();
+    let fs =
+        SimFs::format(dev, clock.clone(), SimFsOptions { journal_region_pages: 48, alloc_window_pages: 16 }).unwrap();
     let c = fs.clone();
     Setup { fs: Arc::new(fs), crash: Box::new(move || c.power_cut().unwrap()), options: options() }
 }

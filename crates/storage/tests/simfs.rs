@@ -17,7 +17,7 @@ fn device(capacity: u64) -> BlockSsd {
 }
 
 fn simfs(capacity: u64) -> SimFs {
-    let opts = SimFsOptions { checkpoint_slot_pages: 16, log_pages: 8, alloc_window_pages: 16 };
+    let opts = SimFsOptions { journal_region_pages: 20, alloc_window_pages: 16 };
     SimFs::format(device(capacity), SimClock::new(), opts).unwrap()
 }
 

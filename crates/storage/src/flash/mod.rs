@@ -1,6 +1,7 @@
 //! The flash file system: one file system over a simulated flash device, written once — its
-//! namespace, inodes, journal records, handles, locks and crash epochs — over a [`Placement`]
-//! that says where a file's bytes live on the device:
+//! namespace, inodes, journal (`journal`: records rolled over between the placement's metadata
+//! regions), handles, locks and crash epochs — over a [`Placement`] that says where a file's
+//! bytes live on the device:
 //!
 //! - [`block`]: pages (LPNs) of a block SSD (`flashsim::BlockSsd`); a clone is a device remap,
 //!   freed pages are trimmed ([`SimFs`]).
@@ -20,6 +21,7 @@
 
 pub mod block;
 mod handles;
+mod journal;
 mod meta_codec;
 pub(crate) mod namespace;
 mod page_header;

@@ -11,14 +11,14 @@
 //! The crash contract on a block device: pages that a durable state still refers to are never
 //! overwritten in place: a clone over synced pages goes to fresh LPNs (copy on write), and a page
 //! returns to the allocator, trimmed on the device, only when neither the current nor the durable
-//! state holds it. The journal (`journal`) lives in a reserved LPN region at the start of the
-//! device, written at `sync` and `sync_dir` and counted as "fs metadata" host writes.
+//! state holds it. The journal lives in two LPN regions at the start of the device (`regions`),
+//! written at `sync` and `sync_dir` and counted as "fs metadata" host writes.
 //!
 //! `clone_range` is getLPN + `remap` on the device: no NAND program (seed 000 section 4.5).
 
 mod alloc;
 mod file;
-mod journal;
+mod regions;
 
 use std::fmt;
 
@@ -31,7 +31,9 @@ use super::{corrupt, CloneSpan, FlashFs, Placement, Shared};
 use crate::error::{FsError, Result};
 use alloc::Allocator;
 use file::Inode;
-use journal::Journal;
+pub(crate) use regions::BlockRegions;
+
+type Journal = crate::flash::journal::Journal<BlockRegions>;
 
 /// A file system on a simulated block SSD. Cloning shares it.
 pub type SimFs = FlashFs<BlockPlacement>;
@@ -56,17 +58,16 @@ impl MapItem for LpnRun {
 /// Sizes of SimFs's own structures.
 #[derive(Debug, Clone, Copy)]
 pub struct SimFsOptions {
-    /// Pages of each of the two metadata checkpoint slots.
-    pub checkpoint_slot_pages: u32,
-    /// Pages of the metadata log.
-    pub log_pages: u32,
+    /// Pages of each of the journal's two regions at the start of the device (a snapshot of the
+    /// metadata, then commits).
+    pub journal_region_pages: u32,
     /// Pages an appending file reserves at a time to stay contiguous.
     pub alloc_window_pages: u32,
 }
 
 impl Default for SimFsOptions {
     fn default() -> Self {
-        SimFsOptions { checkpoint_slot_pages: 256, log_pages: 512, alloc_window_pages: 256 }
+        SimFsOptions { journal_region_pages: 512, alloc_window_pages: 256 }
     }
 }
 
@@ -84,8 +85,8 @@ pub struct BlockPlacement {
 impl SimFs {
     /// Formats `dev` (an empty file system) and mounts it.
     pub fn format(mut dev: BlockSsd, clock: SimClock, opts: SimFsOptions) -> Result<SimFs> {
-        let region = Journal::region_pages(opts.checkpoint_slot_pages, opts.log_pages);
-        if opts.checkpoint_slot_pages == 0 || opts.log_pages == 0 || region as u64 * 2 > dev.user_pages() {
+        let region = BlockRegions::COUNT * opts.journal_region_pages;
+        if opts.journal_region_pages < 2 || region as u64 * 2 > dev.user_pages() {
             return Err(FsError::NoSpace {
                 op: "format",
                 path: String::new(),
@@ -95,7 +96,8 @@ impl SimFs {
                 ),
             });
         }
-        let (journal, done) = Journal::format(&mut dev, clock.now(), opts.checkpoint_slot_pages, opts.log_pages)?;
+        let regions = BlockRegions { pages: opts.journal_region_pages };
+        let (journal, done) = Journal::format(&mut dev, clock.now(), regions)?;
         clock.wait(done, Wait::Metadata);
         let pages_written = journal.pages_written;
         let mut state = BlockPlacement::state(dev, journal, opts);
@@ -106,7 +108,10 @@ impl SimFs {
 
     /// Mounts a formatted device, reading its metadata.
     pub fn mount(dev: BlockSsd, clock: SimClock, opts: SimFsOptions) -> Result<SimFs> {
-        FlashFs::mount_state(BlockPlacement::state(dev, Journal::unloaded(), opts), clock)
+        FlashFs::mount_state(
+            BlockPlacement::state(dev, Journal::unloaded(BlockRegions { pages: opts.journal_region_pages }), opts),
+            clock,
+        )
     }
 
     /// getLPN (seed 000 section 4.5): the device page that holds byte `offset` of `path`.
@@ -136,7 +141,7 @@ impl BlockPlacement {
     }
 
     fn region(&self) -> u32 {
-        Journal::region_pages(self.opts.checkpoint_slot_pages, self.opts.log_pages)
+        BlockRegions::COUNT * self.opts.journal_region_pages
     }
 }
 
@@ -153,8 +158,8 @@ impl Placement for BlockPlacement {
     }
 
     fn recover(st: &mut State<Self>, clock: &SimClock) -> Result<DurableMeta<LpnRun>> {
-        let o = st.place.opts;
-        let (journal, meta, done) = Journal::recover(&mut st.dev, clock.now(), o.checkpoint_slot_pages, o.log_pages)?;
+        let regions = BlockRegions { pages: st.place.opts.journal_region_pages };
+        let (journal, meta, done) = Journal::recover(&mut st.dev, clock.now(), regions)?;
         clock.wait(done, Wait::Metadata);
         st.journal = journal;
         Ok(meta)

@@ -12,7 +12,7 @@
 //! caller's lane to their completion (see [`SimClock`]). `clone_range` is `Unsupported`: a zone's
 //! data cannot be shared between files, so `clone_or_copy` (and `append_cloned`) copy.
 //!
-//! Zones: the first `metadata_zones` zones hold the metadata journal (`journal`); the others hold
+//! Zones: the first `metadata_zones` zones hold the metadata journal (`regions`); the others hold
 //! data. A data zone is reset as soon as no file (current or durable state) has an extent in it
 //! and no stream is writing it. The file system keeps within the device's open and active zone
 //! limits: before a stream opens an empty zone with every active token taken, it finishes the
@@ -32,7 +32,7 @@ mod alloc;
 mod extent;
 mod file;
 mod gc;
-mod journal;
+mod regions;
 mod report;
 mod space;
 mod state;
@@ -40,12 +40,14 @@ mod state;
 pub use alloc::{lifetime_diff, AllocPolicy, Choice, Lifetime, OpenZone, ZoneAllocator, ZoneClass};
 pub use extent::Extent;
 pub use gc::GcStep;
+pub(crate) use regions::ZoneRegions;
 pub use report::{ZoneFsCounters, ZoneReport, ZoneUsage};
 
 use std::fmt;
 
 use flashsim::{Nanos, SimClock, Wait, ZonedSsd};
 
+use super::journal::Journal;
 use super::meta_codec::Cursor;
 use super::records::{DurableInode, DurableMeta, MapItem, Record};
 use super::state::State;
@@ -214,7 +216,7 @@ impl ZoneFs {
 
 impl Placement for ZonePlacement {
     type Device = ZonedSsd;
-    type Journal = journal::Journal;
+    type Journal = Journal<ZoneRegions>;
     type Item = Extent;
     type Inode = extent::Inode;
     const NAME: &'static str = "ZoneFs";

@@ -9,11 +9,12 @@ use flashsim::{Nanos, SimClock, Wait, ZoneState, ZonedSsd};
 use super::alloc::{ZoneAllocator, ZoneClass};
 use super::extent::{Extent, Inode};
 use super::gc::GcStep;
-use super::journal::Journal;
 use super::report::ZoneFsCounters;
 use super::space::StreamKey;
+use super::ZoneRegions;
 use super::{St, ZoneFsOptions};
 use crate::error::Result;
+use crate::flash::journal::Journal;
 use crate::flash::records::{DurableInode, DurableMeta};
 use crate::flash::state::State;
 use crate::flash::{corrupt, device_error};
@@ -65,7 +66,7 @@ impl ZonePlacement {
             gc_crash: None,
             opts,
         };
-        let journal = Journal::unloaded((0..opts.metadata_zones).collect());
+        let journal = Journal::unloaded(ZoneRegions { zones: (0..opts.metadata_zones).collect() });
         let page_size = dev.page_size() as usize;
         Ok(State::new(dev, journal, place, page_size))
     }
@@ -80,8 +81,8 @@ impl St {
                 done = done.max(self.reset_zone(clock.now(), z, "format")?);
             }
         }
-        let zones = (0..self.place.opts.metadata_zones).collect();
-        let (journal, t) = Journal::format(&mut self.dev, clock.now(), zones)?;
+        let regions = ZoneRegions { zones: (0..self.place.opts.metadata_zones).collect() };
+        let (journal, t) = Journal::format(&mut self.dev, clock.now(), regions)?;
         clock.wait(done.max(t), Wait::Metadata);
         self.stats.fs_metadata_bytes += journal.pages_written * self.page_size as u64;
         self.journal = journal;
@@ -90,8 +91,8 @@ impl St {
 
     /// Reads the durable state from the metadata zones.
     pub(crate) fn recover_journal(&mut self, clock: &SimClock) -> Result<DurableMeta<Extent>> {
-        let zones = (0..self.place.opts.metadata_zones).collect();
-        let (journal, meta, done) = Journal::recover(&mut self.dev, clock.now(), zones)?;
+        let regions = ZoneRegions { zones: (0..self.place.opts.metadata_zones).collect() };
+        let (journal, meta, done) = Journal::recover(&mut self.dev, clock.now(), regions)?;
         clock.wait(done, Wait::Metadata);
         self.journal = journal;
         Ok(meta)

@@ -1,31 +1,56 @@
-//! ZoneFs metadata on the device: a log of records in reserved metadata zones, rolled over to a
-//! snapshot in the next metadata zone when the active one fills (as ZenFS's metadata zones).
+//! The flash file system's journal: a log of records in a placement's metadata regions (zones
+//! of a ZNS device, as ZenFS's metadata zones; LPN ranges of a block device), rolled over to a
+//! snapshot in the next region when the active one fills.
 //!
-//! Each page starts with a 32-byte header (magic, kind, generation, sequence number = the page's
-//! index in its zone, payload length, total length, CRC32C of header and payload). A zone of
-//! generation `g` starts with a snapshot of the whole durable state (pages of kind snapshot) and
-//! continues with commits (pages of kind log). A commit's bytes are cut into pages; its first page
-//! carries the commit's total length, and replay applies a commit only once all of its pages are
-//! read, so a commit is all or nothing. A zone cannot be rewritten, so every commit takes whole
-//! pages (the rest of its last page is padding, counted as metadata bytes written).
+//! Each page starts with a [`page_header`] (the sequence number is the page's index in its
+//! region). A region of generation `g` starts with a snapshot of the whole durable state (pages of
+//! kind snapshot) and continues with commits (pages of kind log). A commit's bytes are cut into
+//! pages; its first page carries the commit's total length, and replay applies a commit only once
+//! all of its pages are read, so a commit is all or nothing. A region is written once, in order
+//! (a zone cannot be rewritten, and a block device's region is used the same way), so every commit
+//! takes whole pages (the rest of its last page is padding, counted as metadata bytes written).
 //!
-//! Roll-over, when a commit does not fit the active zone: finish the active zone (it stays
-//! readable, and stops holding an active-zone token), reset the next metadata zone if it holds an
-//! older generation, write the snapshot of generation `g + 1` there, and only then reset the old
-//! zone. A power cut at any point leaves at least one complete snapshot: mount takes the zone with
-//! the newest complete snapshot, replays its commits in page order until the first page that is
-//! missing, stale, damaged or ends a commit early, and resets the other metadata zones.
+//! Roll-over, when a commit does not fit the active region: close the active region (a zone is
+//! finished: it stays readable and gives back its active-zone token), reset the next region if it
+//! holds an older generation, write the snapshot of generation `g + 1` there, and only then reset
+//! the old region. A power cut at any point leaves at least one complete snapshot: mount takes the
+//! region with the newest complete snapshot, replays its commits in page order until the first
+//! page that is missing, stale, damaged or ends a commit early, and resets the other regions. When
+//! replay stopped before the region's last written page (a torn commit), the next commit rolls
+//! over, so no page is written twice.
 
-use flashsim::{HostLabel, Nanos, ZoneState, ZonedSsd};
+use flashsim::Nanos;
 
-use super::Extent;
+use super::corrupt;
+use super::page_header::{self, Header, HEADER};
+use super::records::{decode_all, encode, DurableMeta, MapItem, Record};
 use crate::error::{FsError, Result};
-use crate::flash::page_header::{self, Header, HEADER};
-use crate::flash::records::{decode_all, encode, DurableMeta, Record};
 
-const MAGIC: u32 = 0x5a4e_5346; // "ZNSF"
+/// A complete snapshot found at mount: generation, region, records, pages.
+type Snapshot<I> = (u64, usize, Vec<Record<I>>, u64);
+
+const MAGIC: u32 = 0x4a4c_4b46; // "FKLJ"
 const KIND_SNAPSHOT: u8 = 1;
 const KIND_LOG: u8 = 2;
+
+/// The metadata regions a placement gives the journal, each written from its start in order.
+pub trait MetaRegions: Send {
+    type Device;
+    /// The map item of the placement's inode records.
+    type Item: MapItem;
+    fn count(&self) -> usize;
+    fn page_size(&self, dev: &Self::Device) -> usize;
+    fn capacity_pages(&self, dev: &Self::Device) -> u64;
+    /// Pages written in region `i` from its start (a zone's write pointer; on a block device, up
+    /// to its last mapped page).
+    fn written_pages(&self, dev: &Self::Device, i: usize) -> Result<u64>;
+    fn read(&self, dev: &mut Self::Device, at: Nanos, i: usize, page: u64, buf: &mut [u8]) -> Result<Nanos>;
+    fn write(&self, dev: &mut Self::Device, at: Nanos, i: usize, page: u64, data: &[u8]) -> Result<Nanos>;
+    /// Erases region `i` (a zone reset, a trim); `None` when nothing was written in it.
+    fn reset(&self, dev: &mut Self::Device, at: Nanos, i: usize) -> Result<Option<Nanos>>;
+    /// No more writes go to region `i` until its reset (a zone is finished).
+    fn close(&self, dev: &mut Self::Device, i: usize) -> Result<()>;
+}
 
 fn write_header(page: &mut [u8], h: &Header) {
     page_header::write(page, MAGIC, h);
@@ -35,9 +60,9 @@ fn read_header(page: &[u8]) -> Option<Header> {
     page_header::read(page, MAGIC)
 }
 
-/// The metadata zones and where the log has got.
-pub struct Journal {
-    zones: Vec<u32>,
+/// The metadata regions and where the log has got.
+pub struct Journal<R> {
+    regions: R,
     active: usize,
     generation: u64,
     /// Next page of the active zone.
@@ -52,24 +77,24 @@ pub struct Journal {
     pub resets: u64,
 }
 
-impl Journal {
+impl<R: MetaRegions> Journal<R> {
     /// Writes an empty file system: generation 1 in the first metadata zone (all of them are
     /// reset first).
-    pub fn format(dev: &mut ZonedSsd, at: Nanos, zones: Vec<u32>) -> Result<(Journal, Nanos)> {
-        let mut j = Journal::new(dev, zones);
+    pub fn format(dev: &mut R::Device, at: Nanos, regions: R) -> Result<(Self, Nanos)> {
+        let mut j = Journal::new(dev, regions);
         let mut done = at;
-        for i in 0..j.zones.len() {
+        for i in 0..j.regions.count() {
             done = done.max(j.reset(dev, at, i)?);
         }
-        j.active = j.zones.len() - 1; // the roll-over goes to the first zone
-        let done = j.roll(dev, done, &DurableMeta::<Extent>::empty())?;
+        j.active = j.regions.count() - 1; // the roll-over goes to the first zone
+        let done = j.roll(dev, done, &DurableMeta::<R::Item>::empty())?;
         Ok((j, done))
     }
 
     /// A journal that knows nothing yet (replaced by `format` or `recover`).
-    pub fn unloaded(zones: Vec<u32>) -> Journal {
+    pub fn unloaded(regions: R) -> Self {
         Journal {
-            zones,
+            regions,
             active: 0,
             generation: 0,
             next_page: 0,
@@ -81,14 +106,14 @@ impl Journal {
         }
     }
 
-    fn new(dev: &ZonedSsd, zones: Vec<u32>) -> Journal {
+    fn new(dev: &R::Device, regions: R) -> Self {
         Journal {
-            zones,
+            page_size: regions.page_size(dev),
+            capacity_pages: regions.capacity_pages(dev),
+            regions,
             active: 0,
             generation: 0,
             next_page: 0,
-            page_size: dev.page_size() as usize,
-            capacity_pages: dev.zone_capacity_pages(),
             must_roll: false,
             pages_written: 0,
             resets: 0,
@@ -100,28 +125,29 @@ impl Journal {
     }
 
     /// Reads the newest complete snapshot and the commits after it; resets stale metadata zones.
-    pub fn recover(dev: &mut ZonedSsd, at: Nanos, zones: Vec<u32>) -> Result<(Journal, DurableMeta<Extent>, Nanos)> {
-        let mut j = Journal::new(dev, zones);
+    pub fn recover(dev: &mut R::Device, at: Nanos, regions: R) -> Result<(Self, DurableMeta<R::Item>, Nanos)> {
+        let mut j = Journal::new(dev, regions);
         let mut t = at;
-        let mut best: Option<(u64, usize, Vec<Record<Extent>>, u64)> = None; // generation, zone index, records, pages
-        for i in 0..j.zones.len() {
+        // generation, region index, records, pages
+        let mut best: Option<Snapshot<R::Item>> = None;
+        for i in 0..j.regions.count() {
             let (stream, gen, pages, done) = j.read_run(dev, t, i, KIND_SNAPSHOT, None)?;
             t = done;
             let (Some(stream), Some(generation)) = (stream.into_iter().next(), gen) else { continue };
-            let Some(records) = decode_all::<Extent>(&stream) else { continue };
+            let Some(records) = decode_all::<R::Item>(&stream) else { continue };
             if best.as_ref().is_none_or(|b| generation > b.0) {
                 best = Some((generation, i, records, pages));
             }
         }
         let Some((generation, active, records, snapshot_pages)) = best else {
-            return Err(corrupt("no complete metadata snapshot in the metadata zones (not formatted?)"));
+            return Err(corrupt("no complete metadata snapshot in the metadata regions (not formatted?)"));
         };
-        let mut meta = DurableMeta::<Extent>::empty();
+        let mut meta = DurableMeta::<R::Item>::empty();
         records.iter().for_each(|r| meta.apply(r));
         let (commits, _, end, done) = j.read_run(dev, t, active, KIND_LOG, Some((generation, snapshot_pages)))?;
         t = done;
         for c in commits {
-            decode_all::<Extent>(&c)
+            decode_all::<R::Item>(&c)
                 .ok_or_else(|| corrupt("undecodable metadata commit"))?
                 .iter()
                 .for_each(|r| meta.apply(r));
@@ -129,8 +155,8 @@ impl Journal {
         j.active = active;
         j.generation = generation;
         j.next_page = end;
-        j.must_roll = end < j.write_pointer(dev, active)?;
-        for i in 0..j.zones.len() {
+        j.must_roll = end < j.regions.written_pages(dev, active)?;
+        for i in 0..j.regions.count() {
             if i != active {
                 t = t.max(j.reset(dev, at, i)?);
             }
@@ -145,14 +171,13 @@ impl Journal {
     #[allow(clippy::type_complexity)]
     fn read_run(
         &self,
-        dev: &mut ZonedSsd,
+        dev: &mut R::Device,
         at: Nanos,
         i: usize,
         kind: u8,
         after: Option<(u64, u64)>,
     ) -> Result<(Vec<Vec<u8>>, Option<u64>, u64, Nanos)> {
-        let zone = self.zones[i];
-        let wp = self.write_pointer(dev, i)?;
+        let wp = self.regions.written_pages(dev, i)?;
         let (mut generation, first) = match after {
             Some((g, p)) => (Some(g), p),
             None => (None, 0),
@@ -164,7 +189,7 @@ impl Journal {
         let mut cur: Option<(Vec<u8>, usize)> = None; // bytes so far, total
         let mut p = first;
         while p < wp {
-            t = dev.read(t, zone, p, &mut page, HostLabel::FsMetadata).map_err(|e| device_error("mount", e))?;
+            t = self.regions.read(dev, t, i, p, &mut page)?;
             let Some(h) = read_header(&page) else { break };
             if h.kind != kind || h.seq as u64 != p || generation.is_some_and(|g| g != h.generation) {
                 break;
@@ -196,19 +221,14 @@ impl Journal {
         Ok((out, generation, end, t))
     }
 
-    fn write_pointer(&self, dev: &ZonedSsd, i: usize) -> Result<u64> {
-        let info = dev.zone(self.zones[i]).map_err(|e| device_error("mount", e))?;
-        Ok(info.write_pointer)
-    }
-
     /// Makes `records` durable; `meta` is the durable state with them already applied (written
     /// whole as the next snapshot when the active zone is full).
     pub fn commit(
         &mut self,
-        dev: &mut ZonedSsd,
+        dev: &mut R::Device,
         at: Nanos,
-        records: &[Record<Extent>],
-        meta: &DurableMeta<Extent>,
+        records: &[Record<R::Item>],
+        meta: &DurableMeta<R::Item>,
     ) -> Result<Nanos> {
         let mut bytes = Vec::new();
         for r in records {
@@ -222,9 +242,7 @@ impl Journal {
             return self.roll(dev, at, meta);
         }
         let data = self.pages(KIND_LOG, self.generation, self.next_page, &bytes);
-        let zone = self.zones[self.active];
-        let done =
-            dev.write(at, zone, self.next_page, &data, HostLabel::FsMetadata).map_err(|e| device_error("sync", e))?;
+        let done = self.regions.write(dev, at, self.active, self.next_page, &data)?;
         self.next_page += pages;
         self.pages_written += pages;
         Ok(done)
@@ -251,7 +269,7 @@ impl Journal {
 
     /// Writes `meta` as the snapshot of the next generation in the next metadata zone, then
     /// resets the zone it replaces (see the module docs for the order).
-    fn roll(&mut self, dev: &mut ZonedSsd, at: Nanos, meta: &DurableMeta<Extent>) -> Result<Nanos> {
+    fn roll(&mut self, dev: &mut R::Device, at: Nanos, meta: &DurableMeta<R::Item>) -> Result<Nanos> {
         let mut bytes = Vec::new();
         for r in meta.snapshot() {
             encode(&r, &mut bytes);
@@ -262,24 +280,22 @@ impl Journal {
                 op: "sync",
                 path: String::new(),
                 detail: format!(
-                    "the file-system metadata ({} bytes) outgrew a metadata zone of {} pages",
+                    "the file-system metadata ({} bytes) outgrew a metadata region of {} pages",
                     bytes.len(),
                     self.capacity_pages
                 ),
             });
         }
         let old = self.active;
-        let next = (old + 1) % self.zones.len();
-        let old_state = dev.zone(self.zones[old]).map_err(|e| device_error("sync", e))?.state;
-        if !matches!(old_state, ZoneState::Empty | ZoneState::Full) && self.generation > 0 {
-            dev.finish(self.zones[old]).map_err(|e| device_error("sync", e))?;
+        let next = (old + 1) % self.regions.count();
+        if self.generation > 0 {
+            self.regions.close(dev, old)?;
         }
         let mut t = at;
         t = self.reset(dev, t, next)?; // a no-op when it is empty
         let generation = self.generation + 1;
         let data = self.pages(KIND_SNAPSHOT, generation, 0, &bytes);
-        let done =
-            dev.write(t, self.zones[next], 0, &data, HostLabel::FsMetadata).map_err(|e| device_error("sync", e))?;
+        let done = self.regions.write(dev, t, next, 0, &data)?;
         self.pages_written += pages;
         self.generation = generation;
         self.active = next;
@@ -289,34 +305,19 @@ impl Journal {
         Ok(done)
     }
 
-    fn reset(&mut self, dev: &mut ZonedSsd, at: Nanos, i: usize) -> Result<Nanos> {
-        let zone = self.zones[i];
-        if dev.zone(zone).map_err(|e| device_error("mount", e))?.state == ZoneState::Empty {
-            return Ok(at);
-        }
-        self.resets += 1;
-        dev.reset_labelled(at, zone, HostLabel::FsMetadata).map_err(|e| device_error("sync", e))
-    }
-}
-
-fn device_error(op: &'static str, e: flashsim::FlashError) -> FsError {
-    crate::flash::device_error(op, "(metadata)", e)
-}
-
-fn corrupt(what: &str) -> FsError {
-    FsError::Io {
-        op: "mount",
-        path: String::new(),
-        source: std::io::Error::new(std::io::ErrorKind::InvalidData, what.to_string()),
+    fn reset(&mut self, dev: &mut R::Device, at: Nanos, i: usize) -> Result<Nanos> {
+        let done = self.regions.reset(dev, at, i)?;
+        self.resets += done.is_some() as u64;
+        Ok(done.unwrap_or(at))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::flash::zone::extent::Extent;
+    use crate::flash::zone::{Extent, ZoneRegions};
     use crate::fs::WriteHint;
-    use flashsim::{Geometry, Timing, ZonedConfig};
+    use flashsim::{Geometry, HostLabel, Timing, ZoneState, ZonedConfig, ZonedSsd};
 
     /// 512-byte pages, zones of 16 pages (4 planes x 4 pages), 8 zones; metadata in zones 0 and 1.
     fn device() -> ZonedSsd {
@@ -334,14 +335,18 @@ mod tests {
         ZonedSsd::new(ZonedConfig::new(g, t, 16 * 512)).unwrap()
     }
 
+    fn regions() -> ZoneRegions {
+        ZoneRegions { zones: vec![0, 1] }
+    }
+
     fn inode(ino: u64) -> Record<Extent> {
         let extents = vec![Extent { zone: 3, start: ino as u32, bytes: 100 }];
         Record::Inode { ino, len: 100, hint: WriteHint::Flush, items: extents }
     }
 
     /// Commits one inode record at a time until the journal has rolled `rolls` times.
-    fn fill(dev: &mut ZonedSsd, rolls: u64) -> (Journal, DurableMeta<Extent>) {
-        let (mut j, _) = Journal::format(dev, 0, vec![0, 1]).unwrap();
+    fn fill(dev: &mut ZonedSsd, rolls: u64) -> (Journal<ZoneRegions>, DurableMeta<Extent>) {
+        let (mut j, _) = Journal::format(dev, 0, regions()).unwrap();
         let mut meta = DurableMeta::<Extent>::empty();
         let mut ino = 1;
         while j.generation < 1 + rolls {
@@ -358,7 +363,7 @@ mod tests {
         let mut dev = device();
         let (j, meta) = fill(&mut dev, 3);
         assert!(meta.inodes.len() > 20);
-        let (r, got, _) = Journal::recover(&mut dev, 0, vec![0, 1]).unwrap();
+        let (r, got, _) = Journal::recover(&mut dev, 0, regions()).unwrap();
         assert_eq!(got, meta);
         assert_eq!((r.generation, r.active, r.next_page), (j.generation, j.active, j.next_page));
         assert_eq!(dev.zone(1 - j.active as u32).unwrap().state, ZoneState::Empty, "the old zone was reset");
@@ -375,10 +380,10 @@ mod tests {
         meta.snapshot().iter().for_each(|r| encode(r, &mut bytes));
         let pages = j.pages(KIND_SNAPSHOT, j.generation + 1, 0, &bytes);
         assert!(pages.len() > 512, "a snapshot of several pages");
-        dev.write(0, j.zones[next], 0, &pages, HostLabel::FsMetadata).unwrap();
-        let (r, got, _) = Journal::recover(&mut dev, 0, vec![0, 1]).unwrap();
+        dev.write(0, j.regions.zones[next], 0, &pages, HostLabel::FsMetadata).unwrap();
+        let (r, got, _) = Journal::recover(&mut dev, 0, regions()).unwrap();
         assert_eq!((r.active, got.clone()), (next, meta));
-        assert_eq!(dev.zone(j.zones[j.active]).unwrap().state, ZoneState::Empty, "the stale zone is reset");
+        assert_eq!(dev.zone(j.regions.zones[j.active]).unwrap().state, ZoneState::Empty, "the stale zone is reset");
 
         // A power cut in the middle of a snapshot: only its first page made it.
         let mut dev = device();
@@ -388,8 +393,8 @@ mod tests {
         let mut bytes = Vec::new();
         bigger.snapshot().iter().for_each(|r| encode(r, &mut bytes));
         let pages = j.pages(KIND_SNAPSHOT, j.generation + 1, 0, &bytes);
-        dev.write(0, j.zones[1 - j.active], 0, &pages[..512], HostLabel::FsMetadata).unwrap();
-        let (r, got, _) = Journal::recover(&mut dev, 0, vec![0, 1]).unwrap();
+        dev.write(0, j.regions.zones[1 - j.active], 0, &pages[..512], HostLabel::FsMetadata).unwrap();
+        let (r, got, _) = Journal::recover(&mut dev, 0, regions()).unwrap();
         assert_eq!((r.active, got), (j.active, meta), "the older complete snapshot and its log");
     }
 
@@ -403,8 +408,8 @@ mod tests {
         records.iter().for_each(|r| encode(r, &mut bytes));
         let pages = j.pages(KIND_LOG, j.generation, j.next_page, &bytes);
         assert!(pages.len() >= 1024);
-        dev.write(0, j.zones[j.active], j.next_page, &pages[..512], HostLabel::FsMetadata).unwrap();
-        let (mut r, got, _) = Journal::recover(&mut dev, 0, vec![0, 1]).unwrap();
+        dev.write(0, j.regions.zones[j.active], j.next_page, &pages[..512], HostLabel::FsMetadata).unwrap();
+        let (mut r, got, _) = Journal::recover(&mut dev, 0, regions()).unwrap();
         assert_eq!(got, meta, "none of the torn commit's records");
         assert!(r.must_roll);
         let more = vec![inode(600)];
@@ -412,7 +417,60 @@ mod tests {
         more.iter().for_each(|x| after.apply(x));
         r.commit(&mut dev, 0, &more, &after).unwrap();
         assert_eq!(r.generation, j.generation + 1);
-        let (_, again, _) = Journal::recover(&mut dev, 0, vec![0, 1]).unwrap();
+        let (_, again, _) = Journal::recover(&mut dev, 0, regions()).unwrap();
         assert_eq!(again, after);
+    }
+}
+
+/// The same journal on a block device's LPN regions.
+#[cfg(test)]
+mod block_tests {
+    use super::*;
+    use crate::flash::block::{BlockRegions, LpnRun};
+    use flashsim::{BlockSsd, HostLabel, Preset, SsdConfig};
+
+    fn regions() -> BlockRegions {
+        BlockRegions { pages: 8 }
+    }
+
+    fn inode(ino: u64) -> Record<LpnRun> {
+        Record::Inode { ino, len: 100, hint: crate::fs::WriteHint::None, items: vec![(100 + ino as u32, 1)] }
+    }
+
+    #[test]
+    fn commits_roll_overs_and_a_torn_commit_replay_on_lpn_regions() {
+        let mut dev = BlockSsd::new(SsdConfig::from_preset(Preset::Femu, Some(64 << 20)).unwrap()).unwrap();
+        let (mut j, _) = Journal::format(&mut dev, 0, regions()).unwrap();
+        let mut meta = DurableMeta::<LpnRun>::empty();
+        let mut ino = 1;
+        while j.generation < 4 {
+            let r = vec![inode(ino)];
+            r.iter().for_each(|x| meta.apply(x));
+            j.commit(&mut dev, 0, &r, &meta).unwrap();
+            ino += 1;
+        }
+        let (r, got, _) = Journal::recover(&mut dev, 0, regions()).unwrap();
+        assert_eq!(got, meta);
+        assert_eq!((r.generation, r.active, r.next_page), (j.generation, j.active, j.next_page));
+        assert_eq!(regions().written_pages(&dev, 1 - j.active).unwrap(), 0, "the old region was trimmed");
+
+        // The first page of a two-page commit: dropped, and the next commit rolls over.
+        let records: Vec<Record<LpnRun>> = (500..700).map(inode).collect();
+        let mut bytes = Vec::new();
+        records.iter().for_each(|r| encode(r, &mut bytes));
+        let pages = j.pages(KIND_LOG, j.generation, j.next_page, &bytes);
+        let ps = dev.page_size() as usize;
+        assert!(pages.len() >= 2 * ps);
+        let base = (j.active as u64) * 8;
+        dev.write(0, base + j.next_page, &pages[..ps], HostLabel::FsMetadata).unwrap();
+        let (mut r, got, _) = Journal::recover(&mut dev, 0, regions()).unwrap();
+        assert_eq!(got, meta, "none of the torn commit's records");
+        assert!(r.must_roll);
+        let more = vec![inode(900)];
+        more.iter().for_each(|x| meta.apply(x));
+        r.commit(&mut dev, 0, &more, &meta).unwrap();
+        assert_eq!(r.generation, j.generation + 1);
+        let (_, again, _) = Journal::recover(&mut dev, 0, regions()).unwrap();
+        assert_eq!(again, meta);
     }
 }
