@@ -65,20 +65,20 @@ pub struct Journal<R> {
     regions: R,
     active: usize,
     generation: u64,
-    /// Next page of the active zone.
+    /// Next page of the active region.
     next_page: u64,
     page_size: usize,
     capacity_pages: u64,
-    /// Replay stopped before the zone's write pointer: the next commit rolls over.
+    /// Replay stopped before the region's last written page: the next commit rolls over.
     must_roll: bool,
     /// Metadata pages written (host writes of cause "fs metadata").
     pub pages_written: u64,
-    /// Metadata zones reset.
+    /// Metadata regions reset.
     pub resets: u64,
 }
 
 impl<R: MetaRegions> Journal<R> {
-    /// Writes an empty file system: generation 1 in the first metadata zone (all of them are
+    /// Writes an empty file system: generation 1 in the first metadata region (all of them are
     /// reset first).
     pub fn format(dev: &mut R::Device, at: Nanos, regions: R) -> Result<(Self, Nanos)> {
         let mut j = Journal::new(dev, regions);
@@ -86,7 +86,7 @@ impl<R: MetaRegions> Journal<R> {
         for i in 0..j.regions.count() {
             done = done.max(j.reset(dev, at, i)?);
         }
-        j.active = j.regions.count() - 1; // the roll-over goes to the first zone
+        j.active = j.regions.count() - 1; // the roll-over goes to the first region
         let done = j.roll(dev, done, &DurableMeta::<R::Item>::empty())?;
         Ok((j, done))
     }
@@ -124,7 +124,7 @@ impl<R: MetaRegions> Journal<R> {
         self.page_size - HEADER
     }
 
-    /// Reads the newest complete snapshot and the commits after it; resets stale metadata zones.
+    /// Reads the newest complete snapshot and the commits after it; resets stale metadata regions.
     pub fn recover(dev: &mut R::Device, at: Nanos, regions: R) -> Result<(Self, DurableMeta<R::Item>, Nanos)> {
         let mut j = Journal::new(dev, regions);
         let mut t = at;
@@ -164,7 +164,7 @@ impl<R: MetaRegions> Journal<R> {
         Ok((j, meta, t))
     }
 
-    /// Reads the run of pages of `kind` in metadata zone `i`: from page 0 for a snapshot (any
+    /// Reads the run of pages of `kind` in metadata region `i`: from page 0 for a snapshot (any
     /// generation), or from `after.1` with generation `after.0` for commits. Returns the complete
     /// streams (one per snapshot or commit), the generation, the page after the last complete one,
     /// and the time the reads complete.
@@ -211,7 +211,7 @@ impl<R: MetaRegions> Journal<R> {
                     out.push(bytes);
                     end = p;
                     if kind == KIND_SNAPSHOT {
-                        break; // one snapshot per zone
+                        break; // one snapshot per region
                     }
                 } else {
                     cur = Some((bytes, total));
@@ -222,7 +222,7 @@ impl<R: MetaRegions> Journal<R> {
     }
 
     /// Makes `records` durable; `meta` is the durable state with them already applied (written
-    /// whole as the next snapshot when the active zone is full).
+    /// whole as the next snapshot when the active region is full).
     pub fn commit(
         &mut self,
         dev: &mut R::Device,
@@ -267,8 +267,8 @@ impl<R: MetaRegions> Journal<R> {
         out
     }
 
-    /// Writes `meta` as the snapshot of the next generation in the next metadata zone, then
-    /// resets the zone it replaces (see the module docs for the order).
+    /// Writes `meta` as the snapshot of the next generation in the next metadata region,
+    /// then resets the region it replaces (see the module docs for the order).
     fn roll(&mut self, dev: &mut R::Device, at: Nanos, meta: &DurableMeta<R::Item>) -> Result<Nanos> {
         let mut bytes = Vec::new();
         for r in meta.snapshot() {
