@@ -228,22 +228,31 @@ mod tests {
         Arc::new(FileMeta::new(n, size, k(lo), k(hi)))
     }
 
-    #[test]
-    fn keys_in_the_next_window_pass_down_and_keys_past_its_range_skip_a_level() {
+    /// Gear's choice on a version whose L1 has one SST over L2's two, with `l3` as level 3 and
+    /// L3's compaction pointer at `pointer`.
+    fn choose_over(l3: Vec<Arc<FileMeta>>, pointer: &[u8]) -> Compaction {
         let mut v = Version::empty(5);
         v.files[1] = vec![file(1, "b", "y", 1000)];
         v.files[2] = vec![file(10, "a", "c", 10), file(11, "x", "z", 10)];
-        // L3: its window, its oldest quarter of bytes, holds 20 and 21.
-        v.files[3] =
-            vec![file(20, "g", "h", 50), file(21, "i", "j", 50), file(22, "p", "q", 150), file(23, "r", "s", 150)];
+        v.files[3] = l3;
         let v = Arc::new(v);
         let o = Options { max_bytes_for_level_base: 10, ..Options::default() };
         let mut pointers = vec![Vec::new(); 5];
-        pointers[3] = internal_key(b"f", 1, ValueKind::Value);
+        pointers[3] = internal_key(pointer, 1, ValueKind::Value);
         let ctx = PickContext { version: &v, compact_pointers: &pointers, options: &o };
-        let c = Gear.choose(&ctx).unwrap();
+        Gear.choose(&ctx).unwrap()
+    }
+
+    fn numbers(fs: &[Arc<FileMeta>]) -> Vec<u64> {
+        fs.iter().map(|f| f.number).collect()
+    }
+
+    #[test]
+    fn keys_in_the_next_window_pass_down_and_keys_past_its_range_skip_a_level() {
+        // L3: its window, its oldest quarter of bytes, holds 20 and 21.
+        let l3 = vec![file(20, "g", "h", 50), file(21, "i", "j", 50), file(22, "p", "q", 150), file(23, "r", "s", 150)];
+        let c = choose_over(l3, b"f");
         assert_eq!((c.level, c.output_level), (1, 2));
-        let numbers = |fs: &[Arc<FileMeta>]| fs.iter().map(|f| f.number).collect::<Vec<_>>();
         assert_eq!(numbers(&c.inputs[1]), vec![10, 11]);
         assert_eq!(c.deeper_inputs.len(), 1);
         assert_eq!(c.deeper_inputs[0].0, 3);
@@ -261,20 +270,10 @@ mod tests {
 
     #[test]
     fn the_window_is_the_oldest_quarter_of_a_level_not_the_run_from_its_pointer() {
-        let mut v = Version::empty(5);
-        v.files[1] = vec![file(1, "b", "y", 1000)];
-        v.files[2] = vec![file(10, "a", "c", 10), file(11, "x", "z", 10)];
         // L3 in key order; 30 and 31 were written first (their zones are the level's oldest).
-        v.files[3] =
-            vec![file(40, "d", "e", 150), file(41, "f", "g", 150), file(30, "h", "i", 50), file(31, "j", "k", 50)];
-        let v = Arc::new(v);
-        let o = Options { max_bytes_for_level_base: 10, ..Options::default() };
-        let mut pointers = vec![Vec::new(); 5];
+        let l3 = vec![file(40, "d", "e", 150), file(41, "f", "g", 150), file(30, "h", "i", 50), file(31, "j", "k", 50)];
         // The pointer sits before 40 and 41: a window from it would take them.
-        pointers[3] = internal_key(b"c", 1, ValueKind::Value);
-        let ctx = PickContext { version: &v, compact_pointers: &pointers, options: &o };
-        let c = Gear.choose(&ctx).unwrap();
-        let numbers = |fs: &[Arc<FileMeta>]| fs.iter().map(|f| f.number).collect::<Vec<_>>();
+        let c = choose_over(l3, b"c");
         assert_eq!(c.deeper_inputs.len(), 1);
         assert_eq!(numbers(&c.deeper_inputs[0].1), vec![30, 31], "the oldest 100 of 400 bytes");
         assert_eq!(c.level_for_key(b"h"), 4);
