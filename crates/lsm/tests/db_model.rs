@@ -13,7 +13,7 @@ use std::sync::Arc;
 use flashsim::{SimClock, ZonedConfig, ZonedSsd};
 use lsm::{CompactionStyle, Db, Options, ReadOptions, WriteBatch, WriteOptions};
 use proptest::prelude::*;
-use storage::{AllocPolicy, Env, Fs, GcOptions, MemFs, SimFs, SimFsOptions, ZoneFs, ZoneFsOptions};
+use storage::{AllocPolicy, Env, Fs, GcOptions, MemFs, PageCacheConfig, SimFs, SimFsOptions, ZoneFs, ZoneFsOptions};
 
 type Model = BTreeMap<Vec<u8>, Vec<u8>>;
 
@@ -88,20 +88,26 @@ fn mem_env() -> Setup {
     Setup { fs: Arc::new(mem), crash: Box::new(move || c.crash()), options: options() }
 }
 
-fn sim_env() -> Setup {
+/// Page cache sizes the flash file systems run with: none, 4 pages (written back under pressure
+/// all the time), 1 MiB.
+const CACHES: [u64; 3] = [0, 16 << 10, 1 << 20];
+
+/// SimFs with a page cache of `cache` bytes.
+fn sim_env(cache: u64) -> Setup {
     let clock = SimClock::new();
     let mut cfg = flashsim::SsdConfig::from_preset(flashsim::Preset::Femu, Some(64 << 20)).unwrap();
     cfg.spare_factor = 0.2;
     let dev = flashsim::BlockSsd::new(cfg).unwrap();
     let fs =
         SimFs::format(dev, clock.clone(), SimFsOptions { journal_region_pages: 48, alloc_window_pages: 16 }).unwrap();
+    fs.set_page_cache(PageCacheConfig::with_capacity(cache)).unwrap();
     let c = fs.clone();
     Setup { fs: Arc::new(fs), crash: Box::new(move || c.power_cut().unwrap()), options: options() }
 }
 
 /// ZoneFs over a small zoned SSD (4 planes, zones of 16 pages per plane = 256 KiB, 64 zones),
-/// placing by `policy`, with host zone GC.
-fn zone_env(policy: AllocPolicy) -> Setup {
+/// placing by `policy`, with host zone GC and a page cache of `cache` bytes.
+fn zone_env(policy: AllocPolicy, cache: u64) -> Setup {
     let clock = SimClock::new();
     let g = flashsim::Geometry {
         channels: 2,
@@ -117,6 +123,7 @@ fn zone_env(policy: AllocPolicy) -> Setup {
     let dev = ZonedSsd::new(ZonedConfig::new(g, flashsim::Preset::Femu.timing(), zone)).unwrap();
     let opts = ZoneFsOptions { policy, gc: Some(GcOptions::default()), ..ZoneFsOptions::default() };
     let fs = ZoneFs::format(dev, clock.clone(), opts).unwrap();
+    fs.set_page_cache(PageCacheConfig::with_capacity(cache)).unwrap();
     let c = fs.clone();
     Setup { fs: Arc::new(fs), crash: Box::new(move || c.power_cut().unwrap()), options: options() }
 }
@@ -265,14 +272,18 @@ proptest! {
         ops in prop::collection::vec(op(), 1..250),
         style in prop::sample::select(vec![CompactionStyle::Leveled, CompactionStyle::Gear, CompactionStyle::LifetimeLeveling]),
         policy in prop::sample::select(vec![AllocPolicy::Shared, AllocPolicy::PerLevel, AllocPolicy::Lifetime]),
+        cache in prop::sample::select(CACHES.to_vec()),
     ) {
-        let mut env = zone_env(policy);
+        let mut env = zone_env(policy, cache);
         env.options.compaction = style;
         run(ops, env)?;
     }
 
     #[test]
-    fn engine_on_simfs_in_simulated_time_matches_the_model(ops in prop::collection::vec(op(), 1..250)) {
-        run(ops, sim_env())?;
+    fn engine_on_simfs_in_simulated_time_matches_the_model(
+        ops in prop::collection::vec(op(), 1..250),
+        cache in prop::sample::select(CACHES.to_vec()),
+    ) {
+        run(ops, sim_env(cache))?;
     }
 }

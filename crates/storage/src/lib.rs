@@ -53,6 +53,7 @@ pub use error::{FsError, Result};
 pub use fault::{FaultFs, FaultStats, IoClass};
 pub use flash::block::{SimFs, SimFsOptions};
 pub use flash::zone::{self as zone, AllocPolicy, GcOptions, ZoneClass, ZoneFs, ZoneFsOptions, ZoneReport};
+pub use flash::cache::{PageCacheConfig, PageCacheStats};
 pub use flash::FlashFs;
 pub use fs::{read_all, write_all, FileLock, Fs, RandomAccessFile, WritableFile, WriteHint};
 pub use host_writes::HostWriteStats;

@@ -9,7 +9,7 @@ use flashsim::{BlockSsd, Cause, HostLabel, Preset, SsdConfig};
 use proptest::prelude::*;
 use storage::conformance::{check_no_space, run_all};
 use storage::history::{check_history, random_history, Op, Subject};
-use storage::{Fs, MemFs, SimFs, SimFsOptions, WriteHint};
+use storage::{Fs, MemFs, PageCacheConfig, SimFs, SimFsOptions, WriteHint};
 
 fn device(capacity: u64) -> BlockSsd {
     let cfg = SsdConfig::from_preset(Preset::Femu, Some(capacity)).unwrap();
@@ -21,9 +21,24 @@ fn simfs(capacity: u64) -> SimFs {
     SimFs::format(device(capacity), SimClock::new(), opts).unwrap()
 }
 
+/// A SimFs with a page cache of `cache` bytes.
+fn cached(capacity: u64, cache: u64) -> SimFs {
+    let fs = simfs(capacity);
+    fs.set_page_cache(PageCacheConfig::with_capacity(cache)).unwrap();
+    fs
+}
+
 #[test]
 fn simfs_passes_the_behavioural_suite() {
     run_all(&|| Arc::new(simfs(64 << 20)) as Arc<dyn Fs>);
+}
+
+#[test]
+fn simfs_passes_the_behavioural_suite_with_a_page_cache() {
+    // Three pages (dirty pages pushed out under pressure) and 1 MiB.
+    for cache in [12 << 10, 1 << 20] {
+        run_all(&|| Arc::new(cached(64 << 20, cache)) as Arc<dyn Fs>);
+    }
 }
 
 #[test]
@@ -33,16 +48,22 @@ fn simfs_reports_no_space() {
     check_no_space(&fs, free);
 }
 
-fn subjects() -> Vec<Subject> {
-    let sim = simfs(64 << 20);
+fn subject(name: &str, sim: SimFs) -> Subject {
     let handle = sim.clone();
+    Subject {
+        name: name.into(),
+        fs: Arc::new(sim),
+        crash: Box::new(move || handle.power_cut().expect("remount after power cut")),
+    }
+}
+
+/// MemFs, the model, beside SimFs without a cache and with a three-page and a 256 KiB one.
+fn subjects() -> Vec<Subject> {
     vec![
         Subject::mem(MemFs::new()),
-        Subject {
-            name: "SimFs".into(),
-            fs: Arc::new(sim),
-            crash: Box::new(move || handle.power_cut().expect("remount after power cut")),
-        },
+        subject("SimFs", simfs(64 << 20)),
+        subject("SimFs + 3-page cache", cached(64 << 20, 12 << 10)),
+        subject("SimFs + 256 KiB cache", cached(64 << 20, 256 << 10)),
     ]
 }
 

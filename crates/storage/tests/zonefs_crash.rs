@@ -9,7 +9,7 @@ use flashsim::{Geometry, Preset, SimClock, ZonedConfig, ZonedSsd};
 use proptest::prelude::*;
 use storage::conformance::run_all;
 use storage::history::{check_history, random_history, Op, Subject};
-use storage::{AllocPolicy, Fs, GcOptions, MemFs, ZoneFs, ZoneFsOptions};
+use storage::{AllocPolicy, Fs, GcOptions, MemFs, PageCacheConfig, ZoneFs, ZoneFsOptions};
 
 /// 4 planes (2 channels x 2 planes per die), `pages_per_block` pages of 4 KiB; zones of one block
 /// per plane.
@@ -31,6 +31,23 @@ fn device(pages_per_block: u32, blocks_per_plane: u32) -> ZonedSsd {
 fn zonefs(policy: AllocPolicy, gc: bool, pages_per_block: u32, blocks_per_plane: u32) -> ZoneFs {
     let opts = ZoneFsOptions { policy, gc: gc.then(GcOptions::default), ..ZoneFsOptions::default() };
     ZoneFs::format(device(pages_per_block, blocks_per_plane), SimClock::new(), opts).unwrap()
+}
+
+/// A ZoneFs with a page cache of `cache` bytes.
+fn cached(policy: AllocPolicy, pages_per_block: u32, blocks_per_plane: u32, cache: u64) -> ZoneFs {
+    let fs = zonefs(policy, true, pages_per_block, blocks_per_plane);
+    fs.set_page_cache(PageCacheConfig::with_capacity(cache)).unwrap();
+    fs
+}
+
+#[test]
+fn zonefs_with_a_page_cache_passes_the_behavioural_suite() {
+    // Three pages (dirty pages pushed out under pressure) and 1 MiB.
+    for cache in [12 << 10, 1 << 20] {
+        for policy in [AllocPolicy::Shared, AllocPolicy::PerLevel] {
+            run_all(&|| Arc::new(cached(policy, 64, 32, cache)) as Arc<dyn Fs>);
+        }
+    }
 }
 
 #[test]
@@ -109,6 +126,30 @@ proptest! {
         prop_assert!(r.is_ok(), "{:?}", r.err());
         let fs = r.unwrap().0;
         prop_assert!(fs.check_consistency().is_ok(), "{:?}", fs.check_consistency());
+    }
+
+    #[test]
+    fn zonefs_with_a_page_cache_keeps_the_crash_contract_of_memfs(
+        ops in proptest::collection::vec(op(), 1..150),
+        p in 0..3usize,
+        pages in prop_oneof![Just(3u64), Just(64u64)],
+    ) {
+        let r = check(&ops, &|| cached(POLICIES[p], 1, 10, pages * 4096));
+        prop_assert!(r.is_ok(), "{:?}", r.err());
+        let fs = r.unwrap().0;
+        prop_assert!(fs.check_consistency().is_ok(), "{:?}", fs.check_consistency());
+    }
+}
+
+#[test]
+fn long_seeded_histories_with_a_page_cache() {
+    for (policy, pages) in [(AllocPolicy::Shared, 3), (AllocPolicy::Lifetime, 64)] {
+        for seed in 0..8 {
+            let ops = without_clone_into(random_history(seed, 400));
+            let (fs, _) = check(&ops, &|| cached(policy, 1, 8, pages * 4096))
+                .unwrap_or_else(|e| panic!("{} with {pages} pages seed {seed}: {e}", policy.name()));
+            fs.check_consistency().unwrap();
+        }
     }
 }
 

@@ -6,7 +6,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use super::{CloneSpan, FileInode, Placement, Shared};
+use super::{io, CloneSpan, Placement, Shared};
 use crate::clone::{check_alignment, check_ranges, CloneOutcome};
 use crate::error::{FsError, Result};
 use crate::fs::{FileLock, RandomAccessFile, WritableFile};
@@ -36,7 +36,7 @@ impl<P: Placement> WritableFile for FlashWriter<P> {
     fn append(&mut self, data: &[u8]) -> Result<()> {
         self.shared.check_epoch(self.epoch, "append", &self.path)?;
         let mut st = self.shared.state();
-        P::append(&mut st, self.shared.clock(), self.ino, &self.path, data)
+        io::append(&mut st, self.shared.clock(), self.ino, &self.path, data)
     }
 
     fn flush(&mut self) -> Result<()> {
@@ -46,7 +46,7 @@ impl<P: Placement> WritableFile for FlashWriter<P> {
 
     fn sync(&mut self) -> Result<()> {
         self.shared.check_epoch(self.epoch, "sync", &self.path)?;
-        P::sync(&self.shared, self.ino, &self.path, self.epoch)
+        io::sync(&self.shared, self.ino, &self.path, self.epoch)
     }
 
     fn append_cloned(&mut self, src: &str, src_offset: u64, len: u64) -> Result<CloneOutcome> {
@@ -66,6 +66,7 @@ impl<P: Placement> WritableFile for FlashWriter<P> {
                 reason: "clone source and destination are the same file",
             });
         }
+        io::before_clone(&mut st, self.shared.clock(), [s, self.ino])?;
         let span = CloneSpan { src: (s, src), src_offset, dst: (self.ino, &self.path), dst_offset: at, len };
         P::append_cloned(&mut st, self.shared.clock(), &span)
     }
@@ -109,12 +110,13 @@ impl<P: Placement> RandomAccessFile for FlashReader<P> {
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<usize> {
         self.shared.check_epoch(self.epoch, "read_at", &self.path)?;
         let mut st = self.shared.state();
-        let len = st.inode(self.ino, "read_at", &self.path)?.len();
+        st.inode(self.ino, "read_at", &self.path)?;
+        let len = st.len_of(self.ino);
         if offset >= len || buf.is_empty() {
             return Ok(0);
         }
         let n = (buf.len() as u64).min(len - offset) as usize;
-        P::read(&mut st, self.shared.clock(), self.ino, &self.path, offset, &mut buf[..n])?;
+        io::read(&mut st, self.shared.clock(), self.ino, &self.path, offset, &mut buf[..n])?;
         Ok(n)
     }
 }

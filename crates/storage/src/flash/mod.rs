@@ -20,7 +20,9 @@
 //! section of the clock ([`crate::env::Guard::on_clock`]), so a lane that holds it keeps the turn.
 
 pub mod block;
+pub mod cache;
 mod handles;
+mod io;
 mod journal;
 mod meta_codec;
 pub(crate) mod namespace;
@@ -42,6 +44,7 @@ use crate::error::{FsError, Result};
 use crate::fs::{FileLock, Fs, RandomAccessFile, WritableFile, WriteHint};
 use crate::host_writes::HostWriteStats;
 use crate::path;
+use cache::{PageCache, PageCacheConfig, PageCacheStats, WriteBack};
 use handles::{FlashLock, FlashReader, FlashWriter};
 pub(crate) use placement::{CloneSpan, FileInode, Placement};
 use records::Record;
@@ -101,6 +104,23 @@ impl<P: Placement> FlashFs<P> {
     /// Host writes by cause.
     pub fn stats(&self) -> HostWriteStats {
         self.shared.state().stats.clone()
+    }
+
+    /// Gives the file system a page cache (`PageCacheConfig::OFF`: none); the dirty bytes of the
+    /// cache it had are written back first.
+    pub fn set_page_cache(&self, cfg: PageCacheConfig) -> Result<()> {
+        let mut st = self.shared.state();
+        for ino in st.cache.dirty_files() {
+            io::write_back(&mut st, &self.shared.clock, ino, WriteBack::Pressure, false)?;
+        }
+        let ps = st.page_size as u64;
+        st.cache = PageCache::new(cfg, ps);
+        Ok(())
+    }
+
+    /// What the page cache did.
+    pub fn page_cache_stats(&self) -> PageCacheStats {
+        self.shared.state().cache.stats().clone()
     }
 
     fn page_size(&self) -> u64 {
@@ -320,8 +340,13 @@ impl<P: Placement> Fs for FlashFs<P> {
                 reason: "clone source and destination are the same file",
             });
         }
+        io::before_clone(&mut st, &self.shared.clock, [s, d])?;
         let span = CloneSpan { src: (s, src), src_offset, dst: (d, dst), dst_offset, len };
-        P::clone_range(&mut st, &self.shared.clock, &span)
+        P::clone_range(&mut st, &self.shared.clock, &span)?;
+        // The destination's cached pages in the span hold its old bytes.
+        let ps = st.page_size as u64;
+        st.cache.drop_pages(d, dst_offset / ps, (dst_offset + len).div_ceil(ps));
+        Ok(())
     }
 
     fn clock(&self) -> Option<SimClock> {

@@ -53,8 +53,11 @@ pub trait Placement: Sized + Send + 'static {
     fn append(st: &mut State<Self>, clock: &SimClock, ino: u64, path: &str, data: &[u8]) -> Result<()>;
     /// Makes the file's bytes durable (the caller checked the epoch; the placement locks).
     fn sync(fs: &Shared<Self>, ino: u64, path: &str, epoch: u64) -> Result<()>;
-    /// Reads `buf.len()` bytes at `offset`, all inside the file (the caller checked).
-    fn read(st: &mut State<Self>, clock: &SimClock, ino: u64, path: &str, offset: u64, buf: &mut [u8]) -> Result<()>;
+    /// Reads `buf.len()` bytes at `offset`, all inside the file's placed bytes (the caller
+    /// checked), issued at the clock's time; returns when the device completes them (the caller
+    /// waits, or not for readahead).
+    fn read(st: &mut State<Self>, clock: &SimClock, ino: u64, path: &str, offset: u64, buf: &mut [u8])
+        -> Result<Nanos>;
     /// `clone_range` on checked arguments.
     fn clone_range(st: &mut State<Self>, clock: &SimClock, span: &CloneSpan) -> Result<()>;
     /// `append_cloned` on checked arguments (`span.dst_offset` is the end of `dst`): a clone

@@ -1,5 +1,6 @@
 //! The state behind a flash file system's lock, whatever the placement: the device, the journal
-//! and the durable state, the namespace and the inodes, locks and host-write statistics; and what
+//! and the durable state, the namespace and the inodes, the page cache, locks and host-write
+//! statistics; and what
 //! is written once for every placement: mounting from the durable state, the namespace helpers,
 //! dropping inodes no name holds, and journal commits.
 
@@ -11,6 +12,7 @@ use flashsim::{Nanos, SimClock};
 
 use crate::env::Guard;
 
+use super::cache::{PageCache, PageCacheConfig};
 use super::namespace::Namespace;
 use super::placement::{FileInode, Placement};
 use super::records::{DurableMeta, Record};
@@ -33,6 +35,8 @@ pub struct State<P: Placement> {
     pub(crate) locks: BTreeMap<String, u64>,
     pub(crate) next_lock_id: u64,
     pub(crate) stats: HostWriteStats,
+    /// The host's page cache over the files' pages (off unless configured).
+    pub(crate) cache: PageCache,
     pub(crate) page_size: usize,
 }
 
@@ -51,6 +55,7 @@ impl<P: Placement> State<P> {
             locks: BTreeMap::new(),
             next_lock_id: 0,
             stats: HostWriteStats::default(),
+            cache: PageCache::new(PageCacheConfig::OFF, page_size as u64),
             page_size,
         }
     }
@@ -64,6 +69,7 @@ impl<P: Placement> State<P> {
         self.next_ino = meta.next_ino.max(1);
         self.pending.clear();
         self.locks.clear();
+        self.cache.clear();
         P::begin_load(self);
         let reachable: Vec<u64> = meta.dirs.values().flat_map(|d| d.values().copied()).collect();
         for ino in reachable {
@@ -125,8 +131,14 @@ impl<P: Placement> State<P> {
         self.inodes.get_mut(&ino).ok_or_else(|| FsError::NotFound { op, path: path.to_string() })
     }
 
-    /// The length of `ino` (0 for an inode removed under a handle).
+    /// The length of `ino`: its placed bytes and its dirty bytes in the cache (0 for an inode
+    /// removed under a handle).
     pub fn len_of(&self, ino: u64) -> u64 {
+        self.placed_len(ino) + self.cache.dirty_bytes(ino)
+    }
+
+    /// The bytes of `ino` its placement holds (written back).
+    pub fn placed_len(&self, ino: u64) -> u64 {
         self.inodes.get(&ino).map_or(0, |i| i.len())
     }
 
@@ -139,6 +151,7 @@ impl<P: Placement> State<P> {
         let Some(inode) = self.inodes.remove(&ino) else {
             return;
         };
+        self.cache.drop_file(ino);
         P::release_inode(self, ino, inode, at);
         if self.meta.inodes.contains_key(&ino) {
             self.pending.push(Record::InodeFree { ino });

@@ -186,7 +186,7 @@ pub(crate) fn append(
 }
 
 /// Reads `buf.len()` bytes at `offset`, inside the file (the caller checked): pages from the
-/// device, the last partly filled one from memory.
+/// device, the last partly filled one from memory; returns when the device completes.
 pub(crate) fn read(
     st: &mut State<BlockPlacement>,
     clock: &SimClock,
@@ -194,7 +194,7 @@ pub(crate) fn read(
     path: &str,
     offset: u64,
     buf: &mut [u8],
-) -> Result<()> {
+) -> Result<Nanos> {
     let ps = st.page_size as u64;
     let i = st.inode(ino, "read_at", path)?;
     let n = buf.len();
@@ -231,8 +231,7 @@ pub(crate) fn read(
         let s = &src[(from - page_start) as usize..(to - page_start) as usize];
         dst.copy_from_slice(s);
     }
-    clock.wait(done, Wait::Read);
-    Ok(())
+    Ok(done)
 }
 
 /// Makes `ino`'s current bytes its durable snapshot and journals it; the caller's lane waits for

@@ -238,7 +238,14 @@ impl Placement for BlockPlacement {
         file::sync(&mut st, fs.clock(), ino, path, window)
     }
 
-    fn read(st: &mut State<Self>, clock: &SimClock, ino: u64, path: &str, offset: u64, buf: &mut [u8]) -> Result<()> {
+    fn read(
+        st: &mut State<Self>,
+        clock: &SimClock,
+        ino: u64,
+        path: &str,
+        offset: u64,
+        buf: &mut [u8],
+    ) -> Result<Nanos> {
         file::read(st, clock, ino, path, offset, buf)
     }
 

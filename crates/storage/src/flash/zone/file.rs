@@ -1,5 +1,5 @@
 //! The operations that move a ZoneFs file's bytes: append (buffered, written a chunk of whole
-//! pages at a time), sync (the partial last page written padded, then the file's durable record
+//! pages at a time; under a page cache, the whole pages written back at once), sync (the partial last page written padded, then the file's durable record
 //! journaled) and read (extents from the device, the rest from the buffer).
 
 use flashsim::{Nanos, SimClock, Wait};
@@ -9,7 +9,8 @@ use crate::error::Result;
 use crate::flash::{device_error, label, CloneSpan};
 
 pub(crate) fn append(st: &mut St, clock: &SimClock, ino: u64, path: &str, data: &[u8]) -> Result<()> {
-    let chunk = st.place.chunk_pages * st.page_size;
+    // Under a page cache the cache gathers the writes: what it writes back goes to the device.
+    let chunk = if st.cache.enabled() { st.page_size } else { st.place.chunk_pages * st.page_size };
     let i = st.inode(ino, "append", path)?;
     i.buf.extend_from_slice(data);
     i.len += data.len() as u64;
@@ -66,8 +67,8 @@ pub(crate) fn sync_record(st: &mut St, clock: &SimClock, ino: u64, path: &str, l
 }
 
 /// Reads `buf.len()` bytes at `offset`, inside the file (the caller checked): extents from the
-/// device, the rest from the buffer.
-pub(crate) fn read(st: &mut St, clock: &SimClock, ino: u64, path: &str, offset: u64, buf: &mut [u8]) -> Result<()> {
+/// device, the rest from the buffer; returns when the device completes.
+pub(crate) fn read(st: &mut St, clock: &SimClock, ino: u64, path: &str, offset: u64, buf: &mut [u8]) -> Result<Nanos> {
     let ps = st.page_size as u64;
     let i = st.inode(ino, "read_at", path)?;
     let n = buf.len() as u64;
@@ -93,8 +94,7 @@ pub(crate) fn read(st: &mut St, clock: &SimClock, ino: u64, path: &str, offset: 
         buf[at_buf..at_buf + p.len].copy_from_slice(&pages[p.skip..p.skip + p.len]);
         at_buf += p.len;
     }
-    clock.wait(done, Wait::Read);
-    Ok(())
+    Ok(done)
 }
 
 /// Copies the span's bytes to the end of its destination (checked by the caller): a zoned file
@@ -106,7 +106,8 @@ pub(crate) fn append_copy(st: &mut St, clock: &SimClock, span: &CloneSpan) -> Re
     let mut buf = vec![0u8; CHUNK.min(len) as usize];
     while done < len {
         let n = CHUNK.min(len - done) as usize;
-        read(st, clock, src.0, src.1, src_offset + done, &mut buf[..n])?;
+        let t = read(st, clock, src.0, src.1, src_offset + done, &mut buf[..n])?;
+        clock.wait(t, Wait::Read);
         append(st, clock, dst.0, dst.1, &buf[..n])?;
         done += n as u64;
     }

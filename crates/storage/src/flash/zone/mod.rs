@@ -280,7 +280,7 @@ impl Placement for ZonePlacement {
         file::sync_record(&mut fs.state(), clock, ino, path, len)
     }
 
-    fn read(st: &mut St, clock: &SimClock, ino: u64, path: &str, offset: u64, buf: &mut [u8]) -> Result<()> {
+    fn read(st: &mut St, clock: &SimClock, ino: u64, path: &str, offset: u64, buf: &mut [u8]) -> Result<Nanos> {
         file::read(st, clock, ino, path, offset, buf)
     }
 

@@ -1,0 +1,617 @@
+//! The host's page cache of a flash file system: file pages in memory, keyed by (inode, page of
+//! the file), as Linux's page cache holds them for a file system on an SSD.
+//!
+//! - **Size**: a stated number of pages ([`PageCacheConfig::capacity_bytes`]; 0 = no cache, every
+//!   read and write goes to the placement as before).
+//! - **Replacement**: CLOCK (second chance) over the cached pages. A hit sets the page's reference
+//!   bit; a page that needs a slot sweeps the hand, clearing bits, and takes the first clean page
+//!   whose bit is clear. Dirty pages are never evicted: when only dirty pages are left, the file
+//!   dirtied longest ago is written back first (`pressure`).
+//! - **Dirty pages**: a file's bytes not yet handed to its placement are a suffix of the file (files
+//!   grow by appending): `dirty_bytes` past the placement's length, dirtied first at `since`. They
+//!   are written back in file order — at `fsync`, before a clone that touches the file, when dirty
+//!   pages pass `dirty_background_ratio` of the cache (files oldest first, their whole pages), and
+//!   when a file's oldest dirty byte is older than `dirty_expire` (its whole pages). Linux's
+//!   defaults are the named constants; a partly filled last page waits for `fsync` or pressure
+//!   (our choice: writing it early would program the page twice on flash).
+//! - **Readahead** (Linux's on-demand readahead, per file): a read that starts a file or continues
+//!   the previous read is sequential; its first miss reads a window of `init(request)` pages, and
+//!   each window grows (×4 while small, then ×2, up to `readahead_max`) when a read reaches its
+//!   marker page, which reads the next window ahead without waiting. Random reads read only what
+//!   they ask for.
+//!
+//! The cache holds contents and bookkeeping only: the file system (`flash::io`) decides what goes
+//! to the placement and when, and a hit costs no device time (the page's `ready_at`, when a
+//! readahead brought it, is the earliest it can be used).
+
+use std::collections::BTreeMap;
+
+use flashsim::Nanos;
+
+/// Linux's `dirty_background_ratio`: background write-back starts above this share of the cache
+/// (percent).
+pub const DIRTY_BACKGROUND_RATIO: u32 = 10;
+/// Linux's `dirty_expire_centisecs`: dirty data older than this is written back (30 s).
+pub const DIRTY_EXPIRE_CENTISECS: u64 = 3000;
+/// Linux's default `read_ahead_kb`: the largest readahead window.
+pub const READ_AHEAD_KB: u64 = 128;
+
+/// The size and policy of a page cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PageCacheConfig {
+    /// Bytes of file pages the cache holds; 0 turns it off.
+    pub capacity_bytes: u64,
+    /// Dirty pages above this percentage of the cache start background write-back.
+    pub dirty_background_ratio: u32,
+    /// A file whose oldest dirty byte is this old is written back.
+    pub dirty_expire: Nanos,
+    /// The largest readahead window, in bytes (0: no readahead).
+    pub readahead_max_bytes: u64,
+}
+
+impl PageCacheConfig {
+    /// No cache: reads and writes go to the placement.
+    pub const OFF: PageCacheConfig = PageCacheConfig::with_capacity(0);
+
+    /// A cache of `capacity_bytes` with Linux's default dirty and readahead settings.
+    pub const fn with_capacity(capacity_bytes: u64) -> PageCacheConfig {
+        PageCacheConfig {
+            capacity_bytes,
+            dirty_background_ratio: DIRTY_BACKGROUND_RATIO,
+            dirty_expire: DIRTY_EXPIRE_CENTISECS * 10_000_000,
+            readahead_max_bytes: READ_AHEAD_KB << 10,
+        }
+    }
+
+    pub fn enabled(&self) -> bool {
+        self.capacity_bytes > 0
+    }
+}
+
+impl Default for PageCacheConfig {
+    fn default() -> Self {
+        PageCacheConfig::OFF
+    }
+}
+
+/// Why dirty bytes were handed to the placement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteBack {
+    Fsync,
+    /// Dirty pages passed `dirty_background_ratio`.
+    Background,
+    /// Dirty data older than `dirty_expire`.
+    Expired,
+    /// The cache was full of dirty pages.
+    Pressure,
+    /// A clone reads or replaces the file's bytes on the placement.
+    Clone,
+}
+
+/// What a page cache did: the `page_cache` of a run's results.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PageCacheStats {
+    pub capacity_bytes: u64,
+    /// Pages a read found in the cache.
+    pub hits: u64,
+    /// Pages a read (or a write into a page the cache did not hold) fetched from the placement.
+    pub misses: u64,
+    /// Pages readahead fetched beyond what was asked.
+    pub readahead_pages: u64,
+    /// Clean pages evicted to make room.
+    pub evictions: u64,
+    /// Bytes written back, by cause.
+    pub written_back_fsync: u64,
+    pub written_back_background: u64,
+    pub written_back_expired: u64,
+    pub written_back_pressure: u64,
+    pub written_back_clone: u64,
+    /// Dirty bytes of deleted files, never written.
+    pub dropped_dirty_bytes: u64,
+    /// The most dirty bytes held at once.
+    pub dirty_peak_bytes: u64,
+}
+
+impl PageCacheStats {
+    /// Hits / (hits + misses); `None` before any read.
+    pub fn hit_ratio(&self) -> Option<f64> {
+        let all = self.hits + self.misses;
+        (all > 0).then(|| self.hits as f64 / all as f64)
+    }
+
+    pub fn written_back(&self) -> u64 {
+        self.written_back_fsync
+            + self.written_back_background
+            + self.written_back_expired
+            + self.written_back_pressure
+            + self.written_back_clone
+    }
+
+    pub(crate) fn add_written_back(&mut self, cause: WriteBack, bytes: u64) {
+        let slot = match cause {
+            WriteBack::Fsync => &mut self.written_back_fsync,
+            WriteBack::Background => &mut self.written_back_background,
+            WriteBack::Expired => &mut self.written_back_expired,
+            WriteBack::Pressure => &mut self.written_back_pressure,
+            WriteBack::Clone => &mut self.written_back_clone,
+        };
+        *slot += bytes;
+    }
+}
+
+struct Slot {
+    key: (u64, u64),
+    /// The page's bytes from its start: whole, or up to the file's end.
+    data: Vec<u8>,
+    referenced: bool,
+    /// When a readahead that brought the page completes.
+    ready_at: Nanos,
+}
+
+/// A file's dirty suffix and readahead state.
+#[derive(Debug, Clone, Default)]
+struct FileState {
+    dirty_bytes: u64,
+    /// When the oldest dirty byte was written.
+    since: Nanos,
+    /// The path the dirty bytes were written under, for the placement's errors.
+    path: String,
+    ra: Readahead,
+}
+
+/// Linux's per-file readahead window (`struct file_ra_state`), in pages.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Readahead {
+    start: u64,
+    size: u64,
+    /// The window's marker page: a read reaching it reads the next window ahead.
+    marker: u64,
+    /// The page after the previous read.
+    next: u64,
+    /// Whether the file was read before (a read at page 0 of a fresh file is sequential).
+    used: bool,
+}
+
+/// The pages a read should fetch from the placement: `wait` before it returns, `ahead` without
+/// waiting (readahead), each as runs of consecutive pages.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Fetch {
+    pub wait: Vec<(u64, u64)>,
+    pub ahead: Vec<(u64, u64)>,
+}
+
+pub struct PageCache {
+    cfg: PageCacheConfig,
+    page_size: u64,
+    capacity_pages: usize,
+    slots: Vec<Slot>,
+    index: BTreeMap<(u64, u64), usize>,
+    free: Vec<usize>,
+    hand: usize,
+    files: BTreeMap<u64, FileState>,
+    dirty_bytes: u64,
+    stats: PageCacheStats,
+}
+
+impl PageCache {
+    pub fn new(cfg: PageCacheConfig, page_size: u64) -> PageCache {
+        // A cache smaller than a page still holds one: appends need a page to gather in.
+        let capacity_pages = if cfg.enabled() { (cfg.capacity_bytes / page_size).max(1) as usize } else { 0 };
+        PageCache {
+            cfg,
+            page_size,
+            capacity_pages,
+            slots: Vec::new(),
+            index: BTreeMap::new(),
+            free: Vec::new(),
+            hand: 0,
+            files: BTreeMap::new(),
+            dirty_bytes: 0,
+            stats: PageCacheStats { capacity_bytes: cfg.capacity_bytes, ..Default::default() },
+        }
+    }
+
+    pub fn enabled(&self) -> bool {
+        self.cfg.enabled()
+    }
+
+    pub fn config(&self) -> PageCacheConfig {
+        self.cfg
+    }
+
+    pub fn stats(&self) -> &PageCacheStats {
+        &self.stats
+    }
+
+    pub(crate) fn stats_mut(&mut self) -> &mut PageCacheStats {
+        &mut self.stats
+    }
+
+    /// Pages held now.
+    pub fn cached_pages(&self) -> usize {
+        self.index.len()
+    }
+
+    /// Bytes of `ino` not yet handed to its placement (they follow its placement's length).
+    pub fn dirty_bytes(&self, ino: u64) -> u64 {
+        self.files.get(&ino).map_or(0, |f| f.dirty_bytes)
+    }
+
+    /// Dirty bytes of every file.
+    pub fn total_dirty_bytes(&self) -> u64 {
+        self.dirty_bytes
+    }
+
+    /// Forgets everything (power loss: dirty bytes are lost).
+    pub fn clear(&mut self) {
+        self.slots.clear();
+        self.index.clear();
+        self.free.clear();
+        self.hand = 0;
+        self.files.clear();
+        self.dirty_bytes = 0;
+    }
+
+    /// Drops a deleted file's pages; its dirty bytes are never written.
+    pub fn drop_file(&mut self, ino: u64) {
+        if let Some(f) = self.files.remove(&ino) {
+            self.stats.dropped_dirty_bytes += f.dirty_bytes;
+            self.dirty_bytes -= f.dirty_bytes;
+        }
+        self.drop_pages(ino, 0, u64::MAX);
+    }
+
+    /// Drops `ino`'s pages `from..to` (their bytes changed on the placement: a clone).
+    pub fn drop_pages(&mut self, ino: u64, from: u64, to: u64) {
+        let keys: Vec<(u64, u64)> = self.index.range((ino, from)..(ino, to)).map(|(k, _)| *k).collect();
+        for k in keys {
+            if let Some(s) = self.index.remove(&k) {
+                self.slots[s].data = Vec::new();
+                self.free.push(s);
+            }
+        }
+    }
+
+    /// The cached bytes of page `page` of `ino` (a hit sets its reference bit), and when they are
+    /// ready.
+    pub fn get(&mut self, ino: u64, page: u64) -> Option<(&[u8], Nanos)> {
+        let s = *self.index.get(&(ino, page))?;
+        let slot = &mut self.slots[s];
+        slot.referenced = true;
+        Some((&slot.data, slot.ready_at))
+    }
+
+    pub fn contains(&self, ino: u64, page: u64) -> bool {
+        self.index.contains_key(&(ino, page))
+    }
+
+    /// Whether page `page` of `ino` holds dirty bytes, given the file's placement length `wb`.
+    fn is_dirty(&self, ino: u64, page: u64, wb: impl Fn(u64) -> u64) -> bool {
+        let d = self.dirty_bytes(ino);
+        if d == 0 {
+            return false;
+        }
+        let from = wb(ino);
+        let (start, end) = (page * self.page_size, (page + 1) * self.page_size);
+        start < from + d && end > from
+    }
+
+    /// A slot for a new page, evicting a clean page if the cache is full; `None` when every page
+    /// is dirty (the caller writes some back and asks again).
+    fn take_slot(&mut self, wb: &impl Fn(u64) -> u64) -> Option<usize> {
+        if let Some(s) = self.free.pop() {
+            return Some(s);
+        }
+        if self.slots.len() < self.capacity_pages {
+            self.slots.push(Slot { key: (0, 0), data: Vec::new(), referenced: false, ready_at: 0 });
+            return Some(self.slots.len() - 1);
+        }
+        // Two sweeps: the first may only clear reference bits.
+        for _ in 0..2 * self.slots.len() {
+            let s = self.hand;
+            self.hand = (self.hand + 1) % self.slots.len();
+            let (ino, page) = self.slots[s].key;
+            if self.is_dirty(ino, page, wb) {
+                continue;
+            }
+            if std::mem::take(&mut self.slots[s].referenced) {
+                continue;
+            }
+            self.index.remove(&(ino, page));
+            self.stats.evictions += 1;
+            return Some(s);
+        }
+        None
+    }
+
+    /// Puts page `page` of `ino` in the cache with `data` (its bytes from the page's start),
+    /// replacing what it held; `false` when every page is dirty.
+    pub fn insert(
+        &mut self,
+        ino: u64,
+        page: u64,
+        data: &[u8],
+        ready_at: Nanos,
+        wb: &impl Fn(u64) -> u64,
+    ) -> bool {
+        let s = match self.index.get(&(ino, page)) {
+            Some(&s) => s,
+            None => match self.take_slot(wb) {
+                Some(s) => {
+                    self.index.insert((ino, page), s);
+                    s
+                }
+                None => return false,
+            },
+        };
+        let slot = &mut self.slots[s];
+        slot.key = (ino, page);
+        slot.data.clear();
+        slot.data.extend_from_slice(data);
+        slot.referenced = false;
+        slot.ready_at = ready_at;
+        true
+    }
+
+    /// Appends `data` to cached page `page` of `ino` (present: the caller inserted it) and counts
+    /// it dirty.
+    pub fn append_dirty(&mut self, ino: u64, page: u64, path: &str, data: &[u8], now: Nanos) {
+        let s = self.index[&(ino, page)];
+        let slot = &mut self.slots[s];
+        slot.data.extend_from_slice(data);
+        slot.referenced = true;
+        let f = self.files.entry(ino).or_default();
+        if f.dirty_bytes == 0 {
+            f.since = now;
+            path.clone_into(&mut f.path);
+        }
+        f.dirty_bytes += data.len() as u64;
+        self.dirty_bytes += data.len() as u64;
+        self.stats.dirty_peak_bytes = self.stats.dirty_peak_bytes.max(self.dirty_bytes);
+    }
+
+    /// Marks `bytes` of `ino`'s dirty suffix (from its start) written back at `now`; what is left
+    /// (a partly filled page) counts as dirtied then.
+    pub fn cleaned(&mut self, ino: u64, bytes: u64, cause: WriteBack, now: Nanos) {
+        let f = self.files.entry(ino).or_default();
+        let bytes = bytes.min(f.dirty_bytes);
+        f.dirty_bytes -= bytes;
+        f.since = now;
+        self.dirty_bytes -= bytes;
+        self.stats.add_written_back(cause, bytes);
+    }
+
+    /// The path `ino`'s dirty bytes were written under.
+    pub fn dirty_path(&self, ino: u64) -> &str {
+        self.files.get(&ino).map_or("", |f| f.path.as_str())
+    }
+
+    /// The dirty bytes `len` of `ino` starting at byte `from` of the file, gathered from its pages.
+    pub fn dirty_data(&self, ino: u64, from: u64, len: u64) -> Vec<u8> {
+        let ps = self.page_size;
+        let mut out = Vec::with_capacity(len as usize);
+        let mut at = from;
+        while at < from + len {
+            let page = at / ps;
+            let s = self.index[&(ino, page)];
+            let data = &self.slots[s].data;
+            let skip = (at - page * ps) as usize;
+            let take = ((from + len - at) as usize).min(data.len() - skip);
+            out.extend_from_slice(&data[skip..skip + take]);
+            at += take as u64;
+        }
+        out
+    }
+
+    /// Files with dirty bytes, dirtied longest ago first (Linux's `b_dirty` order).
+    pub fn dirty_files(&self) -> Vec<u64> {
+        let mut v: Vec<(Nanos, u64)> =
+            self.files.iter().filter(|(_, f)| f.dirty_bytes > 0).map(|(&ino, f)| (f.since, ino)).collect();
+        v.sort_unstable();
+        v.into_iter().map(|(_, ino)| ino).collect()
+    }
+
+    /// Whether dirty pages are over `dirty_background_ratio` of the cache.
+    pub fn over_background(&self) -> bool {
+        let limit = self.capacity_pages as u64 * self.page_size * self.cfg.dirty_background_ratio as u64 / 100;
+        self.dirty_bytes > limit
+    }
+
+    /// Files whose oldest dirty byte is older than `dirty_expire` at `now`, oldest first.
+    pub fn expired_files(&self, now: Nanos) -> Vec<u64> {
+        let mut v: Vec<(Nanos, u64)> = self
+            .files
+            .iter()
+            .filter(|(_, f)| f.dirty_bytes > 0 && f.since.saturating_add(self.cfg.dirty_expire) <= now)
+            .map(|(&ino, f)| (f.since, ino))
+            .collect();
+        v.sort_unstable();
+        v.into_iter().map(|(_, ino)| ino).collect()
+    }
+
+    /// What a read of pages `first..=last` of `ino` fetches, given the pages the placement holds
+    /// (`backed`: pages below it have bytes on the placement); updates the file's readahead window.
+    pub fn plan_read(&mut self, ino: u64, first: u64, last: u64, backed: u64) -> Fetch {
+        let max = self.cfg.readahead_max_bytes / self.page_size;
+        let ra = self.files.entry(ino).or_default().ra;
+        // Linux: a read at the file's start, or one that continues the previous read.
+        let sequential = first == 0 || (ra.used && first == ra.next);
+        let missing: Vec<u64> = (first..=last).filter(|&p| !self.contains(ino, p)).collect();
+        let mut fetch = Fetch { wait: runs(&missing), ahead: Vec::new() };
+        let mut new = Readahead { next: last + 1, used: true, ..ra };
+        let req = last - first + 1;
+        if max > 0 && sequential {
+            if !missing.is_empty() {
+                // A miss: a new window from the read, the request included (sync readahead).
+                let size = if ra.size > 0 && first == ra.next { next_window(ra.size, max) } else { init_window(req, max) };
+                let size = size.max(req);
+                new.start = first;
+                new.size = size;
+                new.marker = first + req;
+                fetch.ahead = self.absent(ino, first + req, first + size, backed);
+            } else if ra.size > 0 && (first..=last).contains(&ra.marker) {
+                // The marker: the next window, ahead (async readahead).
+                let start = ra.start + ra.size;
+                let size = next_window(ra.size, max);
+                new.start = start;
+                new.size = size;
+                new.marker = start;
+                fetch.ahead = self.absent(ino, start, start + size, backed);
+            }
+        }
+        self.files.entry(ino).or_default().ra = new;
+        fetch
+    }
+
+    /// Runs of the pages `from..to` (below `backed`) the cache does not hold.
+    fn absent(&self, ino: u64, from: u64, to: u64, backed: u64) -> Vec<(u64, u64)> {
+        let pages: Vec<u64> = (from..to.min(backed)).filter(|&p| !self.contains(ino, p)).collect();
+        runs(&pages)
+    }
+}
+
+/// Runs `(first, count)` of consecutive pages.
+fn runs(pages: &[u64]) -> Vec<(u64, u64)> {
+    let mut out: Vec<(u64, u64)> = Vec::new();
+    for &p in pages {
+        match out.last_mut() {
+            Some((s, n)) if *s + *n == p => *n += 1,
+            _ => out.push((p, 1)),
+        }
+    }
+    out
+}
+
+/// Linux's first window for a request of `req` pages (`get_init_ra_size`).
+fn init_window(req: u64, max: u64) -> u64 {
+    let r = req.next_power_of_two();
+    if r <= max / 32 {
+        4 * r
+    } else if r <= max / 4 {
+        2 * r
+    } else {
+        max
+    }
+}
+
+/// Linux's next window after one of `cur` pages (`get_next_ra_size`).
+fn next_window(cur: u64, max: u64) -> u64 {
+    if cur < max / 16 {
+        4 * cur
+    } else if cur <= max / 2 {
+        2 * cur
+    } else {
+        max
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PS: u64 = 4096;
+
+    fn cache(pages: u64) -> PageCache {
+        PageCache::new(PageCacheConfig::with_capacity(pages * PS), PS)
+    }
+
+    fn nothing_placed(_: u64) -> u64 {
+        0
+    }
+
+    #[test]
+    fn clock_gives_a_referenced_page_a_second_chance() {
+        let mut c = cache(3);
+        for p in 0..3 {
+            assert!(c.insert(1, p, &[p as u8], 0, &nothing_placed));
+        }
+        assert!(c.get(1, 0).is_some());
+        assert!(c.insert(1, 3, &[3], 0, &nothing_placed));
+        // Page 0 was referenced: the hand cleared its bit and took page 1.
+        assert!(c.contains(1, 0) && !c.contains(1, 1) && c.contains(1, 2) && c.contains(1, 3));
+        assert!(c.insert(1, 4, &[4], 0, &nothing_placed));
+        // The hand goes on from page 1's slot: page 2 next, unreferenced.
+        assert!(c.contains(1, 0) && !c.contains(1, 2));
+        assert_eq!(c.stats().evictions, 2);
+        assert_eq!(c.get(1, 0).map(|(d, _)| d.to_vec()), Some(vec![0]));
+    }
+
+    #[test]
+    fn dirty_pages_are_never_evicted() {
+        let mut c = cache(2);
+        for p in 0..2 {
+            assert!(c.insert(7, p, &[], 0, &nothing_placed));
+            c.append_dirty(7, p, "f", &[1; PS as usize], 5);
+        }
+        assert_eq!(c.dirty_bytes(7), 2 * PS);
+        assert!(!c.insert(8, 0, &[0], 0, &nothing_placed), "every page is dirty");
+        assert_eq!(c.dirty_files(), vec![7]);
+        // Once written back (the placement holds them), they are clean and can go.
+        c.cleaned(7, 2 * PS, WriteBack::Fsync, 9);
+        let placed = |_| 2 * PS;
+        assert!(c.insert(8, 0, &[0], 0, &placed));
+        assert_eq!(c.stats().written_back_fsync, 2 * PS);
+        assert_eq!(c.dirty_data(7, 0, 0), Vec::<u8>::new());
+    }
+
+    #[test]
+    fn a_deleted_files_dirty_bytes_are_dropped() {
+        let mut c = cache(4);
+        c.insert(3, 0, &[], 0, &nothing_placed);
+        c.append_dirty(3, 0, "f", &[9; 100], 0);
+        c.drop_file(3);
+        assert_eq!((c.total_dirty_bytes(), c.cached_pages(), c.stats().dropped_dirty_bytes), (0, 0, 100));
+    }
+
+    #[test]
+    fn dirty_bytes_expire_and_pass_the_background_ratio() {
+        let mut c = cache(20);
+        c.insert(1, 0, &[], 0, &nothing_placed);
+        c.append_dirty(1, 0, "a", &[1; 10], 1_000);
+        let expire = PageCacheConfig::with_capacity(1).dirty_expire;
+        assert!(c.expired_files(1_000 + expire - 1).is_empty());
+        assert_eq!(c.expired_files(1_000 + expire), vec![1]);
+        assert!(!c.over_background());
+        // 10 % of 20 pages is 2 pages.
+        for p in 0..2 {
+            c.insert(2, p, &[], 0, &nothing_placed);
+            c.append_dirty(2, p, "b", &[2; PS as usize], 2_000);
+        }
+        assert!(c.over_background());
+        assert_eq!(c.dirty_files(), vec![1, 2], "oldest first");
+    }
+
+    #[test]
+    fn readahead_grows_on_sequential_reads_and_not_on_random_ones() {
+        let mut c = cache(1000);
+        // 128 KiB = 32 pages at most. A first read of page 0: 4 pages (the request and 3 ahead).
+        let f = c.plan_read(1, 0, 0, 1000);
+        assert_eq!(f, Fetch { wait: vec![(0, 1)], ahead: vec![(1, 3)] });
+        for p in 0..4 {
+            c.insert(1, p, &[], 0, &nothing_placed);
+        }
+        // Page 1 is the marker: the next window (8 pages) is read ahead.
+        assert_eq!(c.plan_read(1, 1, 1, 1000), Fetch { wait: vec![], ahead: vec![(4, 8)] });
+        for p in 4..12 {
+            c.insert(1, p, &[], 0, &nothing_placed);
+        }
+        assert_eq!(c.plan_read(1, 2, 3, 1000), Fetch::default());
+        // The marker of the second window: 16 pages, then 32 (the most).
+        assert_eq!(c.plan_read(1, 4, 4, 1000), Fetch { wait: vec![], ahead: vec![(12, 16)] });
+        for p in 12..28 {
+            c.insert(1, p, &[], 0, &nothing_placed);
+        }
+        assert_eq!(c.plan_read(1, 5, 12, 1000), Fetch { wait: vec![], ahead: vec![(28, 32)] });
+        // A random read elsewhere reads what it asks for.
+        assert_eq!(c.plan_read(1, 500, 501, 1000), Fetch { wait: vec![(500, 2)], ahead: vec![] });
+        // Readahead stops at the placed pages.
+        assert_eq!(c.plan_read(2, 0, 1, 3), Fetch { wait: vec![(0, 2)], ahead: vec![(2, 1)] });
+    }
+
+    #[test]
+    fn linux_window_sizes() {
+        // get_init_ra_size and get_next_ra_size with a 32-page maximum.
+        assert_eq!([1, 2, 3, 8, 9, 32].map(|r| init_window(r, 32)), [4, 4, 8, 16, 32, 32]);
+        assert_eq!([1, 2, 4, 16, 17, 32].map(|r| next_window(r, 32)), [4, 4, 8, 32, 32, 32]);
+    }
+}

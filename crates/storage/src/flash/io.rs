@@ -1,0 +1,208 @@
+//! A file's bytes through the page cache (`cache`), written once for every placement: appends
+//! gather in dirty pages and reach the placement when they are written back; reads are served
+//! from cached pages and fetch the rest (and readahead) from the placement. With the cache off,
+//! each call goes straight to the placement, as it did before there was a cache.
+//!
+//! Identities the tests check: pages the placement reads for the cache = misses + readahead
+//! pages; bytes the cache hands to the placement = bytes written back.
+
+use flashsim::{Nanos, SimClock, Wait};
+
+use super::cache::WriteBack;
+use super::placement::{FileInode, Placement};
+use super::state::{Shared, State};
+use crate::error::{FsError, Result};
+
+/// Appends `data` to `ino`: into its cached pages (dirty), then writes back what is due.
+pub(super) fn append<P: Placement>(
+    st: &mut State<P>,
+    clock: &SimClock,
+    ino: u64,
+    path: &str,
+    data: &[u8],
+) -> Result<()> {
+    if !st.cache.enabled() {
+        return P::append(st, clock, ino, path, data);
+    }
+    st.inode(ino, "append", path)?;
+    let ps = st.page_size as u64;
+    let mut at = st.len_of(ino);
+    let mut rest = data;
+    while !rest.is_empty() {
+        let (page, off) = (at / ps, (at % ps) as usize);
+        if !st.cache.contains(ino, page) {
+            // The page's bytes before `at` are on the placement (a dirty page is never evicted):
+            // read them first, as Linux does for a write into a page it does not hold.
+            let mut head = vec![0u8; off];
+            if off > 0 {
+                let done = P::read(st, clock, ino, path, page * ps, &mut head)?;
+                clock.wait(done, Wait::Read);
+                st.cache.stats_mut().misses += 1;
+            }
+            insert(st, clock, ino, page, &head, 0)?;
+        }
+        let n = (ps as usize - off).min(rest.len());
+        st.cache.append_dirty(ino, page, path, &rest[..n], clock.now());
+        at += n as u64;
+        rest = &rest[n..];
+    }
+    write_back_due(st, clock)
+}
+
+/// Reads `buf.len()` bytes of `ino` at `offset` (inside the file: the caller checked); the lane
+/// waits for the pages it asked for, not for readahead.
+pub(super) fn read<P: Placement>(
+    st: &mut State<P>,
+    clock: &SimClock,
+    ino: u64,
+    path: &str,
+    offset: u64,
+    buf: &mut [u8],
+) -> Result<()> {
+    if !st.cache.enabled() {
+        let done = P::read(st, clock, ino, path, offset, buf)?;
+        clock.wait(done, Wait::Read);
+        return Ok(());
+    }
+    let ps = st.page_size as u64;
+    let end = offset + buf.len() as u64;
+    let (first, last) = (offset / ps, (end - 1) / ps);
+    let placed = st.placed_len(ino);
+    let fetch = st.cache.plan_read(ino, first, last, placed.div_ceil(ps));
+    let mut ready = clock.now();
+    // Hits first: fetching the misses may evict them.
+    for p in first..=last {
+        if let Some((data, at)) = st.cache.get(ino, p) {
+            copy_page(buf, offset, p * ps, data);
+            ready = ready.max(at);
+            st.cache.stats_mut().hits += 1;
+        }
+    }
+    for &(p, n) in &fetch.wait {
+        let (data, done) = fill(st, clock, ino, path, p, n, placed)?;
+        copy_page(buf, offset, p * ps, &data);
+        ready = ready.max(done);
+        st.cache.stats_mut().misses += n;
+    }
+    for &(p, n) in &fetch.ahead {
+        fill(st, clock, ino, path, p, n, placed)?;
+        st.cache.stats_mut().readahead_pages += n;
+    }
+    clock.wait(ready, Wait::Read);
+    Ok(())
+}
+
+/// Copies the part of `data` (the bytes of a file from `data_at`) that falls in `buf` (the bytes
+/// from `buf_at`).
+fn copy_page(buf: &mut [u8], buf_at: u64, data_at: u64, data: &[u8]) {
+    let from = buf_at.max(data_at);
+    let to = (buf_at + buf.len() as u64).min(data_at + data.len() as u64);
+    if from < to {
+        let (b, d) = ((from - buf_at) as usize, (from - data_at) as usize);
+        let n = (to - from) as usize;
+        buf[b..b + n].copy_from_slice(&data[d..d + n]);
+    }
+}
+
+/// Reads pages `first..first + n` of `ino` (up to its placed length) from the placement into the
+/// cache; returns their bytes and when the device completes them.
+fn fill<P: Placement>(
+    st: &mut State<P>,
+    clock: &SimClock,
+    ino: u64,
+    path: &str,
+    first: u64,
+    n: u64,
+    placed: u64,
+) -> Result<(Vec<u8>, Nanos)> {
+    let ps = st.page_size as u64;
+    let start = first * ps;
+    let end = ((first + n) * ps).min(placed);
+    let mut data = vec![0u8; (end - start) as usize];
+    let done = P::read(st, clock, ino, path, start, &mut data)?;
+    for (k, page) in data.chunks(ps as usize).enumerate() {
+        insert(st, clock, ino, first + k as u64, page, done)?;
+    }
+    Ok((data, done))
+}
+
+/// Puts a page in the cache; when every cached page is dirty, writes back the file dirtied longest
+/// ago first.
+fn insert<P: Placement>(st: &mut State<P>, clock: &SimClock, ino: u64, page: u64, data: &[u8], ready: Nanos) -> Result<()> {
+    loop {
+        let State { cache, inodes, .. } = &mut *st;
+        let placed = |i: u64| inodes.get(&i).map_or(0, |n| n.len());
+        if cache.insert(ino, page, data, ready, &placed) {
+            return Ok(());
+        }
+        let Some(victim) = cache.dirty_files().first().copied() else {
+            return Err(FsError::Io {
+                op: "append",
+                path: format!("inode {ino}"),
+                source: std::io::Error::other("page cache: no page to evict"),
+            });
+        };
+        write_back(st, clock, victim, WriteBack::Pressure, false)?;
+    }
+}
+
+/// Hands `ino`'s dirty bytes to its placement, in file order: all of them, or with `whole_pages`
+/// only up to its last whole page.
+pub(super) fn write_back<P: Placement>(
+    st: &mut State<P>,
+    clock: &SimClock,
+    ino: u64,
+    cause: WriteBack,
+    whole_pages: bool,
+) -> Result<()> {
+    let ps = st.page_size as u64;
+    let placed = st.placed_len(ino);
+    let dirty_end = placed + st.cache.dirty_bytes(ino);
+    let end = if whole_pages { dirty_end / ps * ps } else { dirty_end };
+    if end <= placed {
+        return Ok(());
+    }
+    let data = st.cache.dirty_data(ino, placed, end - placed);
+    let path = st.cache.dirty_path(ino).to_string();
+    P::append(st, clock, ino, &path, &data)?;
+    st.cache.cleaned(ino, end - placed, cause, clock.now());
+    Ok(())
+}
+
+/// Background write-back: files past `dirty_expire`, then files oldest first while dirty pages
+/// are over `dirty_background_ratio` (whole pages).
+fn write_back_due<P: Placement>(st: &mut State<P>, clock: &SimClock) -> Result<()> {
+    for ino in st.cache.expired_files(clock.now()) {
+        write_back(st, clock, ino, WriteBack::Expired, true)?;
+    }
+    if st.cache.over_background() {
+        for ino in st.cache.dirty_files() {
+            write_back(st, clock, ino, WriteBack::Background, true)?;
+            if !st.cache.over_background() {
+                break;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `fsync`: every dirty byte of `ino` written back, then the placement makes the file durable.
+pub(super) fn sync<P: Placement>(fs: &Shared<P>, ino: u64, path: &str, epoch: u64) -> Result<()> {
+    {
+        let mut st = fs.state();
+        if st.cache.enabled() {
+            st.inode(ino, "sync", path)?;
+            write_back(&mut st, fs.clock(), ino, WriteBack::Fsync, false)?;
+        }
+    }
+    P::sync(fs, ino, path, epoch)
+}
+
+/// Before a clone: the files' dirty bytes on the placement, whose pages the clone reads or
+/// replaces.
+pub(super) fn before_clone<P: Placement>(st: &mut State<P>, clock: &SimClock, inos: [u64; 2]) -> Result<()> {
+    for ino in inos {
+        write_back(st, clock, ino, WriteBack::Clone, false)?;
+    }
+    Ok(())
+}
