@@ -91,6 +91,9 @@ pub struct RunResult {
     pub zones: Option<ZoneSummary>,
     /// A key-value SSD's own work (flushes, compactions, GC, the put time they held up).
     pub device_work: Option<kvssd::DeviceWork>,
+    /// The host's page cache over a simulated file system, when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_cache: Option<crate::stack::PageCacheSummary>,
     /// The database's contents at the end, when the run asked for it (`RunSpec::digest`).
     pub content_digest: Option<ContentDigest>,
     /// Bytes a real block device took (the kernel's count, after the engine closed and the file
@@ -211,6 +214,7 @@ impl RunResult {
             })
             .collect();
         r.zones = dev.as_ref().and_then(|d| d.zones.clone());
+        r.page_cache = dev.as_ref().and_then(|d| d.page_cache.clone());
         r.device_work = stack.device_work();
         r
     }
@@ -276,6 +280,7 @@ impl RunResult {
             levels: Vec::new(),
             zones: None,
             device_work: None,
+            page_cache: None,
             content_digest: None,
             device_write_bytes: None,
             ftl: None,
@@ -402,6 +407,25 @@ fn accounting(r: &RunResult) -> String {
         }
     }
     out.push('\n');
+    if let Some(c) = &r.page_cache {
+        let w = &c.written_back_bytes;
+        out.push_str(&format!(
+            "page cache {} MB: hit ratio {}, {} misses, {} pages read ahead; written back {} MB (fsync {}, background \
+             {}, expired {}, pressure {}, clone {}); dirty peak {} MB, {} MB of deleted files never written\n",
+            mb(c.capacity_bytes),
+            c.hit_ratio.map_or("-".into(), |h| format!("{:.1} %", h * 100.0)),
+            c.misses,
+            c.readahead_pages,
+            mb(w.total),
+            mb(w.fsync),
+            mb(w.background),
+            mb(w.expired),
+            mb(w.pressure),
+            mb(w.clone),
+            mb(c.dirty_peak_bytes),
+            mb(c.dropped_dirty_bytes)
+        ));
+    }
     if let (Some(f), Some(wa)) = (r.flash_program_bytes, r.write_amplification) {
         out.push_str(&format!(
             "flash programs {} MB (write amplification {:.2}); GC copied {} pages; {} erases; {} pages remapped\n",

@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use flashsim::{BlockSsd, FlashReport, Lane, SimClock, ZonedSsd};
 use serde::{Deserialize, Serialize};
-use storage::{Fs, HostWriteStats, MemFs, PosixFs, SimFs, SimFsOptions, ZoneFs, ZoneReport};
+use storage::{Fs, HostWriteStats, MemFs, PageCacheConfig, PageCacheStats, PosixFs, SimFs, SimFsOptions, ZoneFs, ZoneReport};
 
 use crate::error::{LabError, Result};
 use crate::kv_device::SharedKvSsd;
@@ -42,11 +42,13 @@ impl Stack {
             FsKind::Sim => {
                 let clock = SimClock::new();
                 let fs = SimFs::format(BlockSsd::new(a.ssd_config()?)?, clock.clone(), SimFsOptions::default())?;
+                fs.set_page_cache(PageCacheConfig::with_capacity(a.page_cache.0))?;
                 (Arc::new(fs.clone()), Backend::Sim(fs), Some(clock))
             }
             FsKind::Zone => {
                 let clock = SimClock::new();
                 let fs = ZoneFs::format(ZonedSsd::new(a.zoned_config()?)?, clock.clone(), a.zone_fs_options())?;
+                fs.set_page_cache(PageCacheConfig::with_capacity(a.page_cache.0))?;
                 (Arc::new(fs.clone()), Backend::Zone(fs), Some(clock))
             }
             FsKind::Mem => (Arc::new(MemFs::new()), Backend::Mem, None),
@@ -121,17 +123,20 @@ impl Stack {
 
     /// Device-level accounting, when there is a simulated device.
     pub fn device_report(&self) -> Option<DeviceReport> {
-        let (stats, flash, zones) = match &self.backend {
-            Backend::Sim(fs) => (fs.stats(), fs.with_device(|d| d.report()), None),
+        let (stats, flash, zones, cache) = match &self.backend {
+            Backend::Sim(fs) => (fs.stats(), fs.with_device(|d| d.report()), None, fs.page_cache_stats()),
             Backend::Zone(fs) => {
                 let page = fs.with_device(|d| d.config().geometry().page_size as u64);
                 let zone_size = fs.with_device(|d| d.config().zone_size);
-                (fs.stats(), fs.with_device(|d| d.report()), Some(ZoneSummary::new(&fs.zone_report(), zone_size, page)))
+                let zones = ZoneSummary::new(&fs.zone_report(), zone_size, page);
+                (fs.stats(), fs.with_device(|d| d.report()), Some(zones), fs.page_cache_stats())
             }
             Backend::Kv(d) => return Some(d.lock().unwrap_or_else(|e| e.into_inner()).device_report()),
             _ => return None,
         };
-        Some(DeviceReport::new(&stats, flash, zones))
+        let mut report = DeviceReport::new(&stats, flash, zones);
+        report.page_cache = (cache.capacity_bytes > 0).then(|| PageCacheSummary::new(&cache));
+        Some(report)
     }
 }
 
@@ -164,6 +169,7 @@ impl DeviceReport {
                 .collect(),
             flash,
             zones: None,
+            page_cache: None,
         }
     }
 
@@ -196,6 +202,57 @@ impl DeviceReport {
             flash,
             levels,
             zones,
+            page_cache: None,
+        }
+    }
+}
+
+/// What the host's page cache did (`page_cache` of a result): hits and misses of the pages reads
+/// asked for, pages read ahead, bytes written back by cause, dirty bytes of deleted files never
+/// written, the most dirty bytes held at once.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct PageCacheSummary {
+    pub capacity_bytes: u64,
+    pub hits: u64,
+    pub misses: u64,
+    pub hit_ratio: Option<f64>,
+    pub readahead_pages: u64,
+    pub evictions: u64,
+    pub written_back_bytes: WrittenBack,
+    pub dropped_dirty_bytes: u64,
+    pub dirty_peak_bytes: u64,
+}
+
+/// Bytes the page cache wrote back, by cause.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct WrittenBack {
+    pub total: u64,
+    pub fsync: u64,
+    pub background: u64,
+    pub expired: u64,
+    pub pressure: u64,
+    pub clone: u64,
+}
+
+impl PageCacheSummary {
+    fn new(s: &PageCacheStats) -> PageCacheSummary {
+        PageCacheSummary {
+            capacity_bytes: s.capacity_bytes,
+            hits: s.hits,
+            misses: s.misses,
+            hit_ratio: s.hit_ratio(),
+            readahead_pages: s.readahead_pages,
+            evictions: s.evictions,
+            written_back_bytes: WrittenBack {
+                total: s.written_back(),
+                fsync: s.written_back_fsync,
+                background: s.written_back_background,
+                expired: s.written_back_expired,
+                pressure: s.written_back_pressure,
+                clone: s.written_back_clone,
+            },
+            dropped_dirty_bytes: s.dropped_dirty_bytes,
+            dirty_peak_bytes: s.dirty_peak_bytes,
         }
     }
 }
@@ -278,4 +335,6 @@ pub struct DeviceReport {
     pub levels: Vec<LevelDevice>,
     /// Zones, on a ZNS device.
     pub zones: Option<ZoneSummary>,
+    /// The host's page cache, when the file system has one.
+    pub page_cache: Option<PageCacheSummary>,
 }

@@ -18,7 +18,7 @@ use flashsim::{DataMode, GcDestination, GcPolicy, Geometry, MediaConfig, Preset,
 use serde::{Deserialize, Serialize};
 use storage::{AllocPolicy, GcOptions, ZoneFsOptions};
 
-use super::named::{parser, serde_name, serde_name_opt, Bytes, NameError, Named};
+use super::named::{parser, serde_name, serde_name_opt, Bytes, BytesOrOff, NameError, Named};
 use crate::error::{LabError, Result};
 
 /// The file system (and so the device) the engine runs on.
@@ -243,6 +243,13 @@ pub struct DeviceSpec {
     /// and programs them over the channel). Only in-plane GC keeps pages in their plane.
     #[arg(long = "no-copyback", action = clap::ArgAction::SetFalse)]
     pub copyback: bool,
+    /// The host's page cache over the simulated file system's files (sim, zone), e.g. 64MiB; 0:
+    /// none, every read and write goes to the device. CLOCK replacement, Linux's readahead (128
+    /// KiB at most) and dirty write-back (10 % background ratio, 30 s expiry).
+    // Left out of a spec when off, so that the runs of a spec without one keep their names.
+    #[arg(long, default_value = "0", value_parser = parser::<BytesOrOff>)]
+    #[serde(with = "serde_name", skip_serializing_if = "BytesOrOff::is_off")]
+    pub page_cache: BytesOrOff,
 }
 
 impl Default for DeviceSpec {
@@ -269,6 +276,7 @@ impl Default for DeviceSpec {
             gc: GcPolicy::Greedy,
             gc_destination: None,
             copyback: true,
+            page_cache: BytesOrOff(0),
         }
     }
 }
@@ -395,6 +403,12 @@ impl DeviceSpec {
 
     /// Checks everything the device needs, so a bad field fails before any run starts.
     pub fn validate(&self) -> Result<()> {
+        if self.page_cache.0 > 0 && !matches!(self.fs, FsKind::Sim | FsKind::Zone) {
+            return Err(invalid(
+                "page_cache",
+                format!("only a simulated file system (sim, zone) has one; '{}' uses the host's", self.fs.name()),
+            ));
+        }
         match self.fs {
             FsKind::Sim => self.ssd_config().map(|_| ()),
             FsKind::Zone => self.zoned_config().map(|_| ()),
@@ -476,6 +490,14 @@ impl DeviceSpec {
 
     /// A short description for reports.
     pub fn describe(&self) -> String {
+        let cache = match self.page_cache.0 {
+            0 => String::new(),
+            b => format!(", {} page cache", super::format_size(b)),
+        };
+        self.describe_device() + &cache
+    }
+
+    fn describe_device(&self) -> String {
         let capacity = self.shape();
         let preset = self.preset.name();
         match self.fs {

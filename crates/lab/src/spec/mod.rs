@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 pub use self::device::{DeviceSpec, FsKind, Store, ZoneGc};
 pub use self::engine::{Engine, EngineName, EngineSpec, KvDesign, MappingRam};
 pub use self::host::HostSpec;
-pub use self::named::{format_size, Bytes, Named};
+pub use self::named::{format_size, Bytes, BytesOrOff, Named};
 pub use self::workload::{PageWrites, Pattern, ValueSizeSpec, WorkloadKind, WorkloadSpec};
 use ::workload::{ValueData, ValueSize};
 pub use flashsim::{Preset, Timing};

@@ -133,6 +133,32 @@ impl Named for Bytes {
     }
 }
 
+/// A byte count that may be zero: `0` or `off` (nothing), or a [`Bytes`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct BytesOrOff(pub u64);
+
+impl BytesOrOff {
+    pub fn is_off(&self) -> bool {
+        self.0 == 0
+    }
+}
+
+impl Named for BytesOrOff {
+    fn parse_name(text: &str) -> Result<BytesOrOff, NameError> {
+        match text.trim() {
+            "0" | "off" => Ok(BytesOrOff(0)),
+            t => Bytes::parse_name(t).map(|b| BytesOrOff(b.0)),
+        }
+    }
+
+    fn name(&self) -> String {
+        match self.0 {
+            0 => "0".into(),
+            b => Bytes(b).name(),
+        }
+    }
+}
+
 /// A byte count that may be zero (a readahead window of 0 reads block by block).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ByteCount(pub u64);
