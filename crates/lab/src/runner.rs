@@ -144,6 +144,7 @@ fn finish(
         Engine::Device => unreachable!("page writes finish in page_writes::run"),
         Engine::Lsm { .. } => (engine.stats().ok_or(LabError::Engine(lsm::Error::Closed))?, spec.device.describe()),
     };
+    stack.write_back()?;
     let mut result =
         RunResult::collect(&spec.workload.name.label(), engine.describe(), description, stack, phases, &stats);
     if spec.digest {

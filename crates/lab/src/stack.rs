@@ -9,7 +9,9 @@ use std::time::Instant;
 
 use flashsim::{BlockSsd, FlashReport, Lane, SimClock, ZonedSsd};
 use serde::{Deserialize, Serialize};
-use storage::{Fs, HostWriteStats, MemFs, PageCacheConfig, PageCacheStats, PosixFs, SimFs, SimFsOptions, ZoneFs, ZoneReport};
+use storage::{
+    Fs, HostWriteStats, MemFs, PageCacheConfig, PageCacheStats, PosixFs, SimFs, SimFsOptions, ZoneFs, ZoneReport,
+};
 
 use crate::error::{LabError, Result};
 use crate::kv_device::SharedKvSsd;
@@ -119,6 +121,17 @@ impl Stack {
             Backend::Kv(d) => Some(d.lock().unwrap_or_else(|e| e.into_inner()).work()),
             _ => None,
         }
+    }
+
+    /// Writes the page cache's dirty bytes to the device, as an unmount would, so that a run's
+    /// device accounting holds every byte the engine wrote.
+    pub fn write_back(&self) -> Result<()> {
+        match &self.backend {
+            Backend::Sim(fs) => fs.write_back_all()?,
+            Backend::Zone(fs) => fs.write_back_all()?,
+            _ => {}
+        }
+        Ok(())
     }
 
     /// Device-level accounting, when there is a simulated device.
@@ -232,6 +245,8 @@ pub struct WrittenBack {
     pub expired: u64,
     pub pressure: u64,
     pub clone: u64,
+    /// At the end of the run (an unmount).
+    pub unmount: u64,
 }
 
 impl PageCacheSummary {
@@ -250,6 +265,7 @@ impl PageCacheSummary {
                 expired: s.written_back_expired,
                 pressure: s.written_back_pressure,
                 clone: s.written_back_clone,
+                unmount: s.written_back_unmount,
             },
             dropped_dirty_bytes: s.dropped_dirty_bytes,
             dirty_peak_bytes: s.dirty_peak_bytes,

@@ -8,10 +8,7 @@ use std::collections::BTreeMap;
 
 use flashsim::{BlockSsd, Geometry, Preset, SimClock, SsdConfig, Wait, ZonedConfig, ZonedSsd};
 use proptest::prelude::*;
-use storage::{
-    Fs, FsError, PageCacheConfig, PageCacheStats, SimFs, SimFsOptions, WritableFile, ZoneFs,
-    ZoneFsOptions,
-};
+use storage::{Fs, FsError, PageCacheConfig, PageCacheStats, SimFs, SimFsOptions, WritableFile, ZoneFs, ZoneFsOptions};
 
 const PS: u64 = 4096;
 

@@ -86,6 +86,9 @@ pub enum WriteBack {
     Pressure,
     /// A clone reads or replaces the file's bytes on the placement.
     Clone,
+    /// Everything, at the end of a run (as an unmount writes back), or before the cache is
+    /// replaced.
+    Unmount,
 }
 
 /// What a page cache did: the `page_cache` of a run's results.
@@ -106,6 +109,7 @@ pub struct PageCacheStats {
     pub written_back_expired: u64,
     pub written_back_pressure: u64,
     pub written_back_clone: u64,
+    pub written_back_unmount: u64,
     /// Dirty bytes of deleted files, never written.
     pub dropped_dirty_bytes: u64,
     /// The most dirty bytes held at once.
@@ -125,6 +129,7 @@ impl PageCacheStats {
             + self.written_back_expired
             + self.written_back_pressure
             + self.written_back_clone
+            + self.written_back_unmount
     }
 
     pub(crate) fn add_written_back(&mut self, cause: WriteBack, bytes: u64) {
@@ -134,6 +139,7 @@ impl PageCacheStats {
             WriteBack::Expired => &mut self.written_back_expired,
             WriteBack::Pressure => &mut self.written_back_pressure,
             WriteBack::Clone => &mut self.written_back_clone,
+            WriteBack::Unmount => &mut self.written_back_unmount,
         };
         *slot += bytes;
     }
@@ -326,14 +332,7 @@ impl PageCache {
 
     /// Puts page `page` of `ino` in the cache with `data` (its bytes from the page's start),
     /// replacing what it held; `false` when every page is dirty.
-    pub fn insert(
-        &mut self,
-        ino: u64,
-        page: u64,
-        data: &[u8],
-        ready_at: Nanos,
-        wb: &impl Fn(u64) -> u64,
-    ) -> bool {
+    pub fn insert(&mut self, ino: u64, page: u64, data: &[u8], ready_at: Nanos, wb: &impl Fn(u64) -> u64) -> bool {
         let s = match self.index.get(&(ino, page)) {
             Some(&s) => s,
             None => match self.take_slot(wb) {
@@ -443,7 +442,8 @@ impl PageCache {
         if max > 0 && sequential {
             if !missing.is_empty() {
                 // A miss: a new window from the read, the request included (sync readahead).
-                let size = if ra.size > 0 && first == ra.next { next_window(ra.size, max) } else { init_window(req, max) };
+                let size =
+                    if ra.size > 0 && first == ra.next { next_window(ra.size, max) } else { init_window(req, max) };
                 let size = size.max(req);
                 new.start = first;
                 new.size = size;

@@ -128,7 +128,14 @@ fn fill<P: Placement>(
 
 /// Puts a page in the cache; when every cached page is dirty, writes back the file dirtied longest
 /// ago first.
-fn insert<P: Placement>(st: &mut State<P>, clock: &SimClock, ino: u64, page: u64, data: &[u8], ready: Nanos) -> Result<()> {
+fn insert<P: Placement>(
+    st: &mut State<P>,
+    clock: &SimClock,
+    ino: u64,
+    page: u64,
+    data: &[u8],
+    ready: Nanos,
+) -> Result<()> {
     loop {
         let State { cache, inodes, .. } = &mut *st;
         let placed = |i: u64| inodes.get(&i).map_or(0, |n| n.len());

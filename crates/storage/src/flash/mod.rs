@@ -109,12 +109,21 @@ impl<P: Placement> FlashFs<P> {
     /// Gives the file system a page cache (`PageCacheConfig::OFF`: none); the dirty bytes of the
     /// cache it had are written back first.
     pub fn set_page_cache(&self, cfg: PageCacheConfig) -> Result<()> {
+        self.write_back_all()?;
         let mut st = self.shared.state();
-        for ino in st.cache.dirty_files() {
-            io::write_back(&mut st, &self.shared.clock, ino, WriteBack::Pressure, false)?;
-        }
         let ps = st.page_size as u64;
         st.cache = PageCache::new(cfg, ps);
+        Ok(())
+    }
+
+    /// Writes every dirty byte of the page cache back to the placement, as an unmount does
+    /// (issued at the clock's time; nothing waits for it). Nothing becomes durable: that takes a
+    /// file's `sync`.
+    pub fn write_back_all(&self) -> Result<()> {
+        let mut st = self.shared.state();
+        for ino in st.cache.dirty_files() {
+            io::write_back(&mut st, &self.shared.clock, ino, WriteBack::Unmount, false)?;
+        }
         Ok(())
     }
 
