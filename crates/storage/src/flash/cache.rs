@@ -24,7 +24,7 @@
 //! to the placement and when, and a hit costs no device time (the page's `ready_at`, when a
 //! readahead brought it, is the earliest it can be used).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use flashsim::Nanos;
 
@@ -195,6 +195,8 @@ pub struct PageCache {
     free: Vec<usize>,
     hand: usize,
     files: BTreeMap<u64, FileState>,
+    /// Files with dirty bytes as (since, inode): dirtied longest ago first.
+    dirty: BTreeSet<(Nanos, u64)>,
     dirty_bytes: u64,
     stats: PageCacheStats,
 }
@@ -212,6 +214,7 @@ impl PageCache {
             free: Vec::new(),
             hand: 0,
             files: BTreeMap::new(),
+            dirty: BTreeSet::new(),
             dirty_bytes: 0,
             stats: PageCacheStats { capacity_bytes: cfg.capacity_bytes, ..Default::default() },
         }
@@ -255,12 +258,14 @@ impl PageCache {
         self.free.clear();
         self.hand = 0;
         self.files.clear();
+        self.dirty.clear();
         self.dirty_bytes = 0;
     }
 
     /// Drops a deleted file's pages; its dirty bytes are never written.
     pub fn drop_file(&mut self, ino: u64) {
         if let Some(f) = self.files.remove(&ino) {
+            self.dirty.remove(&(f.since, ino));
             self.stats.dropped_dirty_bytes += f.dirty_bytes;
             self.dirty_bytes -= f.dirty_bytes;
         }
@@ -363,6 +368,7 @@ impl PageCache {
         if f.dirty_bytes == 0 {
             f.since = now;
             path.clone_into(&mut f.path);
+            self.dirty.insert((now, ino));
         }
         f.dirty_bytes += data.len() as u64;
         self.dirty_bytes += data.len() as u64;
@@ -374,8 +380,12 @@ impl PageCache {
     pub fn cleaned(&mut self, ino: u64, bytes: u64, cause: WriteBack, now: Nanos) {
         let f = self.files.entry(ino).or_default();
         let bytes = bytes.min(f.dirty_bytes);
+        self.dirty.remove(&(f.since, ino));
         f.dirty_bytes -= bytes;
         f.since = now;
+        if f.dirty_bytes > 0 {
+            self.dirty.insert((now, ino));
+        }
         self.dirty_bytes -= bytes;
         self.stats.add_written_back(cause, bytes);
     }
@@ -404,10 +414,7 @@ impl PageCache {
 
     /// Files with dirty bytes, dirtied longest ago first (Linux's `b_dirty` order).
     pub fn dirty_files(&self) -> Vec<u64> {
-        let mut v: Vec<(Nanos, u64)> =
-            self.files.iter().filter(|(_, f)| f.dirty_bytes > 0).map(|(&ino, f)| (f.since, ino)).collect();
-        v.sort_unstable();
-        v.into_iter().map(|(_, ino)| ino).collect()
+        self.dirty.iter().map(|&(_, ino)| ino).collect()
     }
 
     /// Whether dirty pages are over `dirty_background_ratio` of the cache.
@@ -418,14 +425,8 @@ impl PageCache {
 
     /// Files whose oldest dirty byte is older than `dirty_expire` at `now`, oldest first.
     pub fn expired_files(&self, now: Nanos) -> Vec<u64> {
-        let mut v: Vec<(Nanos, u64)> = self
-            .files
-            .iter()
-            .filter(|(_, f)| f.dirty_bytes > 0 && f.since.saturating_add(self.cfg.dirty_expire) <= now)
-            .map(|(&ino, f)| (f.since, ino))
-            .collect();
-        v.sort_unstable();
-        v.into_iter().map(|(_, ino)| ino).collect()
+        let expired = |&&(since, _): &&(Nanos, u64)| since.saturating_add(self.cfg.dirty_expire) <= now;
+        self.dirty.iter().take_while(expired).map(|&(_, ino)| ino).collect()
     }
 
     /// What a read of pages `first..=last` of `ino` fetches, given the pages the placement holds
