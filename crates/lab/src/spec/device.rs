@@ -246,7 +246,7 @@ pub struct DeviceSpec {
     /// The host's page cache over the simulated file system's files (sim, zone), e.g. 64MiB; 0:
     /// none, every read and write goes to the device. CLOCK replacement, Linux's readahead (128
     /// KiB at most) and dirty write-back (10 % background ratio, 30 s expiry).
-    // Left out of a spec when off, so that the runs of a spec without one keep their names.
+    // Left out of a spec's JSON when off: experiment files and results without one read as before.
     #[arg(long, default_value = "0", value_parser = parser::<BytesOrOff>)]
     #[serde(with = "serde_name", skip_serializing_if = "BytesOrOff::is_off")]
     pub page_cache: BytesOrOff,
