@@ -223,3 +223,30 @@ fn a_power_cut_loses_the_unsynced_dirty_pages_only() {
     fs.open("p").unwrap().read_at(0, &mut buf).unwrap();
     assert!(buf.iter().all(|&b| b == 7));
 }
+
+/// A clone gives the destination the source's cached pages (seed 000's remap), or with
+/// `clone_keeps_pages` off leaves them uncached (Linux's FICLONERANGE).
+#[test]
+fn a_clone_keeps_the_sources_cached_pages_unless_told_not_to() {
+    for keep in [true, false] {
+        let fs = simfs(100);
+        fs.set_page_cache(PageCacheConfig { clone_keeps_pages: keep, ..PageCacheConfig::with_capacity(100 * PS) })
+            .unwrap();
+        let mut a = fs.create("a").unwrap();
+        append(a.as_mut(), 2);
+        a.sync().unwrap();
+        let mut b = fs.create("b").unwrap();
+        b.append_cloned("a", 0, 2 * PS).unwrap();
+        let before = (fs.page_cache_stats(), fs.stats().read_bytes);
+        let mut buf = vec![0u8; (2 * PS) as usize];
+        fs.open("b").unwrap().read_at(0, &mut buf).unwrap();
+        assert!(buf.iter().all(|&x| x == 7));
+        let s = fs.page_cache_stats();
+        let (hits, read) = (s.hits - before.0.hits, fs.stats().read_bytes - before.1);
+        if keep {
+            assert_eq!((hits, read), (2, 0), "the clone's pages were cached");
+        } else {
+            assert_eq!((hits, read), (0, 2 * PS), "the clone's pages came from the device");
+        }
+    }
+}

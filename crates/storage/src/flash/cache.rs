@@ -20,6 +20,9 @@
 //!   marker page, which reads the next window ahead without waiting. Random reads read only what
 //!   they ask for.
 //!
+//! - **Clones**: the destination's pages in the cloned range hold its old bytes and are dropped;
+//!   with `clone_keeps_pages` (the default) they take the source's cached pages instead.
+//!
 //! The cache holds contents and bookkeeping only: the file system (`flash::io`) decides what goes
 //! to the placement and when, and a hit costs no device time (the page's `ready_at`, when a
 //! readahead brought it, is the earliest it can be used).
@@ -47,6 +50,10 @@ pub struct PageCacheConfig {
     pub dirty_expire: Nanos,
     /// The largest readahead window, in bytes (0: no readahead).
     pub readahead_max_bytes: u64,
+    /// A clone gives the destination the source's cached pages (on: seed 000's remap, where the
+    /// engine writes the block through the page cache and the device skips its program); off, the
+    /// cloned range of the destination is not cached (Linux's FICLONERANGE, which invalidates it).
+    pub clone_keeps_pages: bool,
 }
 
 impl PageCacheConfig {
@@ -60,6 +67,7 @@ impl PageCacheConfig {
             dirty_background_ratio: DIRTY_BACKGROUND_RATIO,
             dirty_expire: DIRTY_EXPIRE_CENTISECS * 10_000_000,
             readahead_max_bytes: READ_AHEAD_KB << 10,
+            clone_keeps_pages: true,
         }
     }
 
@@ -290,6 +298,13 @@ impl PageCache {
         let slot = &mut self.slots[s];
         slot.referenced = true;
         Some((&slot.data, slot.ready_at))
+    }
+
+    /// A copy of cached page `page` of `ino` and when it is ready, without touching its reference
+    /// bit.
+    pub fn peek(&self, ino: u64, page: u64) -> Option<(Vec<u8>, Nanos)> {
+        let slot = &self.slots[*self.index.get(&(ino, page))?];
+        Some((slot.data.clone(), slot.ready_at))
     }
 
     pub fn contains(&self, ino: u64, page: u64) -> bool {

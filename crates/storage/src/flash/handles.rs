@@ -68,7 +68,9 @@ impl<P: Placement> WritableFile for FlashWriter<P> {
         }
         io::before_clone(&mut st, self.shared.clock(), [s, self.ino])?;
         let span = CloneSpan { src: (s, src), src_offset, dst: (self.ino, &self.path), dst_offset: at, len };
-        P::append_cloned(&mut st, self.shared.clock(), &span)
+        let outcome = P::append_cloned(&mut st, self.shared.clock(), &span)?;
+        io::after_clone(&mut st, self.shared.clock(), &span)?;
+        Ok(outcome)
     }
 }
 

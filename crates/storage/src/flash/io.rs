@@ -9,7 +9,7 @@
 use flashsim::{Nanos, SimClock, Wait};
 
 use super::cache::WriteBack;
-use super::placement::{FileInode, Placement};
+use super::placement::{CloneSpan, FileInode, Placement};
 use super::state::{Shared, State};
 use crate::error::{FsError, Result};
 
@@ -210,6 +210,25 @@ pub(super) fn sync<P: Placement>(fs: &Shared<P>, ino: u64, path: &str, epoch: u6
 pub(super) fn before_clone<P: Placement>(st: &mut State<P>, clock: &SimClock, inos: [u64; 2]) -> Result<()> {
     for ino in inos {
         write_back(st, clock, ino, WriteBack::Clone, false)?;
+    }
+    Ok(())
+}
+
+/// After a clone (page-aligned): the destination's cached pages in the span held its old bytes;
+/// with `clone_keeps_pages` they take the source's cached pages.
+pub(super) fn after_clone<P: Placement>(st: &mut State<P>, clock: &SimClock, span: &CloneSpan) -> Result<()> {
+    if !st.cache.enabled() {
+        return Ok(());
+    }
+    let ps = st.page_size as u64;
+    let (s0, d0, n) = (span.src_offset / ps, span.dst_offset / ps, span.len.div_ceil(ps));
+    st.cache.drop_pages(span.dst.0, d0, d0 + n);
+    if st.cache.config().clone_keeps_pages {
+        for k in 0..n {
+            if let Some((data, ready)) = st.cache.peek(span.src.0, s0 + k) {
+                insert(st, clock, span.dst.0, d0 + k, &data, ready)?;
+            }
+        }
     }
     Ok(())
 }

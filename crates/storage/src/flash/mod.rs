@@ -352,10 +352,7 @@ impl<P: Placement> Fs for FlashFs<P> {
         io::before_clone(&mut st, &self.shared.clock, [s, d])?;
         let span = CloneSpan { src: (s, src), src_offset, dst: (d, dst), dst_offset, len };
         P::clone_range(&mut st, &self.shared.clock, &span)?;
-        // The destination's cached pages in the span hold its old bytes.
-        let ps = st.page_size as u64;
-        st.cache.drop_pages(d, dst_offset / ps, (dst_offset + len).div_ceil(ps));
-        Ok(())
+        io::after_clone(&mut st, &self.shared.clock, &span)
     }
 
     fn clock(&self) -> Option<SimClock> {
