@@ -443,21 +443,22 @@ impl DeviceSpec {
         })
     }
 
-    /// Memory one run on this device may need at most (its page cache, page contents bounded by the
-    /// user capacity and the store's memory budget; in the compact store, twice the `kept_bytes` of its records,
-    /// for old versions not yet dropped), for sizing how many runs go in parallel.
+    /// Memory one run on this device may need at most (its page cache, page contents bounded by
+    /// the user capacity and the store's memory budget; in the compact store, twice the
+    /// `kept_bytes` of its records, for old versions not yet dropped), for sizing how many runs go
+    /// in parallel.
     pub fn memory_estimate(&self, kept_bytes: u64) -> Result<u64> {
         let Some((media, user_bytes)) = self.simulated_media()? else {
             return Ok(ENGINE_BYTES);
         };
-        let tables = media.geometry.total_pages() * TABLE_BYTES_PER_PAGE + self.page_cache.0;
+        let tables = media.geometry.total_pages() * TABLE_BYTES_PER_PAGE;
         let pages = match &media.store {
             DataMode::Memory => user_bytes,
             DataMode::MemoryThenFile { memory_bytes, .. } => user_bytes.min(*memory_bytes),
             DataMode::Compact => user_bytes.min(kept_bytes.saturating_mul(2)),
             _ => 0,
         };
-        Ok(ENGINE_BYTES + tables + pages)
+        Ok(ENGINE_BYTES + self.page_cache.0 + tables + pages)
     }
 
     /// Disk one run on this device may fill, and where, when its device spills page contents to a
