@@ -11,15 +11,15 @@
 //!   grow by appending): `dirty_bytes` past the placement's length, dirtied first at `since`. They
 //!   are written back in file order — at `fsync`, before a clone that touches the file, when dirty
 //!   pages pass `dirty_background_ratio` of the cache (files oldest first, their whole pages), and
-//!   when a file's oldest dirty byte is older than `dirty_expire` (its whole pages). Linux's
-//!   defaults are the named constants; a partly filled last page waits for `fsync` or pressure
-//!   (our choice: writing it early would program the page twice on flash).
+//!   when a file's oldest dirty byte is older than `dirty_expire` (its whole pages), and all of
+//!   them at `FlashFs::write_back_all` (an unmount). Linux's defaults are the named constants; a
+//!   partly filled last page waits for `fsync`, pressure or the unmount (our choice: writing it
+//!   early would program the page twice on flash).
 //! - **Readahead** (Linux's on-demand readahead, per file): a read that starts a file or continues
 //!   the previous read is sequential; its first miss reads a window of `init(request)` pages, and
 //!   each window grows (×4 while small, then ×2, up to `readahead_max`) when a read reaches its
 //!   marker page, which reads the next window ahead without waiting. Random reads read only what
 //!   they ask for.
-//!
 //! - **Clones**: the destination's pages in the cloned range hold its old bytes and are dropped;
 //!   with `clone_keeps_pages` (the default) they take the source's cached pages instead.
 //!
