@@ -30,7 +30,7 @@ pub struct ReproArgs {
     /// or tiny (for tests).
     #[arg(long, default_value = "small")]
     pub scale: String,
-    /// Only these parts, comma-separated (remapcom: fig9-11, table3, fig12, fig13, fig14, fig15).
+    /// Only these parts, comma-separated (remapcom: fig9-11, table3, fig12, fig13, fig14, fig15, cache: a page-cache sweep).
     #[arg(long)]
     pub only: Option<String>,
     /// Where simulated devices keep page contents: auto, memory, compact, file, file:DIR (see
