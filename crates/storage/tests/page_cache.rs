@@ -8,7 +8,10 @@ use std::collections::BTreeMap;
 
 use flashsim::{BlockSsd, Geometry, Preset, SimClock, SsdConfig, Wait, ZonedConfig, ZonedSsd};
 use proptest::prelude::*;
-use storage::{Fs, FsError, PageCacheConfig, PageCacheStats, SimFs, SimFsOptions, WritableFile, ZoneFs, ZoneFsOptions};
+use storage::{
+    Fs, FsError, HostWriteStats, PageCacheConfig, PageCacheStats, SimFs, SimFsOptions, WritableFile, ZoneFs,
+    ZoneFsOptions,
+};
 
 const PS: u64 = 4096;
 
@@ -109,9 +112,11 @@ fn run(fs: &dyn Fs, ops: &[Op]) -> Result<Ran, TestCaseError> {
     Ok(Ran { pages_asked })
 }
 
-fn check_reads(s: &PageCacheStats, ran: &Ran, read_bytes: u64) -> Result<(), TestCaseError> {
+/// The identities of a history's cache statistics `s` and host writes `w`.
+fn check_identities(s: &PageCacheStats, w: &HostWriteStats, ran: &Ran) -> Result<(), TestCaseError> {
     prop_assert_eq!(s.hits + s.misses, ran.pages_asked, "hits + misses = pages asked for");
-    prop_assert_eq!(read_bytes / PS, s.misses + s.readahead_pages, "device reads = misses + readahead");
+    prop_assert_eq!(w.read_bytes / PS, s.misses + s.readahead_pages, "device reads = misses + readahead");
+    prop_assert_eq!(w.other_bytes, s.written_back(), "device writes = bytes written back");
     Ok(())
 }
 
@@ -125,10 +130,7 @@ proptest! {
     ) {
         let fs = simfs(pages);
         let ran = run(&fs, &ops)?;
-        let s = fs.page_cache_stats();
-        let w = fs.stats();
-        check_reads(&s, &ran, w.read_bytes)?;
-        prop_assert_eq!(w.other_bytes, s.written_back(), "device writes = bytes written back");
+        check_identities(&fs.page_cache_stats(), &fs.stats(), &ran)?;
     }
 
     #[test]
@@ -138,10 +140,7 @@ proptest! {
     ) {
         let fs = zonefs(pages);
         let ran = run(&fs, &ops)?;
-        let s = fs.page_cache_stats();
-        let w = fs.stats();
-        check_reads(&s, &ran, w.read_bytes)?;
-        prop_assert_eq!(w.other_bytes, s.written_back(), "device writes = bytes written back");
+        check_identities(&fs.page_cache_stats(), &fs.stats(), &ran)?;
     }
 }
 
