@@ -411,7 +411,7 @@ fn accounting(r: &RunResult) -> String {
         let w = &c.written_back_bytes;
         out.push_str(&format!(
             "page cache {} MB: hit ratio {}, {} misses, {} pages read ahead; written back {} MB (fsync {}, background \
-             {}, expired {}, pressure {}, clone {}, at the end {}); dirty peak {} MB, {} MB of deleted files never \
+             {}, expired {}, pressure {}, clone {}, direct I/O {}, at the end {}); dirty peak {} MB, {} MB of deleted files never \
              written\n",
             mb(c.capacity_bytes),
             c.hit_ratio.map_or("-".into(), |h| format!("{:.1} %", h * 100.0)),
@@ -423,6 +423,7 @@ fn accounting(r: &RunResult) -> String {
             mb(w.expired),
             mb(w.pressure),
             mb(w.clone),
+            mb(w.direct),
             mb(w.unmount),
             mb(c.dirty_peak_bytes),
             mb(c.dropped_dirty_bytes)

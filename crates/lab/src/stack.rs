@@ -245,6 +245,9 @@ pub struct WrittenBack {
     pub expired: u64,
     pub pressure: u64,
     pub clone: u64,
+    /// Before a direct-I/O read or write of a file with dirty pages.
+    #[serde(default)]
+    pub direct: u64,
     /// At the end of the run (an unmount).
     pub unmount: u64,
 }
@@ -265,6 +268,7 @@ impl PageCacheSummary {
                 expired: s.written_back_expired,
                 pressure: s.written_back_pressure,
                 clone: s.written_back_clone,
+                direct: s.written_back_direct,
                 unmount: s.written_back_unmount,
             },
             dropped_dirty_bytes: s.dropped_dirty_bytes,

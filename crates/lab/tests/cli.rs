@@ -103,6 +103,8 @@ fn bad_input_is_a_clear_error() {
         (vec!["ftl", "--channels", "0"], "--channels: must be at least 1"),
         (vec!["bench", "--page-cache", "12XB"], "--page-cache"),
         (vec!["bench", "--fs", "mem", "--page-cache", "1MiB"], "only a simulated file system"),
+        (vec!["bench", "--fs", "mem", "--direct-reads"], "does not apply to fs mem"),
+        (vec!["bench", "--engine", "kvftl", "--direct-writes"], "does not apply to engine kvftl"),
     ] {
         let (code, _, err) = flashkv(&args);
         assert_eq!(code, 2, "{args:?} should fail");
@@ -111,19 +113,21 @@ fn bad_input_is_a_clear_error() {
 }
 
 /// `--page-cache` reports what the cache did, and its hits spare the device: on both simulated
-/// file systems, a run with a 2 MiB cache reads the device less than without one.
+/// file systems, a run with a 2 MiB cache reads the device less than without one; with the
+/// engine's files opened for direct I/O, it reads and writes what it does without one.
 #[test]
 fn the_page_cache_is_reported_and_saves_device_reads() {
-    let run = |fs: &str, cache: &str| -> serde_json::Value {
+    let run = |fs: &str, cache: &str, direct: &[&'static str]| -> serde_json::Value {
         let args = ["bench", "--fs", fs, "--benchmarks", "fillrandom,readrandom", "--num", "100000"];
         let mut args = args.to_vec();
         args.extend(["--capacity", "256MiB", "--page-cache", cache, "--json"]);
+        args.extend(direct);
         let (code, out, err) = flashkv(&args);
         assert_eq!(code, 0, "{args:?}: {err}");
         serde_json::from_str(&out).expect("JSON on stdout")
     };
     for fs in ["sim", "zone"] {
-        let (off, on) = (run(fs, "0"), run(fs, "2MiB"));
+        let (off, on) = (run(fs, "0", &[]), run(fs, "2MiB", &[]));
         assert!(off.get("page_cache").is_none_or(|v| v.is_null()), "{fs}: no cache, no page_cache");
         let c = &on["page_cache"];
         assert_eq!(c["capacity_bytes"], 2 << 20);
@@ -132,6 +136,13 @@ fn the_page_cache_is_reported_and_saves_device_reads() {
         assert!(c["written_back_bytes"]["total"].as_u64().unwrap() > 0, "{fs}: {c}");
         let read = |v: &serde_json::Value| v["flash_read_bytes"].as_u64().unwrap();
         assert!(read(&on) < read(&off), "{fs}: {} device bytes read with the cache, {} without", read(&on), read(&off));
+        let direct = run(fs, "2MiB", &["--direct-reads", "--direct-writes"]);
+        for field in ["flash_program_bytes", "host_write_bytes"] {
+            assert_eq!(direct[field], off[field], "{fs}: {field} under direct I/O");
+        }
+        // CURRENT, not a data file, is read through the cache: a page at most.
+        assert!(read(&off).abs_diff(read(&direct)) <= 4096, "{fs}: {} vs {}", read(&direct), read(&off));
+        assert!(direct["page_cache"]["readahead_pages"] == 0, "{fs}: {}", direct["page_cache"]);
     }
 }
 

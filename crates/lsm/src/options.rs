@@ -5,6 +5,7 @@ pub use crate::compaction::strategy::CompactionStyle;
 pub use crate::db::WalRecoveryMode;
 use crate::error::{Accepted, Error, Result};
 use crate::key::SequenceNumber;
+use storage::{Fs, RandomAccessFile, WritableFile, WriteHint};
 
 /// How a database is opened and tuned.
 /// Serializable so that a run can be sent to another process (a Ray worker); time and scheduling
@@ -52,6 +53,15 @@ pub struct Options {
     /// RemapCom: how compactions find and remap unchanged data blocks (`off`; `base` and `full`
     /// need `align_blocks`). See [`crate::compaction::remapcom`].
     pub remap: RemapMode,
+    /// Open SSTs for reading with direct I/O (RocksDB's `use_direct_reads`): their reads bypass
+    /// the host's page cache, where the file system models one (off).
+    #[serde(default)]
+    pub direct_reads: bool,
+    /// Write the WAL, SSTs and MANIFEST with direct I/O (as on ZenFS, which writes every file
+    /// directly; RocksDB's `use_direct_io_for_flush_and_compaction` covers the SSTs): their
+    /// writes bypass the host's page cache, where the file system models one (off).
+    #[serde(default)]
+    pub direct_writes: bool,
     /// The compaction strategy (`leveled`, LevelDB's; `gear`, GearDB's; `ll`, lifetime-leveling for
     /// zoned SSDs). See
     /// [`crate::compaction::strategy`].
@@ -88,6 +98,8 @@ impl Default for Options {
             seek_compaction: true,
             align_blocks: false,
             remap: RemapMode::Off,
+            direct_reads: false,
+            direct_writes: false,
             compaction: CompactionStyle::Leveled,
             l0_compaction_trigger: 4,
             l0_slowdown_writes_trigger: 8,
@@ -102,6 +114,17 @@ impl Default for Options {
 }
 
 impl Options {
+    /// Creates one of the engine's files (a WAL, an SST, a MANIFEST): for direct I/O under
+    /// `direct_writes`.
+    pub(crate) fn create_file(&self, fs: &dyn Fs, path: &str, hint: WriteHint) -> Result<Box<dyn WritableFile>> {
+        Ok(if self.direct_writes { fs.create_direct(path, hint)? } else { fs.create_with_hint(path, hint)? })
+    }
+
+    /// Opens an SST for reading: for direct I/O under `direct_reads`.
+    pub(crate) fn open_table(&self, fs: &dyn Fs, path: &str) -> Result<Box<dyn RandomAccessFile>> {
+        Ok(if self.direct_reads { fs.open_direct(path)? } else { fs.open_immutable(path)? })
+    }
+
     /// Checks that the options make sense together: the first option that does not is an
     /// [`Error::InvalidOption`] naming it, its value and what is accepted.
     pub fn validate(&self) -> Result<()> {

@@ -54,7 +54,7 @@ impl TableCache {
             }
         }
         let path = filename::table_name(&self.dir, number);
-        let file = self.fs.open_immutable(&path)?;
+        let file = self.options.open_table(&*self.fs, &path)?;
         let table = Table::open(Arc::from(file), size, number, &self.options, Some(Arc::clone(&self.blocks)))?;
         let mut lru = self.lock();
         if lru.tables.len() >= self.options.max_open_files.max(1) {

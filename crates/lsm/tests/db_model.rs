@@ -89,7 +89,7 @@ fn mem_env() -> Setup {
 }
 
 /// Page cache sizes the flash file systems run with: none, 4 pages (written back under pressure
-/// all the time), 1 MiB.
+/// all the time), 1 MiB; the engine's files opened for direct I/O or not.
 const CACHES: [u64; 3] = [0, 16 << 10, 1 << 20];
 
 /// SimFs with a page cache of `cache` bytes.
@@ -273,9 +273,11 @@ proptest! {
         style in prop::sample::select(vec![CompactionStyle::Leveled, CompactionStyle::Gear, CompactionStyle::LifetimeLeveling]),
         policy in prop::sample::select(vec![AllocPolicy::Shared, AllocPolicy::PerLevel, AllocPolicy::Lifetime]),
         cache in prop::sample::select(CACHES.to_vec()),
+        direct in any::<bool>(),
     ) {
         let mut env = zone_env(policy, cache);
         env.options.compaction = style;
+        (env.options.direct_reads, env.options.direct_writes) = (direct, direct);
         run(ops, env)?;
     }
 
@@ -283,7 +285,11 @@ proptest! {
     fn engine_on_simfs_in_simulated_time_matches_the_model(
         ops in prop::collection::vec(op(), 1..250),
         cache in prop::sample::select(CACHES.to_vec()),
+        direct_reads in any::<bool>(),
+        direct_writes in any::<bool>(),
     ) {
-        run(ops, sim_env(cache))?;
+        let mut env = sim_env(cache);
+        (env.options.direct_reads, env.options.direct_writes) = (direct_reads, direct_writes);
+        run(ops, env)?;
     }
 }

@@ -251,6 +251,11 @@ impl Fs for FaultFs {
         Ok(self.wrap_writer(self.inner.create_with_hint(path, hint)?))
     }
 
+    fn create_direct(&self, path: &str, hint: WriteHint) -> Result<Box<dyn WritableFile>> {
+        self.meta("create", path)?;
+        Ok(self.wrap_writer(self.inner.create_direct(path, hint)?))
+    }
+
     fn open_append(&self, path: &str) -> Result<Box<dyn WritableFile>> {
         self.meta("open_append", path)?;
         Ok(self.wrap_writer(self.inner.open_append(path)?))
@@ -259,6 +264,12 @@ impl Fs for FaultFs {
     fn open(&self, path: &str) -> Result<Box<dyn RandomAccessFile>> {
         self.meta("open", path)?;
         let inner = self.inner.open(path)?;
+        Ok(Box::new(FaultReader { inner, state: Arc::clone(&self.state) }))
+    }
+
+    fn open_direct(&self, path: &str) -> Result<Box<dyn RandomAccessFile>> {
+        self.meta("open", path)?;
+        let inner = self.inner.open_direct(path)?;
         Ok(Box::new(FaultReader { inner, state: Arc::clone(&self.state) }))
     }
 

@@ -84,6 +84,14 @@ pub trait Fs: Send + Sync + fmt::Debug {
         self.create(path)
     }
 
+    /// [`Fs::create_with_hint`] for direct I/O (Linux's `O_DIRECT`): the file's writes and reads
+    /// through this handle bypass the host's page cache where the file system models one (the
+    /// flash file system with `--page-cache`). The default, for file systems that model none, is
+    /// [`Fs::create_with_hint`].
+    fn create_direct(&self, path: &str, hint: WriteHint) -> Result<Box<dyn WritableFile>> {
+        self.create_with_hint(path, hint)
+    }
+
     /// Opens an existing file for appending at its end.
     fn open_append(&self, path: &str) -> Result<Box<dyn WritableFile>>;
 
@@ -95,6 +103,12 @@ pub trait Fs: Send + Sync + fmt::Debug {
     /// them ([`RandomAccessFile::read_shared`]); the default is [`Fs::open`].
     fn open_immutable(&self, path: &str) -> Result<Box<dyn RandomAccessFile>> {
         self.open(path)
+    }
+
+    /// [`Fs::open_immutable`] for direct I/O: reads bypass the host's page cache where the file
+    /// system models one (see [`Fs::create_direct`]). The default is [`Fs::open_immutable`].
+    fn open_direct(&self, path: &str) -> Result<Box<dyn RandomAccessFile>> {
+        self.open_immutable(path)
     }
 
     /// The size in bytes of an existing file.

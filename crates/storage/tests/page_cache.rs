@@ -2,14 +2,16 @@
 //! deletes on files of whole pages return the model's bytes, and the identities hold — pages the
 //! device read = misses + readahead, bytes the device took = bytes written back, hits + misses =
 //! pages asked for, the cache never over its size; and each write-back cause, readahead, the
-//! write-back order and a hit's cost, one scenario each.
+//! write-back order and a hit's cost, one scenario each. Handles opened for direct I/O bypass the
+//! cache: a history mixing them still reads the model's bytes, and one that uses only them costs
+//! the device exactly what it costs with no cache.
 
 use std::collections::BTreeMap;
 
 use flashsim::{BlockSsd, Geometry, Preset, SimClock, SsdConfig, Wait, ZonedConfig, ZonedSsd};
 use proptest::prelude::*;
 use storage::{
-    Fs, FsError, HostWriteStats, PageCacheConfig, PageCacheStats, SimFs, SimFsOptions, WritableFile, ZoneFs,
+    Fs, FsError, HostWriteStats, PageCacheConfig, PageCacheStats, SimFs, SimFsOptions, WritableFile, WriteHint, ZoneFs,
     ZoneFsOptions,
 };
 
@@ -43,44 +45,83 @@ fn zonefs(cache_pages: u64) -> ZoneFs {
 
 #[derive(Debug, Clone)]
 enum Op {
-    Append { file: u8, pages: u8, seed: u8 },
-    Read { file: u8, offset: u16, len: u16 },
-    Sync { file: u8 },
-    Remove { file: u8 },
+    /// `direct`: the file is created for direct I/O (when this append creates it).
+    Append {
+        file: u8,
+        pages: u8,
+        seed: u8,
+        direct: bool,
+    },
+    Read {
+        file: u8,
+        offset: u16,
+        len: u16,
+        direct: bool,
+    },
+    Sync {
+        file: u8,
+    },
+    Remove {
+        file: u8,
+    },
 }
 
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
-        4 => (0..3u8, 1..6u8, any::<u8>()).prop_map(|(file, pages, seed)| Op::Append { file, pages, seed }),
-        5 => (0..3u8, any::<u16>(), 1..20_000u16).prop_map(|(file, offset, len)| Op::Read { file, offset, len }),
+        4 => (0..3u8, 1..6u8, any::<u8>(), any::<bool>())
+            .prop_map(|(file, pages, seed, direct)| Op::Append { file, pages, seed, direct }),
+        5 => (0..3u8, any::<u16>(), 1..20_000u16, any::<bool>())
+            .prop_map(|(file, offset, len, direct)| Op::Read { file, offset, len, direct }),
         2 => (0..3u8).prop_map(|file| Op::Sync { file }),
         1 => (0..3u8).prop_map(|file| Op::Remove { file }),
     ]
 }
 
-/// What a history did: pages its reads asked for.
+/// What a history did: pages its buffered reads asked for, device pages its direct reads read
+/// (a zoned file's unwritten tail is read from its buffer), bytes it appended directly.
+#[derive(Default)]
 struct Ran {
     pages_asked: u64,
+    direct_pages_read: u64,
+    direct_bytes_written: u64,
+}
+
+/// Which handles a history opens for direct I/O.
+#[derive(Clone, Copy, PartialEq)]
+enum Direct {
+    /// Those its ops say.
+    AsOps,
+    /// Readers its ops say; no writer. A zoned file's direct writes wait in the placement's write
+    /// buffer, where a buffered read's miss finds them without a device read.
+    ReadsAsOps,
+    All,
 }
 
 /// Runs `ops` on `fs`, checking every read against the model; syncs every file at the end.
-fn run(fs: &dyn Fs, ops: &[Op]) -> Result<Ran, TestCaseError> {
+/// `read_bytes` gives the device's reads.
+fn run(fs: &dyn Fs, read_bytes: &dyn Fn() -> u64, ops: &[Op], mode: Direct) -> Result<Ran, TestCaseError> {
     let mut model: BTreeMap<u8, Vec<u8>> = BTreeMap::new();
-    let mut writers: BTreeMap<u8, Box<dyn WritableFile>> = BTreeMap::new();
-    let mut pages_asked = 0;
+    let mut writers: BTreeMap<u8, (Box<dyn WritableFile>, bool)> = BTreeMap::new();
+    let mut ran = Ran::default();
     let path = |f: u8| format!("f{f}");
     for op in ops {
         match *op {
-            Op::Append { file, pages, seed } => {
+            Op::Append { file, pages, seed, direct } => {
                 let data: Vec<u8> = (0..pages as usize * PS as usize).map(|i| (i as u8).wrapping_mul(seed)).collect();
-                let w = writers.entry(file).or_insert_with(|| {
+                let (w, direct) = writers.entry(file).or_insert_with(|| {
                     model.insert(file, Vec::new());
-                    fs.create(&path(file)).unwrap()
+                    let direct = (direct && mode == Direct::AsOps) || mode == Direct::All;
+                    let w =
+                        if direct { fs.create_direct(&path(file), WriteHint::None) } else { fs.create(&path(file)) };
+                    (w.unwrap(), direct)
                 });
                 w.append(&data).unwrap();
+                if *direct {
+                    ran.direct_bytes_written += data.len() as u64;
+                }
                 model.get_mut(&file).unwrap().extend_from_slice(&data);
             }
-            Op::Read { file, offset, len } => {
+            Op::Read { file, offset, len, direct } => {
                 let Some(want) = model.get(&file) else { continue };
                 if want.is_empty() {
                     continue;
@@ -88,13 +129,22 @@ fn run(fs: &dyn Fs, ops: &[Op]) -> Result<Ran, TestCaseError> {
                 let offset = offset as usize % want.len();
                 let len = (len as usize).min(want.len() - offset);
                 let mut buf = vec![0u8; len];
-                let r = fs.open(&path(file)).unwrap();
+                let direct = direct || mode == Direct::All;
+                let r = if direct { fs.open_direct(&path(file)) } else { fs.open(&path(file)) }.unwrap();
+                let before = read_bytes();
                 prop_assert_eq!(r.read_at(offset as u64, &mut buf).unwrap(), len);
                 prop_assert!(buf == want[offset..offset + len], "bytes of {} at {}", path(file), offset);
-                pages_asked += (offset + len - 1) as u64 / PS - offset as u64 / PS + 1;
+                let pages = (offset + len - 1) as u64 / PS - offset as u64 / PS + 1;
+                if direct {
+                    let read = (read_bytes() - before) / PS;
+                    prop_assert!(read <= pages, "a direct read reads only what it asks for");
+                    ran.direct_pages_read += read;
+                } else {
+                    ran.pages_asked += pages;
+                }
             }
             Op::Sync { file } => {
-                if let Some(w) = writers.get_mut(&file) {
+                if let Some((w, _)) = writers.get_mut(&file) {
                     w.sync().unwrap();
                 }
             }
@@ -106,17 +156,25 @@ fn run(fs: &dyn Fs, ops: &[Op]) -> Result<Ran, TestCaseError> {
             }
         }
     }
-    for w in writers.values_mut() {
+    for (w, _) in writers.values_mut() {
         w.sync().unwrap();
     }
-    Ok(Ran { pages_asked })
+    Ok(ran)
 }
 
 /// The identities of a history's cache statistics `s` and host writes `w`.
 fn check_identities(s: &PageCacheStats, w: &HostWriteStats, ran: &Ran) -> Result<(), TestCaseError> {
     prop_assert_eq!(s.hits + s.misses, ran.pages_asked, "hits + misses = pages asked for");
-    prop_assert_eq!(w.read_bytes / PS, s.misses + s.readahead_pages, "device reads = misses + readahead");
-    prop_assert_eq!(w.other_bytes, s.written_back(), "device writes = bytes written back");
+    prop_assert_eq!(
+        w.read_bytes / PS,
+        s.misses + s.readahead_pages + ran.direct_pages_read,
+        "device reads = misses + readahead + direct reads"
+    );
+    prop_assert_eq!(
+        w.other_bytes,
+        s.written_back() + ran.direct_bytes_written,
+        "device writes = bytes written back + direct writes"
+    );
     Ok(())
 }
 
@@ -129,7 +187,7 @@ proptest! {
         pages in prop_oneof![Just(1u64), Just(3), Just(16), Just(200)],
     ) {
         let fs = simfs(pages);
-        let ran = run(&fs, &ops)?;
+        let ran = run(&fs, &|| fs.stats().read_bytes, &ops, Direct::AsOps)?;
         check_identities(&fs.page_cache_stats(), &fs.stats(), &ran)?;
     }
 
@@ -139,8 +197,26 @@ proptest! {
         pages in prop_oneof![Just(1u64), Just(3), Just(16), Just(200)],
     ) {
         let fs = zonefs(pages);
-        let ran = run(&fs, &ops)?;
+        let ran = run(&fs, &|| fs.stats().read_bytes, &ops, Direct::ReadsAsOps)?;
         check_identities(&fs.page_cache_stats(), &fs.stats(), &ran)?;
+    }
+
+    #[test]
+    fn direct_io_everywhere_costs_what_no_cache_costs(
+        ops in proptest::collection::vec(op(), 1..80),
+        pages in prop_oneof![Just(1u64), Just(16), Just(200)],
+    ) {
+        let (cached, none) = (simfs(pages), simfs(0));
+        run(&cached, &|| cached.stats().read_bytes, &ops, Direct::All)?;
+        run(&none, &|| none.stats().read_bytes, &ops, Direct::AsOps)?;
+        prop_assert_eq!(cached.stats(), none.stats());
+        prop_assert_eq!(cached.sim_clock().now(), none.sim_clock().now());
+        prop_assert_eq!(cached.page_cache_stats().hits + cached.page_cache_stats().misses, 0);
+        let (cached, none) = (zonefs(pages), zonefs(0));
+        run(&cached, &|| cached.stats().read_bytes, &ops, Direct::All)?;
+        run(&none, &|| none.stats().read_bytes, &ops, Direct::AsOps)?;
+        prop_assert_eq!(cached.stats(), none.stats());
+        prop_assert_eq!(cached.sim_clock().now(), none.sim_clock().now());
     }
 }
 
@@ -178,6 +254,14 @@ fn each_write_back_cause_and_a_deletes_dropped_pages() {
     assert_eq!(fs.page_cache_stats().written_back_expired, PS);
     b.sync().unwrap();
     assert_eq!(fs.page_cache_stats().written_back_fsync, 1);
+
+    // Direct I/O: a direct read of a file with dirty pages writes them back first.
+    let mut d = fs.create("d").unwrap();
+    append(d.as_mut(), 2);
+    let mut buf = vec![0u8; PS as usize];
+    fs.open_direct("d").unwrap().read_at(PS, &mut buf).unwrap();
+    assert_eq!(fs.page_cache_stats().written_back_direct, 2 * PS);
+    assert!(buf.iter().all(|&x| x == 7));
 
     // Pressure: a one-page cache holds one dirty page at a time.
     let tiny = simfs(1);

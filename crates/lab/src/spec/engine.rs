@@ -128,6 +128,16 @@ pub struct EngineSpec {
     #[arg(long, default_value = "off", value_parser = parser::<lsm::RemapMode>)]
     #[serde(with = "serde_name")]
     pub remap: lsm::RemapMode,
+    /// Open SSTs for reading with direct I/O (RocksDB's use_direct_reads): their reads bypass
+    /// --page-cache.
+    #[arg(long)]
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub direct_reads: bool,
+    /// Write the WAL, SSTs and MANIFEST with direct I/O (as ZenFS writes every file): their
+    /// writes bypass --page-cache.
+    #[arg(long)]
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub direct_writes: bool,
     /// Compaction strategy: leveled (LevelDB's), gear (GearDB's) or ll (lifetime-leveling, seed 003).
     #[arg(long, default_value = "leveled", value_parser = parser::<lsm::CompactionStyle>)]
     #[serde(with = "serde_name")]
@@ -386,6 +396,7 @@ impl EngineSpec {
         // RemapCom clones whole data blocks, which only page-aligned blocks are.
         o.align_blocks = self.align_blocks || self.remap != lsm::RemapMode::Off;
         o.compaction = self.compaction;
+        (o.direct_reads, o.direct_writes) = (self.direct_reads, self.direct_writes);
         o.validate().map_err(|e| match &e {
             // Named as this specification's field (the engine calls its cache `block_cache_bytes`).
             lsm::Error::InvalidOption { option, .. } => {

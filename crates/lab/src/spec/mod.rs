@@ -87,6 +87,23 @@ impl RunSpec {
             ));
         }
         self.device.validate()?;
+        if self.engine.direct_reads || self.engine.direct_writes {
+            let field = if self.engine.direct_reads { "engine.direct_reads" } else { "engine.direct_writes" };
+            let on = match &self.device.fs {
+                _ if self.engine.is_kv_ssd() => format!("engine {}, a key-value SSD", self.engine.name.as_str()),
+                FsKind::Sim | FsKind::Zone => String::new(),
+                fs => format!("fs {}", fs.name()),
+            };
+            if !on.is_empty() {
+                return Err(LabError::invalid(
+                    field,
+                    format!(
+                        "direct I/O bypasses the page cache of the simulated file systems (sim, zone): it does not \
+                         apply to {on}"
+                    ),
+                ));
+            }
+        }
         let value_size = self.workload.value_size.resolve(self.device.page_size()?)?;
         let records = self.workload.record_count(value_size)?;
         Ok(Plan { engine, records, value_size })

@@ -212,7 +212,7 @@ pub fn rewrite_moves(env: &JobEnv, c: &Compaction, new_number: &mut dyn FnMut() 
                 short_lived: false,
                 level: c.output_level,
             });
-            let mut w = env.fs.create_with_hint(&path, hint)?;
+            let mut w = env.options.create_file(&*env.fs, &path, hint)?;
             w.append(&bytes)?;
             w.sync()?;
         }

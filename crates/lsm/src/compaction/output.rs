@@ -191,7 +191,7 @@ impl<'a> OutputWriter<'a> {
                 }
                 _ => self.hint,
             };
-            let file = self.fs.create_with_hint(&path, hint)?;
+            let file = self.options.create_file(&*self.fs, &path, hint)?;
             let b = TableBuilder::new(self.options, file, self.fs.block_size());
             self.current = Some((number, b, short_lived));
         }

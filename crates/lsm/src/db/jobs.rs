@@ -378,7 +378,7 @@ pub(crate) fn write_memtable(
     if !it.valid() {
         return Ok((0, Vec::new(), Vec::new()));
     }
-    let file = fs.create_with_hint(path, WriteHint::Flush)?;
+    let file = options.create_file(fs, path, WriteHint::Flush)?;
     let mut b = TableBuilder::new(options, file, fs.block_size());
     let r = (|| -> Result<(u64, Vec<u8>, Vec<u8>)> {
         while it.valid() {

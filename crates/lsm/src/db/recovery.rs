@@ -74,7 +74,7 @@ pub(super) fn open(inner: &Arc<DbInner>) -> Result<LogWriter> {
     // A fresh WAL for new writes; the replayed ones are obsolete once the edit is durable.
     let number = st.versions.new_file_number();
     let wal_path = filename::log_name(dir, number);
-    let file = fs.create_with_hint(&wal_path, WriteHint::Wal)?;
+    let file = inner.options.create_file(&**fs, &wal_path, WriteHint::Wal)?;
     fs.sync_dir(dir)?;
     let wal = replay::start_wal(file, last_sequence + 1)?;
     st.wal_number = number;

@@ -134,7 +134,7 @@ pub(super) fn make_room_for_write<'a>(
                 wal.sync()?;
             }
             // The new WAL's directory entry is made durable by the first synced write into it.
-            let f = inner.fs().create_with_hint(&path, storage::WriteHint::Wal)?;
+            let f = inner.options.create_file(&**inner.fs(), &path, storage::WriteHint::Wal)?;
             super::replay::start_wal(f, first)
         })();
         st = inner.lock();

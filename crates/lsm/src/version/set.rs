@@ -52,6 +52,8 @@ enum Target {
 /// see [`VersionSet::prepare`].
 pub struct ManifestWrite {
     fs: Arc<dyn Fs>,
+    /// How a new MANIFEST is created (direct I/O or not).
+    options: Options,
     dir: String,
     record: Vec<u8>,
     target: Target,
@@ -81,7 +83,7 @@ impl ManifestWrite {
             Target::New { number, snapshot } => {
                 let path = filename::manifest_name(dir, number);
                 let r = (|| -> Result<LogWriter> {
-                    let mut w = LogWriter::new(fs.create_with_hint(&path, WriteHint::Manifest)?);
+                    let mut w = LogWriter::new(self.options.create_file(fs, &path, WriteHint::Manifest)?);
                     w.add_record(&snapshot)?;
                     w.add_record(&self.record)?;
                     w.sync()?;
@@ -151,7 +153,7 @@ impl VersionSet {
         };
         self.manifest_number = 1;
         let path = filename::manifest_name(&self.dir, 1);
-        let mut w = LogWriter::new(self.fs.create_with_hint(&path, WriteHint::Manifest)?);
+        let mut w = LogWriter::new(self.options.create_file(&*self.fs, &path, WriteHint::Manifest)?);
         edit.next_file_number = Some(2);
         w.add_record(&edit.encode())?;
         w.sync()?;
@@ -276,6 +278,7 @@ impl VersionSet {
         self.writing = true;
         Ok(ManifestWrite {
             fs: Arc::clone(&self.fs),
+            options: self.options.clone(),
             dir: self.dir.clone(),
             record: edit.encode(),
             target,

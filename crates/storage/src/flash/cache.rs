@@ -94,6 +94,9 @@ pub enum WriteBack {
     Pressure,
     /// A clone reads or replaces the file's bytes on the placement.
     Clone,
+    /// A direct-I/O read or write of the file (Linux writes a file's dirty range back before
+    /// `O_DIRECT` touches it).
+    Direct,
     /// Everything, at the end of a run (as an unmount writes back), or before the cache is
     /// replaced.
     Unmount,
@@ -117,6 +120,7 @@ pub struct PageCacheStats {
     pub written_back_expired: u64,
     pub written_back_pressure: u64,
     pub written_back_clone: u64,
+    pub written_back_direct: u64,
     pub written_back_unmount: u64,
     /// Dirty bytes of deleted files, never written.
     pub dropped_dirty_bytes: u64,
@@ -137,6 +141,7 @@ impl PageCacheStats {
             + self.written_back_expired
             + self.written_back_pressure
             + self.written_back_clone
+            + self.written_back_direct
             + self.written_back_unmount
     }
 
@@ -147,6 +152,7 @@ impl PageCacheStats {
             WriteBack::Expired => &mut self.written_back_expired,
             WriteBack::Pressure => &mut self.written_back_pressure,
             WriteBack::Clone => &mut self.written_back_clone,
+            WriteBack::Direct => &mut self.written_back_direct,
             WriteBack::Unmount => &mut self.written_back_unmount,
         };
         *slot += bytes;

@@ -6,7 +6,8 @@
 use std::fmt;
 use std::sync::Arc;
 
-use super::{io, CloneSpan, Placement, Shared};
+use super::io::{self, Mode};
+use super::{CloneSpan, Placement, Shared};
 use crate::clone::{check_alignment, check_ranges, CloneOutcome};
 use crate::error::{FsError, Result};
 use crate::fs::{FileLock, RandomAccessFile, WritableFile};
@@ -16,11 +17,12 @@ pub(super) struct FlashWriter<P: Placement> {
     ino: u64,
     path: String,
     epoch: u64,
+    mode: Mode,
 }
 
 impl<P: Placement> FlashWriter<P> {
-    pub fn new(shared: Arc<Shared<P>>, ino: u64, path: &str, epoch: u64) -> Self {
-        FlashWriter { shared, ino, path: path.to_string(), epoch }
+    pub fn new(shared: Arc<Shared<P>>, ino: u64, path: &str, epoch: u64, mode: Mode) -> Self {
+        FlashWriter { shared, ino, path: path.to_string(), epoch, mode }
     }
 }
 
@@ -36,7 +38,7 @@ impl<P: Placement> WritableFile for FlashWriter<P> {
     fn append(&mut self, data: &[u8]) -> Result<()> {
         self.shared.check_epoch(self.epoch, "append", &self.path)?;
         let mut st = self.shared.state();
-        io::append(&mut st, self.shared.clock(), self.ino, &self.path, data)
+        io::append(&mut st, self.shared.clock(), self.ino, &self.path, data, self.mode)
     }
 
     fn flush(&mut self) -> Result<()> {
@@ -87,11 +89,12 @@ pub(super) struct FlashReader<P: Placement> {
     ino: u64,
     path: String,
     epoch: u64,
+    mode: Mode,
 }
 
 impl<P: Placement> FlashReader<P> {
-    pub fn new(shared: Arc<Shared<P>>, ino: u64, path: &str, epoch: u64) -> Self {
-        FlashReader { shared, ino, path: path.to_string(), epoch }
+    pub fn new(shared: Arc<Shared<P>>, ino: u64, path: &str, epoch: u64, mode: Mode) -> Self {
+        FlashReader { shared, ino, path: path.to_string(), epoch, mode }
     }
 }
 
@@ -118,7 +121,7 @@ impl<P: Placement> RandomAccessFile for FlashReader<P> {
             return Ok(0);
         }
         let n = (buf.len() as u64).min(len - offset) as usize;
-        io::read(&mut st, self.shared.clock(), self.ino, &self.path, offset, &mut buf[..n])?;
+        io::read(&mut st, self.shared.clock(), self.ino, &self.path, offset, &mut buf[..n], self.mode)?;
         Ok(n)
     }
 }

@@ -1,7 +1,9 @@
 //! A file's bytes through the page cache (`cache`), written once for every placement: appends
 //! gather in dirty pages and reach the placement when they are written back; reads are served
 //! from cached pages and fetch the rest (and readahead) from the placement. With the cache off,
-//! each call goes straight to the placement, as it did before there was a cache.
+//! each call goes straight to the placement, as it did before there was a cache; so does each call
+//! through a handle opened for direct I/O (`O_DIRECT`), once the file's dirty bytes are written
+//! back, as Linux does.
 //!
 //! Identities the tests check: pages the placement reads for the cache = misses + readahead
 //! pages; bytes the cache hands to the placement = bytes written back.
@@ -9,9 +11,17 @@
 use flashsim::{Nanos, SimClock, Wait};
 
 use super::cache::WriteBack;
-use super::placement::{CloneSpan, FileInode, Placement};
+use super::placement::{CloneSpan, FileInode, Origin, Placement};
 use super::state::{Shared, State};
 use crate::error::{FsError, Result};
+
+/// How a handle meets the page cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Mode {
+    Buffered,
+    /// `O_DIRECT`: straight to the placement.
+    Direct,
+}
 
 /// Appends `data` to `ino`: into its cached pages (dirty), then writes back what is due.
 pub(super) fn append<P: Placement>(
@@ -20,9 +30,19 @@ pub(super) fn append<P: Placement>(
     ino: u64,
     path: &str,
     data: &[u8],
+    mode: Mode,
 ) -> Result<()> {
     if !st.cache.enabled() {
-        return P::append(st, clock, ino, path, data);
+        return P::append(st, clock, ino, path, data, Origin::Handle);
+    }
+    if mode == Mode::Direct {
+        write_back(st, clock, ino, WriteBack::Direct, false)?;
+        let ps = st.page_size as u64;
+        let at = st.placed_len(ino);
+        P::append(st, clock, ino, path, data, Origin::Handle)?;
+        // A clean cached tail page no longer holds the file's bytes.
+        st.cache.drop_pages(ino, at / ps, (at + data.len() as u64).div_ceil(ps));
+        return write_back_due(st, clock);
     }
     st.inode(ino, "append", path)?;
     let ps = st.page_size as u64;
@@ -58,8 +78,12 @@ pub(super) fn read<P: Placement>(
     path: &str,
     offset: u64,
     buf: &mut [u8],
+    mode: Mode,
 ) -> Result<()> {
-    if !st.cache.enabled() {
+    if mode == Mode::Direct && st.cache.enabled() {
+        write_back(st, clock, ino, WriteBack::Direct, false)?;
+    }
+    if mode == Mode::Direct || !st.cache.enabled() {
         let done = P::read(st, clock, ino, path, offset, buf)?;
         clock.wait(done, Wait::Read);
         return Ok(());
@@ -89,7 +113,8 @@ pub(super) fn read<P: Placement>(
         st.cache.stats_mut().readahead_pages += n;
     }
     clock.wait(ready, Wait::Read);
-    Ok(())
+    // Linux's flusher wakes on a timer, not on writes: a read-only phase writes back too.
+    write_back_due(st, clock)
 }
 
 /// Copies the part of `data` (the bytes of a file from `data_at`) that falls in `buf` (the bytes
@@ -171,7 +196,7 @@ pub(super) fn write_back<P: Placement>(
     }
     let data = st.cache.dirty_data(ino, placed, end - placed);
     let path = st.cache.dirty_path(ino).to_string();
-    P::append(st, clock, ino, &path, &data)?;
+    P::append(st, clock, ino, &path, &data, Origin::WriteBack)?;
     st.cache.cleaned(ino, end - placed, cause, clock.now());
     Ok(())
 }

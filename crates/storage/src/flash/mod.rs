@@ -46,7 +46,8 @@ use crate::host_writes::HostWriteStats;
 use crate::path;
 use cache::{PageCache, PageCacheConfig, PageCacheStats, WriteBack};
 use handles::{FlashLock, FlashReader, FlashWriter};
-pub(crate) use placement::{CloneSpan, FileInode, Placement};
+use io::Mode;
+pub(crate) use placement::{CloneSpan, FileInode, Origin, Placement};
 use records::Record;
 use state::{Shared, State};
 
@@ -140,8 +141,24 @@ impl<P: Placement> FlashFs<P> {
         self.shared.epoch.load(Ordering::SeqCst)
     }
 
-    fn writer(&self, ino: u64, p: &str) -> Box<dyn WritableFile> {
-        Box::new(FlashWriter::new(Arc::clone(&self.shared), ino, p, self.epoch()))
+    fn writer(&self, ino: u64, p: &str, mode: Mode) -> Box<dyn WritableFile> {
+        Box::new(FlashWriter::new(Arc::clone(&self.shared), ino, p, self.epoch(), mode))
+    }
+
+    fn reader(&self, op: &'static str, p: &str, mode: Mode) -> Result<Box<dyn RandomAccessFile>> {
+        let ino = self.shared.state().lookup(op, p)?;
+        Ok(Box::new(FlashReader::new(Arc::clone(&self.shared), ino, p, self.epoch(), mode)))
+    }
+
+    fn create_file(&self, p: &str, hint: WriteHint, mode: Mode) -> Result<Box<dyn WritableFile>> {
+        let mut st = self.shared.state();
+        st.check_new_file("create", p)?;
+        let ino = st.new_inode(hint);
+        if let Some(old) = st.ns.insert(path::parent(p), path::file_name(p), ino) {
+            let at = self.shared.clock.now();
+            st.collect_inode(old, at);
+        }
+        Ok(self.writer(ino, p, mode))
     }
 }
 
@@ -196,24 +213,24 @@ impl<P: Placement> Fs for FlashFs<P> {
     }
 
     fn create_with_hint(&self, p: &str, hint: WriteHint) -> Result<Box<dyn WritableFile>> {
-        let mut st = self.shared.state();
-        st.check_new_file("create", p)?;
-        let ino = st.new_inode(hint);
-        if let Some(old) = st.ns.insert(path::parent(p), path::file_name(p), ino) {
-            let at = self.shared.clock.now();
-            st.collect_inode(old, at);
-        }
-        Ok(self.writer(ino, p))
+        self.create_file(p, hint, Mode::Buffered)
+    }
+
+    fn create_direct(&self, p: &str, hint: WriteHint) -> Result<Box<dyn WritableFile>> {
+        self.create_file(p, hint, Mode::Direct)
     }
 
     fn open_append(&self, p: &str) -> Result<Box<dyn WritableFile>> {
         let ino = self.shared.state().lookup("open_append", p)?;
-        Ok(self.writer(ino, p))
+        Ok(self.writer(ino, p, Mode::Buffered))
     }
 
     fn open(&self, p: &str) -> Result<Box<dyn RandomAccessFile>> {
-        let ino = self.shared.state().lookup("open", p)?;
-        Ok(Box::new(FlashReader::new(Arc::clone(&self.shared), ino, p, self.epoch())))
+        self.reader("open", p, Mode::Buffered)
+    }
+
+    fn open_direct(&self, p: &str) -> Result<Box<dyn RandomAccessFile>> {
+        self.reader("open", p, Mode::Direct)
     }
 
     fn file_size(&self, p: &str) -> Result<u64> {

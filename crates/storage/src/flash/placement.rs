@@ -50,7 +50,7 @@ pub trait Placement: Sized + Send + 'static {
     /// Frees what a dropped inode held.
     fn release_inode(st: &mut State<Self>, ino: u64, inode: Self::Inode, at: Nanos);
 
-    fn append(st: &mut State<Self>, clock: &SimClock, ino: u64, path: &str, data: &[u8]) -> Result<()>;
+    fn append(st: &mut State<Self>, clock: &SimClock, ino: u64, path: &str, data: &[u8], from: Origin) -> Result<()>;
     /// Makes the file's bytes durable (the caller checked the epoch; the placement locks).
     fn sync(fs: &Shared<Self>, ino: u64, path: &str, epoch: u64) -> Result<()>;
     /// Reads `buf.len()` bytes at `offset`, all inside the file's placed bytes (the caller
@@ -70,6 +70,16 @@ pub trait Placement: Sized + Send + 'static {
     fn close(st: &mut State<Self>, clock: &SimClock, ino: u64);
     /// The placement's fields in `Debug` output.
     fn debug_fields(st: &State<Self>, f: &mut fmt::DebugStruct<'_, '_>);
+}
+
+/// Who hands a placement bytes to append.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// A handle with no page cache in the way (none configured, or direct I/O): the placement
+    /// gathers the bytes as it would on its own (a zoned file a stripe of pages at a time).
+    Handle,
+    /// The page cache writing back: its whole pages go to the device at once.
+    WriteBack,
 }
 
 /// A clone whose arguments were checked (paths, alignment, ranges, two different files): `len`

@@ -27,7 +27,7 @@ use flashsim::{BlockSsd, Nanos, SimClock, Wait};
 use super::meta_codec::Cursor;
 use super::records::{DurableInode, DurableMeta, MapItem, Record};
 use super::state::State;
-use super::{corrupt, CloneSpan, FlashFs, Placement, Shared};
+use super::{corrupt, CloneSpan, FlashFs, Origin, Placement, Shared};
 use crate::error::{FsError, Result};
 use alloc::Allocator;
 use file::Inode;
@@ -227,7 +227,7 @@ impl Placement for BlockPlacement {
         }
     }
 
-    fn append(st: &mut State<Self>, clock: &SimClock, ino: u64, path: &str, data: &[u8]) -> Result<()> {
+    fn append(st: &mut State<Self>, clock: &SimClock, ino: u64, path: &str, data: &[u8], _: Origin) -> Result<()> {
         let window = st.place.opts.alloc_window_pages;
         file::append(st, clock, ino, path, data, window)
     }

@@ -1,16 +1,19 @@
 //! The operations that move a ZoneFs file's bytes: append (buffered, written a chunk of whole
-//! pages at a time; under a page cache, the whole pages written back at once), sync (the partial last page written padded, then the file's durable record
+//! pages at a time; from the page cache's write-back, its whole pages at once), sync (the partial last page written padded, then the file's durable record
 //! journaled) and read (extents from the device, the rest from the buffer).
 
 use flashsim::{Nanos, SimClock, Wait};
 
 use super::St;
 use crate::error::Result;
-use crate::flash::{device_error, label, CloneSpan};
+use crate::flash::{device_error, label, CloneSpan, Origin};
 
-pub(crate) fn append(st: &mut St, clock: &SimClock, ino: u64, path: &str, data: &[u8]) -> Result<()> {
-    // Under a page cache the cache gathers the writes: what it writes back goes to the device.
-    let chunk = if st.cache.enabled() { st.page_size } else { st.place.chunk_pages * st.page_size };
+pub(crate) fn append(st: &mut St, clock: &SimClock, ino: u64, path: &str, data: &[u8], from: Origin) -> Result<()> {
+    // The page cache gathered what it writes back: that goes to the device.
+    let chunk = match from {
+        Origin::WriteBack => st.page_size,
+        Origin::Handle => st.place.chunk_pages * st.page_size,
+    };
     let i = st.inode(ino, "append", path)?;
     i.buf.extend_from_slice(data);
     i.len += data.len() as u64;
@@ -108,7 +111,7 @@ pub(crate) fn append_copy(st: &mut St, clock: &SimClock, span: &CloneSpan) -> Re
         let n = CHUNK.min(len - done) as usize;
         let t = read(st, clock, src.0, src.1, src_offset + done, &mut buf[..n])?;
         clock.wait(t, Wait::Read);
-        append(st, clock, dst.0, dst.1, &buf[..n])?;
+        append(st, clock, dst.0, dst.1, &buf[..n], Origin::Handle)?;
         done += n as u64;
     }
     Ok(())

@@ -51,7 +51,7 @@ use super::journal::Journal;
 use super::meta_codec::Cursor;
 use super::records::{DurableInode, DurableMeta, MapItem, Record};
 use super::state::State;
-use super::{CloneSpan, FlashFs, Placement, Shared};
+use super::{CloneSpan, FlashFs, Origin, Placement, Shared};
 use crate::clone::CloneOutcome;
 use crate::error::{FsError, Result};
 pub use state::ZonePlacement;
@@ -266,8 +266,8 @@ impl Placement for ZonePlacement {
         }
     }
 
-    fn append(st: &mut St, clock: &SimClock, ino: u64, path: &str, data: &[u8]) -> Result<()> {
-        file::append(st, clock, ino, path, data)
+    fn append(st: &mut St, clock: &SimClock, ino: u64, path: &str, data: &[u8], from: Origin) -> Result<()> {
+        file::append(st, clock, ino, path, data, from)
     }
 
     /// The data first, then the record, which waits for it with the file system unlocked (other
