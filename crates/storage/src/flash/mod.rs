@@ -145,8 +145,8 @@ impl<P: Placement> FlashFs<P> {
         Box::new(FlashWriter::new(Arc::clone(&self.shared), ino, p, self.epoch(), mode))
     }
 
-    fn reader(&self, op: &'static str, p: &str, mode: Mode) -> Result<Box<dyn RandomAccessFile>> {
-        let ino = self.shared.state().lookup(op, p)?;
+    fn reader(&self, p: &str, mode: Mode) -> Result<Box<dyn RandomAccessFile>> {
+        let ino = self.shared.state().lookup("open", p)?;
         Ok(Box::new(FlashReader::new(Arc::clone(&self.shared), ino, p, self.epoch(), mode)))
     }
 
@@ -226,11 +226,11 @@ impl<P: Placement> Fs for FlashFs<P> {
     }
 
     fn open(&self, p: &str) -> Result<Box<dyn RandomAccessFile>> {
-        self.reader("open", p, Mode::Buffered)
+        self.reader(p, Mode::Buffered)
     }
 
     fn open_direct(&self, p: &str) -> Result<Box<dyn RandomAccessFile>> {
-        self.reader("open", p, Mode::Direct)
+        self.reader(p, Mode::Direct)
     }
 
     fn file_size(&self, p: &str) -> Result<u64> {
