@@ -32,7 +32,10 @@ pub fn leveldb_hash(data: &[u8], seed: u32) -> u32 {
     h
 }
 
-fn bloom_hash(key: &[u8]) -> u32 {
+/// The hash a filter probes `key` with. A filter built from keys' hashes
+/// ([`BloomPolicy::create_filter_from_hashes`]) is the filter of those keys: a builder can hash
+/// each key once, as it sees it, rather than keep a copy of it until the filter is made.
+pub fn bloom_hash(key: &[u8]) -> u32 {
     leveldb_hash(key, 0xbc9f_1d34)
 }
 
@@ -57,15 +60,21 @@ impl BloomPolicy {
 
     /// Appends a filter for `keys` to `dst`.
     pub fn create_filter<K: AsRef<[u8]>>(&self, keys: &[K], dst: &mut Vec<u8>) {
-        let bits = (keys.len() * self.bits_per_key).max(64);
+        let hashes: Vec<u32> = keys.iter().map(|k| bloom_hash(k.as_ref())).collect();
+        self.create_filter_from_hashes(&hashes, dst);
+    }
+
+    /// Appends a filter for the keys whose [`bloom_hash`]es are `hashes` to `dst`.
+    pub fn create_filter_from_hashes(&self, hashes: &[u32], dst: &mut Vec<u8>) {
+        let bits = (hashes.len() * self.bits_per_key).max(64);
         let bytes = bits.div_ceil(8);
         let bits = bytes * 8;
         let start = dst.len();
         dst.resize(start + bytes, 0);
         dst.push(self.k);
         let array = &mut dst[start..start + bytes];
-        for key in keys {
-            let mut h = bloom_hash(key.as_ref());
+        for &hash in hashes {
+            let mut h = hash;
             let delta = h.rotate_right(17);
             for _ in 0..self.k {
                 let bit = h as usize % bits;

@@ -7,7 +7,7 @@ mod sst_common;
 use lsm::iter::InternalIterator;
 use lsm::key::user_key;
 use lsm::sst::block_builder::BlockBuilder;
-use lsm::sst::{Block, BlockHandle, TableBuilder};
+use lsm::sst::{Block, BlockHandle, BlockKeys, TableBuilder};
 use lsm::{CloneProblem, Error, Options, ReadOptions};
 use sst_common::*;
 use storage::{Fs, MemFs};
@@ -139,7 +139,7 @@ fn clone_into_b(fs: &MemFs, cloned: &[usize]) -> (Entries, u64, lsm::sst::TableP
         }
         assert!(n > 0);
         if cloned.contains(&i) {
-            let outcome = b.add_cloned_block("a.sst", *h, &block).unwrap();
+            let outcome = clone_block(&mut b, "a.sst", *h, &block).unwrap();
             assert_eq!(outcome.total(), 4096);
             cloned_len += outcome.total();
             model.extend(keys);
@@ -207,7 +207,7 @@ fn clone_falls_back_to_copy_where_sharing_is_unsupported() {
     let ro = ReadOptions::default();
     let mut b = TableBuilder::new(&aligned(), fs.create("b.sst").unwrap(), 4096);
     let h = a.data_block_handles()[2];
-    let outcome = b.add_cloned_block("a.sst", h, &a.data_block(2, &ro).unwrap()).unwrap();
+    let outcome = clone_block(&mut b, "a.sst", h, &a.data_block(2, &ro).unwrap()).unwrap();
     assert_eq!((outcome.cloned_bytes, outcome.copied_bytes), (0, 4096));
     let props = b.finish().unwrap();
     assert_eq!(props.copied_bytes, 4096);
@@ -242,13 +242,13 @@ fn clone_misuse_is_refused_without_writing() {
         Err(Error::BadClonedBlock { file, offset, problem }) => (file, offset, problem),
         other => panic!("expected BadClonedBlock, got {other:?}"),
     };
-    let (file, offset, problem) = refused(plain.add_cloned_block("a.sst", h, &block));
+    let (file, offset, problem) = refused(clone_block(&mut plain, "a.sst", h, &block));
     assert_eq!((file.as_str(), offset, problem), ("a.sst", h.offset, CloneProblem::TableNotAligned));
 
     let mut b = TableBuilder::new(&aligned(), fs.create("b.sst").unwrap(), 4096);
     b.add(&ikey("k999999", 1), b"late").unwrap();
     let before = fs.stats();
-    match b.add_cloned_block("a.sst", h, &block) {
+    match clone_block(&mut b, "a.sst", h, &block) {
         Err(Error::KeysOutOfOrder { key, previous }) => {
             assert_eq!(key, first_key(&block));
             assert_eq!(previous, ikey("k999999", 1));
@@ -256,10 +256,10 @@ fn clone_misuse_is_refused_without_writing() {
         other => panic!("out of order: expected KeysOutOfOrder, got {other:?}"),
     }
     let moved = BlockHandle::new(h.offset + 1, h.size);
-    assert_eq!(refused(b.add_cloned_block("a.sst", moved, &block)).2, CloneProblem::Misaligned { unit: 4096 });
+    assert_eq!(refused(clone_block(&mut b, "a.sst", moved, &block)).2, CloneProblem::Misaligned { unit: 4096 });
     let short = BlockHandle::new(h.offset, h.size - 1);
     let mismatch = CloneProblem::SizeMismatch { handle_size: h.size - 1, block_size: h.size };
-    assert_eq!(refused(b.add_cloned_block("a.sst", short, &block)).2, mismatch);
+    assert_eq!(refused(clone_block(&mut b, "a.sst", short, &block)).2, mismatch);
     assert_eq!(fs.stats(), before);
     assert_eq!(b.pending_block_entries(), 1);
     // A key that fits the open page goes in it; the builder still works after refusals.
@@ -270,6 +270,11 @@ fn clone_misuse_is_refused_without_writing() {
     assert!(b.current_block_is_empty());
     assert_eq!(b.file_size(), 4096);
     b.finish().unwrap();
+}
+
+/// Clones `block` (at `h` of `src`) into `b`, with the summary of its keys a merge would have gathered.
+fn clone_block(b: &mut TableBuilder, src: &str, h: BlockHandle, block: &Block) -> lsm::Result<lsm::sst::CloneOutcome> {
+    b.add_cloned_block(src, h, block, &BlockKeys::of(block)?)
 }
 
 /// The first key of `block`.
@@ -285,7 +290,7 @@ fn an_empty_block_is_not_cloned() {
     let mut empty = BlockBuilder::new(16);
     let block = Block::new(empty.finish().to_vec(), "a.sst", 0).unwrap();
     let mut b = TableBuilder::new(&aligned(), fs.create("b.sst").unwrap(), 4096);
-    let r = b.add_cloned_block("a.sst", BlockHandle::new(0, block.size() as u64), &block);
+    let r = clone_block(&mut b, "a.sst", BlockHandle::new(0, block.size() as u64), &block);
     assert!(matches!(r, Err(Error::BadClonedBlock { problem: CloneProblem::Empty, .. })), "{r:?}");
 }
 
@@ -300,7 +305,7 @@ fn a_block_ending_past_the_largest_offset_is_not_cloned() {
     let far = BlockHandle::new(u64::MAX - u64::MAX % 512, size);
     assert!(size > 512);
     let mut b = TableBuilder::new(&aligned(), fs.create("b.sst").unwrap(), 512);
-    let r = b.add_cloned_block("a.sst", far, &block);
+    let r = clone_block(&mut b, "a.sst", far, &block);
     assert!(
         matches!(r, Err(Error::BadClonedBlock { problem: CloneProblem::TooLarge { size: s }, .. }) if s == size),
         "{r:?}"
@@ -317,7 +322,7 @@ fn a_table_that_does_not_start_on_a_page_takes_no_cloned_block() {
     let mut file = fs.create("u.sst").unwrap();
     file.append(&[0u8; 10]).unwrap();
     let mut b = TableBuilder::new(&aligned(), file, 4096);
-    match b.add_cloned_block("a.sst", h, &block) {
+    match clone_block(&mut b, "a.sst", h, &block) {
         Err(Error::BadClonedBlock { problem: CloneProblem::UnalignedTable { table, at, unit }, .. }) => {
             assert_eq!((table.as_str(), at, unit), ("u.sst", 10, 4096));
         }

@@ -247,6 +247,7 @@ fn merge(
 ) -> Result<()> {
     observer.begin(infos)?;
     let output_levels = c.output_levels();
+    // The user key of the entries seen last (one buffer for the whole merge: no allocation per key).
     let mut current_user_key: Option<Vec<u8>> = None;
     let mut last_sequence_for_key = MAX_SEQUENCE;
     loop {
@@ -273,7 +274,9 @@ fn merge(
             }
             Some(p) => {
                 if current_user_key.as_deref() != Some(p.user_key) {
-                    current_user_key = Some(p.user_key.to_vec());
+                    let current = current_user_key.get_or_insert_with(Vec::new);
+                    current.clear();
+                    current.extend_from_slice(p.user_key);
                     last_sequence_for_key = MAX_SEQUENCE;
                 }
                 let drop = if last_sequence_for_key <= smallest_snapshot {

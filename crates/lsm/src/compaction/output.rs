@@ -14,7 +14,7 @@ use crate::error::Result;
 use crate::filename;
 use crate::key::{compare_internal, user_key};
 use crate::options::Options;
-use crate::sst::{Block, BlockHandle, TableBuilder, TableProperties};
+use crate::sst::{Block, BlockHandle, BlockKeys, TableBuilder, TableProperties};
 use crate::version::FileMeta;
 
 /// A finished output SST.
@@ -114,19 +114,20 @@ impl<'a> OutputWriter<'a> {
         Ok(())
     }
 
-    /// Places a whole data block of another SST by cloning (RemapCom's UDB output); `first_key` is
-    /// the block's first key, used for the file-switch decisions that `add` would make.
+    /// Places a whole data block of another SST by cloning (RemapCom's UDB output); `keys` are the
+    /// block's keys (its first key makes the file-switch decisions that `add` would make).
     pub fn add_cloned_block(
         &mut self,
         src_path: &str,
         handle: BlockHandle,
         block: &Block,
-        first_key: &[u8],
+        keys: &BlockKeys,
     ) -> Result<CloneOutcome> {
+        let first_key = keys.first();
         if self.should_stop_before(first_key) && self.current.is_some() {
             self.finish_file()?;
         }
-        let outcome = self.builder(first_key)?.add_cloned_block(src_path, handle, block)?;
+        let outcome = self.builder(first_key)?.add_cloned_block(src_path, handle, block, keys)?;
         self.placed.add(outcome);
         if self.builder(first_key)?.file_size() >= self.max_file_size {
             self.finish_file()?;

@@ -137,6 +137,16 @@ impl BlockIter {
         &self.block
     }
 
+    /// Whether the current entry is the block's first (known from its offset: nothing is parsed).
+    pub fn at_first_entry(&self) -> bool {
+        self.valid && self.current == 0
+    }
+
+    /// Whether the current entry is the block's last (it ends where the restart array begins).
+    pub fn at_last_entry(&self) -> bool {
+        self.valid && self.next_offset == self.block.restarts_offset
+    }
+
     fn restart_point(&self, i: usize) -> Option<usize> {
         let at = self.block.restarts_offset.checked_add(i.checked_mul(4)?)?;
         let p = get_fixed32(self.block.data.get(at..)?)? as usize;
@@ -364,24 +374,31 @@ mod tests {
         for interval in [1, 2, 16] {
             let (keys, block) = build(37, interval);
             let mut it = block.iter();
+            let ends = |i: usize| (i == 0, i + 1 == keys.len());
             it.seek_to_first();
-            for k in &keys {
+            for (i, k) in keys.iter().enumerate() {
                 assert_eq!(it.key(), &k[..]);
                 assert_eq!(it.value(), &k[..3]);
+                assert_eq!((it.at_first_entry(), it.at_last_entry()), ends(i));
                 it.next();
             }
             assert!(!it.valid());
+            assert!(!it.at_first_entry() && !it.at_last_entry());
             it.seek_to_last();
-            for k in keys.iter().rev() {
+            for (i, k) in keys.iter().enumerate().rev() {
                 assert_eq!(it.key(), &k[..]);
+                assert_eq!((it.at_first_entry(), it.at_last_entry()), ends(i));
                 it.prev();
             }
             assert!(!it.valid());
             for i in 0..80u32 {
                 let t = internal_key(format!("k{i:04}").as_bytes(), 9, ValueKind::Value);
                 it.seek(&t);
-                let want = keys.iter().find(|k| compare_internal(k, &t) != Ordering::Less);
-                assert_eq!(it.valid().then(|| it.key().to_vec()), want.cloned());
+                let want = keys.iter().position(|k| compare_internal(k, &t) != Ordering::Less);
+                assert_eq!(it.valid().then(|| it.key().to_vec()), want.map(|w| keys[w].clone()));
+                if let Some(w) = want {
+                    assert_eq!((it.at_first_entry(), it.at_last_entry()), ends(w));
+                }
             }
             it.status().unwrap();
         }

@@ -14,7 +14,7 @@
 //! Keys given to these types are *user* keys: the table builder strips the 8-byte tag, so every version of
 //! a user key hashes the same.
 
-pub use bloom::{bloom_may_match, leveldb_hash, BloomPolicy};
+pub use bloom::{bloom_hash, bloom_may_match, leveldb_hash, BloomPolicy};
 
 use crate::coding::{get_fixed32, put_fixed32};
 
@@ -30,14 +30,16 @@ pub const FILTER_META_KEY: &[u8] = b"filter.leveldb.BuiltinBloomFilter2";
 #[derive(Debug)]
 pub struct FilterBlockBuilder {
     policy: BloomPolicy,
-    keys: Vec<Vec<u8>>,
+    /// The [`bloom_hash`]es of the keys of the current filter range: a key is hashed as it is added,
+    /// never copied.
+    hashes: Vec<u32>,
     result: Vec<u8>,
     filter_offsets: Vec<u32>,
 }
 
 impl FilterBlockBuilder {
     pub fn new(policy: BloomPolicy) -> FilterBlockBuilder {
-        FilterBlockBuilder { policy, keys: Vec::new(), result: Vec::new(), filter_offsets: Vec::new() }
+        FilterBlockBuilder { policy, hashes: Vec::new(), result: Vec::new(), filter_offsets: Vec::new() }
     }
 
     /// The next keys belong to the data block at `block_offset`: emits the filters of the ranges before it.
@@ -49,12 +51,17 @@ impl FilterBlockBuilder {
     }
 
     pub fn add_key(&mut self, user_key: &[u8]) {
-        self.keys.push(user_key.to_vec());
+        self.hashes.push(bloom_hash(user_key));
+    }
+
+    /// Adds keys already hashed with [`bloom_hash`] (a cloned block's, hashed as the merge passed them).
+    pub fn add_hashes(&mut self, hashes: &[u32]) {
+        self.hashes.extend_from_slice(hashes);
     }
 
     /// The finished filter block (builder consumed).
     pub fn finish(mut self) -> Vec<u8> {
-        if !self.keys.is_empty() {
+        if !self.hashes.is_empty() {
             self.generate_filter();
         }
         let array_offset = self.result.len() as u32;
@@ -68,9 +75,9 @@ impl FilterBlockBuilder {
 
     fn generate_filter(&mut self) {
         self.filter_offsets.push(self.result.len() as u32);
-        if !self.keys.is_empty() {
-            self.policy.create_filter(&self.keys, &mut self.result);
-            self.keys.clear();
+        if !self.hashes.is_empty() {
+            self.policy.create_filter_from_hashes(&self.hashes, &mut self.result);
+            self.hashes.clear();
         }
     }
 }

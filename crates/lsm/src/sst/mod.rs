@@ -7,7 +7,8 @@
 //!   iterator.
 //! - [`filter`]: Bloom filters over user keys in LevelDB's filter-block layout (one filter per 2 KiB of
 //!   data-block offsets).
-//! - [`table_builder`]: writes a table; aligned layout and cloned blocks.
+//! - [`table_builder`]: writes a table; aligned layout and cloned blocks ([`block_keys`]: what a clone needs
+//!   of a block's keys, gathered in the walk that reads it).
 //! - [`table`] / [`table_iter`]: opens a table, point lookups, the two-level iterator.
 //! - [`readahead`]: a sequential reader's buffer (a compaction's inputs), as the OS page cache does.
 //!
@@ -16,6 +17,7 @@
 
 pub mod block;
 pub mod block_builder;
+pub mod block_keys;
 pub mod filter;
 pub mod format;
 pub mod readahead;
@@ -24,6 +26,7 @@ pub mod table_builder;
 pub mod table_iter;
 
 pub use block::{Block, BlockIter};
+pub use block_keys::BlockKeys;
 pub use filter::BloomPolicy;
 pub use format::{read_block, BlockContents, BlockHandle, Footer};
 pub use storage::CloneOutcome;

@@ -20,9 +20,10 @@
 //! Cloned blocks (RemapCom): [`TableBuilder::add_cloned_block`] places a whole data block of another aligned
 //! SST into this one with [`WritableFile::append_cloned`] (extent sharing / device remap where possible), its
 //! trailer and padding included, so nothing is rewritten. The caller hands over the parsed source block
-//! ([`Block`], which it already holds from the input table's iterator): the builder walks it in memory to put
-//! its user keys into this table's filter and to check the key order, so the filter can never miss a cloned
-//! key and no read of the source is needed.
+//! ([`Block`], which it already holds from the input table's iterator) and its keys' summary ([`BlockKeys`],
+//! gathered as the caller walked the block): the first and last key for the order and the index, the filter
+//! hashes for this table's filter, so the filter can never miss a cloned key, no read of the source is needed
+//! and the block is not parsed again.
 //!
 //! Contract: keys ascend strictly in [`compare_internal`] order across `add` and cloned blocks
 //! ([`Error::KeysOutOfOrder`] otherwise, and nothing is written); a block that cannot be cloned is an
@@ -36,11 +37,11 @@ use storage::{CloneOutcome, WritableFile};
 
 use super::block::Block;
 use super::block_builder::BlockBuilder;
+use super::block_keys::BlockKeys;
 use super::filter::{BloomPolicy, FilterBlockBuilder, FILTER_META_KEY};
 use super::format::{append_trailer, round_up, BlockHandle, Footer, BLOCK_TRAILER_SIZE};
 use crate::coding::put_fixed64;
 use crate::error::{CloneProblem, Error, Result};
-use crate::iter::InternalIterator;
 use crate::key::{
     compare_internal, pack_tag, short_successor, shortest_separator, user_key, KIND_FOR_SEEK, MAX_SEQUENCE,
 };
@@ -167,10 +168,16 @@ impl TableBuilder {
     }
 
     /// Places data block `handle` of the aligned SST at `src_path` into this table by cloning its bytes,
-    /// trailer and padding included (see the module documentation). `block` is that block's parsed contents.
-    /// Closes the current block first. Requires `align_blocks` and an aligned `handle.offset`; the block's
-    /// keys must come after every key added so far.
-    pub fn add_cloned_block(&mut self, src_path: &str, handle: BlockHandle, block: &Block) -> Result<CloneOutcome> {
+    /// trailer and padding included (see the module documentation). `block` is that block's parsed contents
+    /// and `keys` the summary of its keys. Closes the current block first. Requires `align_blocks` and an
+    /// aligned `handle.offset`; the block's keys must come after every key added so far.
+    pub fn add_cloned_block(
+        &mut self,
+        src_path: &str,
+        handle: BlockHandle,
+        block: &Block,
+        keys: &BlockKeys,
+    ) -> Result<CloneOutcome> {
         self.check_open()?;
         let refuse = |problem: CloneProblem| Error::BadClonedBlock {
             file: src_path.to_string(),
@@ -189,10 +196,10 @@ impl TableBuilder {
                 block_size: block.size() as u64,
             }));
         }
-        let keys = block_keys(block)?;
-        let (Some(first), Some(last)) = (keys.first(), keys.last()) else {
+        if keys.is_empty() {
             return Err(refuse(CloneProblem::Empty));
-        };
+        }
+        let (first, last) = (keys.first(), keys.last());
         self.check_order(first)?;
         let len = handle
             .end_with_trailer()
@@ -212,9 +219,7 @@ impl TableBuilder {
         let new_handle = BlockHandle::new(self.offset, handle.size);
         self.offset += len;
         if let Some(f) = self.filter.as_mut() {
-            for k in &keys {
-                f.add_key(user_key(k));
-            }
+            f.add_hashes(keys.hashes());
             f.start_block(self.offset);
         }
         self.note_key(first);
@@ -222,7 +227,7 @@ impl TableBuilder {
         self.last_key.extend_from_slice(last);
         let data = handle.size + BLOCK_TRAILER_SIZE as u64;
         let p = &mut self.props;
-        p.num_entries += keys.len() as u64;
+        p.num_entries += keys.entries();
         p.num_data_blocks += 1;
         p.data_bytes += data;
         p.cloned_blocks += 1;
@@ -406,22 +411,6 @@ impl TableBuilder {
         }
         Ok(())
     }
-}
-
-/// The internal keys of `block`, checked to ascend strictly.
-fn block_keys(block: &Block) -> Result<Vec<Vec<u8>>> {
-    let mut keys: Vec<Vec<u8>> = Vec::new();
-    let mut it = block.iter();
-    it.seek_to_first();
-    while it.valid() {
-        if keys.last().is_some_and(|prev| compare_internal(prev, it.key()) != Ordering::Less) {
-            return Err(Error::corruption(block.file(), block.offset(), "keys of a cloned block are out of order"));
-        }
-        keys.push(it.key().to_vec());
-        it.next();
-    }
-    it.status()?;
-    Ok(keys)
 }
 
 /// The smallest-possible internal key for `user` (all versions of `user` sort after it).

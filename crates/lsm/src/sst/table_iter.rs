@@ -49,6 +49,15 @@ impl TableIterator {
         Some((self.block_index, entry.handle))
     }
 
+    /// Whether the current entry is the first, and whether it is the last, of its data block
+    /// (`(false, false)` when not valid). Nothing is parsed to tell.
+    pub fn position_in_block(&self) -> (bool, bool) {
+        match self.data.as_ref().filter(|_| self.valid()) {
+            Some(d) => (d.at_first_entry(), d.at_last_entry()),
+            None => (false, false),
+        }
+    }
+
     /// The parsed data block holding the current entry (shares its bytes; `None` when not valid).
     pub fn current_data_block(&self) -> Option<Block> {
         if !self.valid() {

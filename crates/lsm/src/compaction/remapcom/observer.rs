@@ -7,20 +7,22 @@
 //!    leaves the other block's output intact, so it does not switch it.)
 //! 2. `block_start` for `i` if `b` is not the block its machine follows.
 //! 3. `kv_reserved` or `kv_dropped` for `e`.
-//! 4. `block_end` if `e` is the block's last entry (its key equals the last key of the parsed block).
+//! 4. `block_end` if `e` is the block's last entry (the block iterator's position tells, without parsing).
 //!
 //! Lazy write-back (section 4.3): while a block is `InProgress` its kept entries are held back. At most
 //! one block is undecided at a time (a kept entry of any other input switches it), and its held entries
 //! are exactly a prefix of the source block, so the data buffer is the parsed source block itself (its
-//! bytes are shared, nothing is copied) plus a count. When the block turns `Changed` the prefix is
+//! bytes are shared, nothing is copied) plus a count, and the summary of its keys a clone needs
+//! ([`BlockKeys`]: first, last, filter hashes), gathered as the merge passes them: one pass over each input
+//! block, however it ends. When the block turns `Changed` the prefix is
 //! written with `OutputWriter::add` at once, before the entry that changed it, and the block's later
 //! entries go straight through; key order is kept because nothing after the prefix was written yet.
 //! When it ends `Unchanged` (a UDB), it is cloned whole with `OutputWriter::add_cloned_block` where the
 //! mode allows (see [`super`] for base vs full), else its entries are written with `add`.
 //!
 //! Contract: the output holds exactly the kept entries in merge order, whatever is cloned. A block is
-//! cloned only if every one of its entries was traversed from its first, all were kept, no other
-//! entry was written between them, and its SST is aligned (every data block at a multiple of the
+//! cloned only if every one of its entries was traversed from its first, all were kept, in ascending order,
+//! no other entry was written between them, and its SST is aligned (every data block at a multiple of the
 //! file system's block size, and the clone range inside the file); anything unexpected (a block whose
 //! end was not seen) falls back to writing, never to cloning.
 
@@ -31,7 +33,7 @@ use crate::compaction::output::OutputWriter;
 use crate::error::{Error, Result};
 use crate::iter::InternalIterator;
 use crate::sst::format::BLOCK_TRAILER_SIZE;
-use crate::sst::{Block, BlockHandle, TableIterator};
+use crate::sst::{Block, BlockHandle, BlockKeys, TableIterator};
 
 /// The input blocks found unchanged and those cloned, as (file number, block index), when tracing.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -58,9 +60,7 @@ struct Pending {
     block_index: usize,
     handle: BlockHandle,
     block: Block,
-    first_key: Vec<u8>,
     first_value_len: usize,
-    last_key: Vec<u8>,
     /// Entries traversed and reserved so far: the block's first `buffered` entries.
     buffered: usize,
 }
@@ -71,6 +71,8 @@ pub struct RemapCom {
     fs_block: u64,
     inputs: Vec<InputTrack>,
     pending: Option<Pending>,
+    /// The keys of the pending block traversed so far (kept between blocks for its buffers).
+    keys: BlockKeys,
     stats: UdbStats,
     trace: Option<UdbTrace>,
 }
@@ -84,6 +86,7 @@ impl RemapCom {
             fs_block: fs_block_size.max(1),
             inputs: Vec::new(),
             pending: None,
+            keys: BlockKeys::new(),
             stats: UdbStats::default(),
             trace: None,
         }
@@ -150,8 +153,7 @@ impl RemapCom {
         out: &mut OutputWriter,
         src: EntrySource,
         iter: &TableIterator,
-        key: &[u8],
-        value_len: usize,
+        first_value_len: usize,
         kept: bool,
     ) -> Result<()> {
         let i = src.input;
@@ -168,27 +170,17 @@ impl RemapCom {
             t.file_size = table.file_size();
             t.aligned = Some(table.index_entries().iter().all(|e| e.handle.offset % fs_block == 0));
         }
-        let bounds = match iter.current_data_block() {
-            Some(block) => block_bounds(&block, key)?.map(|last| (block, last)),
-            None => None,
-        };
-        let Some((block, last_key)) = bounds else {
+        let (first, _) = iter.position_in_block();
+        let Some(block) = iter.current_data_block().filter(|_| first) else {
             // Part of the block was never traversed (or it is unreadable here): it cannot be a UDB.
             t.state = BlockState::Changed;
             return Ok(());
         };
         // A dropped first entry changes the block at once; only a kept one opens the buffer.
         if kept {
-            self.pending = Some(Pending {
-                input: i,
-                block_index: src.block,
-                handle: src.handle,
-                block,
-                first_key: key.to_vec(),
-                first_value_len: value_len,
-                last_key,
-                buffered: 0,
-            });
+            self.keys.clear();
+            self.pending =
+                Some(Pending { input: i, block_index: src.block, handle: src.handle, block, first_value_len, buffered: 0 });
         }
         Ok(())
     }
@@ -215,7 +207,7 @@ impl RemapCom {
             t.aligned == Some(true) && p.handle.offset.checked_add(clone_len).is_some_and(|end| end <= t.file_size);
         let at_boundary = match out.current_builder() {
             None => true,
-            Some(b) => b.current_block_is_empty() || !b.fits_in_current_block(&p.first_key, p.first_value_len),
+            Some(b) => b.current_block_is_empty() || !b.fits_in_current_block(self.keys.first(), p.first_value_len),
         };
         let clone = clonable
             && match self.mode {
@@ -233,27 +225,13 @@ impl RemapCom {
             out.flush_block()?;
             self.stats.udb_retentions += 1;
         }
-        out.add_cloned_block(&t.path, p.handle, &p.block, &p.first_key)?;
+        out.add_cloned_block(&t.path, p.handle, &p.block, &self.keys)?;
         self.stats.udbs_cloned += 1;
         if let Some(tr) = self.trace.as_mut() {
             tr.cloned.push((t.file_number, p.block_index));
         }
         Ok(())
     }
-}
-
-/// Whether `first` is the first key of `block`, and then its last key (`None` if not, or if the
-/// block is empty).
-fn block_bounds(block: &Block, first: &[u8]) -> Result<Option<Vec<u8>>> {
-    let mut it = block.iter();
-    it.seek_to_first();
-    if !it.valid() || it.key() != first {
-        it.status()?;
-        return Ok(None);
-    }
-    it.seek_to_last();
-    it.status()?;
-    Ok(it.valid().then(|| it.key().to_vec()))
 }
 
 impl CompactionObserver for RemapCom {
@@ -293,7 +271,7 @@ impl CompactionObserver for RemapCom {
             self.change_pending(Event::BlockSwitch, out)?;
         }
         if self.inputs[i].block != Some(src.block) {
-            self.start_block(out, src, iter, key, value.len(), kept)?;
+            self.start_block(out, src, iter, value.len(), kept)?;
         }
         let event = if kept { Event::KvReserved } else { Event::KvDropped };
         let t = &mut self.inputs[i];
@@ -301,7 +279,10 @@ impl CompactionObserver for RemapCom {
         if t.state == BlockState::InProgress {
             if let Some(p) = self.pending.as_mut().filter(|p| p.input == i) {
                 p.buffered += 1;
-                if p.last_key.as_slice() == key {
+                if !self.keys.push(key) {
+                    return Err(Error::corruption(p.block.file(), p.block.offset(), "keys of a block are out of order"));
+                }
+                if iter.position_in_block().1 {
                     return self.end_pending(out);
                 }
                 return Ok(());
