@@ -106,8 +106,8 @@ pub fn render(r: &RunResult) -> String {
     let mut out = String::new();
     for p in &r.phases {
         if p.elapsed_s <= 0.0 {
-            // In simulation a phase that never reached the device takes no time (host CPU time is
-            // not modelled): there is no rate to print.
+            // In simulation a phase that never reached the device takes no time when host CPU is
+            // not modelled (cpu = off): there is no rate to print.
             out.push_str(&format!("{:<12}: no {} time passed ({} ops)\n", p.name, r.time_base, p.ops));
             continue;
         }

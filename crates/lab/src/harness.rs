@@ -85,8 +85,8 @@ pub fn run_phase(
         let t0 = if timed { stack.now_ns() } else { 0 };
         tally.apply(&op, engine)?;
         if timed {
-            // 0 is a true measure in simulation: an operation that reached no device took no
-            // simulated time (host CPU time is not modelled), not one nanosecond.
+            // 0 is a true measure in simulation: an operation that reached no device, with host CPU
+            // not modelled (cpu = off), took no simulated time, not one nanosecond.
             let dt = stack.now_ns() - t0;
             let _ = all.record(dt);
             let _ = by_kind.entry(op.kind()).or_insert_with(new_hist).record(dt);

@@ -6,6 +6,7 @@
 
 pub mod batch;
 pub mod bench;
+pub mod calibrate;
 pub mod demo;
 pub mod engine;
 pub mod error;

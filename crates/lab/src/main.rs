@@ -54,6 +54,9 @@ enum Command {
     },
     /// Reproduces a seed paper's experiments beside the paper's numbers (remapcom, remapcom-xfs).
     Repro(repro::ReproArgs),
+    /// Fits the host CPU cost model on this machine (in-memory db_bench runs, 100 B to 16 KiB
+    /// values) and writes it where `--cpu` and experiment files take it.
+    Calibrate(lab::calibrate::CalibrateArgs),
     /// Rebuilds the engine's database in DIR (a host directory) from the SSTs and WALs found there,
     /// when CURRENT or the MANIFEST is lost or damaged; nothing is deleted (unused files go to
     /// DIR/lost/).
@@ -83,6 +86,7 @@ fn main() -> ExitCode {
         Some(Command::Run { file, out, executor }) => publish::run_experiment(&file, out, executor, progress),
         Some(Command::Repro(args)) => repro::run(&args),
         Some(Command::Repair { dir }) => lab::repair::run(&dir),
+        Some(Command::Calibrate(args)) => lab::calibrate::run(&args, progress),
         Some(Command::Report { dir }) => {
             report::rebuild(&dir).map(|index| println!("report: {}", index.display())).map_err(LabError::from)
         }

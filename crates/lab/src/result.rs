@@ -94,6 +94,9 @@ pub struct RunResult {
     /// The host's page cache over a simulated file system, when it has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub page_cache: Option<crate::stack::PageCacheSummary>,
+    /// The engine's work in host CPU cost terms by lane and the model that charged it (LSM runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_cpu: Option<HostCpuResult>,
     /// The database's contents at the end, when the run asked for it (`RunSpec::digest`).
     pub content_digest: Option<ContentDigest>,
     /// Bytes a real block device took (the kernel's count, after the engine closed and the file
@@ -114,7 +117,8 @@ pub const SIMULATED_TIME_NOTE: &str = "Simulated time: each flash operation occu
      each run's `lanes`: operations issued inside one operation after it waited (ZoneFs's zone GC and its sync's \
      journal record; a key-value SSD's GC) can reach a die out of order (`out_of_order_requests`); on a block SSD a \
      request's own operations (GC relocations and erases, writes after a foreground GC) join their dies' queues with \
-     it and hold a die until their input is ready (`head_of_line_ns`). Host CPU time is not modelled.";
+     it and hold a die until their input is ready (`head_of_line_ns`). Host CPU: each run's model (`host_cpu`) charges the engine's work to \
+     the lane doing it (`cpu_ns`).";
 
 /// The simulated time of the foreground (user operations) and background (flushes, compactions)
 /// lanes, by what each waited for; the flash operations that reached the device out of
@@ -131,6 +135,29 @@ pub struct Lanes {
     /// Die time lost to device operations queued before their input was ready.
     #[serde(default)]
     pub head_of_line_ns: u64,
+}
+
+/// The host CPU an LSM run used: the model and cores (in words) and the work each lane counted
+/// (`lsm::cpu`); the time charged for it is each lane's `cpu_ns` in [`Lanes`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HostCpuResult {
+    pub model: String,
+    pub foreground: lsm::cpu::CpuCounts,
+    pub background: lsm::cpu::CpuCounts,
+}
+
+/// One note per host CPU model the simulated runs of `results` used (in the order first met):
+/// what a report says of the time it charged.
+pub fn host_cpu_notes(results: &[RunResult]) -> Vec<String> {
+    let mut notes: Vec<String> = Vec::new();
+    let models = results.iter().filter(|r| r.time_base == TimeBase::Simulated).filter_map(|r| r.host_cpu.as_ref());
+    for m in models {
+        let note = format!("Host CPU in simulated time: {}.", m.model);
+        if !notes.contains(&note) {
+            notes.push(note);
+        }
+    }
+    notes
 }
 
 /// The clock a run's times are measured in: `simulated` (the device model's) or `wall-clock`.
@@ -281,6 +308,7 @@ impl RunResult {
             zones: None,
             device_work: None,
             page_cache: None,
+            host_cpu: None,
             content_digest: None,
             device_write_bytes: None,
             ftl: None,
@@ -322,10 +350,12 @@ fn empty_latency() -> flashsim::LatencySummary {
 pub fn render(r: &RunResult) -> String {
     use crate::table::Table;
     let mb = |b: u64| format!("{:.1}", b as f64 / (1 << 20) as f64);
-    let mut out = format!(
-        "{} on {} with {} ({} time; host CPU time is not modelled in simulation)\n\n",
-        r.workload, r.device, r.engine, r.time_base
-    );
+    let cpu = match (&r.host_cpu, r.time_base) {
+        (_, TimeBase::WallClock) => "the host's real CPU".to_string(),
+        (Some(c), TimeBase::Simulated) => format!("host CPU: {}", c.model),
+        (None, TimeBase::Simulated) => "host CPU time is not modelled".into(),
+    };
+    let mut out = format!("{} on {} with {} ({} time; {cpu})\n\n", r.workload, r.device, r.engine, r.time_base);
     let mut t = Table::new(&["phase", "ops", "ops/s", "p50 us", "p99 us", "p99.9 us", "MB written", "MB read"]);
     for p in &r.phases {
         t.row(vec![
@@ -428,6 +458,25 @@ fn accounting(r: &RunResult) -> String {
             mb(c.dirty_peak_bytes),
             mb(c.dropped_dirty_bytes)
         ));
+    }
+    if let Some(l) = &r.lanes {
+        let s = |ns: u64| format!("{:.3}", ns as f64 / 1e9);
+        for (name, t) in [("foreground", &l.foreground), ("background", &l.background)] {
+            out.push_str(&format!(
+                "{name} lane {} s: cpu {}, waiting for a core {}, reads {}, writes {}, metadata {}, device {}, stalls {}, \
+                 idle {}, zone GC {}\n",
+                s(t.total_ns()),
+                s(t.cpu_ns),
+                s(t.cpu_queue_ns),
+                s(t.read_ns),
+                s(t.write_ns),
+                s(t.metadata_ns),
+                s(t.device_ns),
+                s(t.stall_ns),
+                s(t.idle_ns),
+                s(t.gc_ns)
+            ));
+        }
     }
     if let (Some(f), Some(wa)) = (r.flash_program_bytes, r.write_amplification) {
         out.push_str(&format!(

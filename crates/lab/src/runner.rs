@@ -13,7 +13,7 @@ use crate::engine::{KvEngine, LsmEngine};
 use crate::error::{LabError, Result};
 use crate::harness::{run_phase, PhaseResult};
 use crate::kv_device::KvDeviceEngine;
-use crate::result::{RunResult, Timing};
+use crate::result::{HostCpuResult, RunResult, Timing};
 use crate::spec::{Engine, Plan, RunSpec, WorkloadKind};
 use crate::stack::{Backend, Stack};
 
@@ -119,7 +119,10 @@ pub fn open(spec: &RunSpec, engine: &Engine) -> Result<(Stack, Box<dyn KvEngine>
         Engine::Device => unreachable!("page writes open no engine"),
         Engine::Lsm { options } => {
             let stack = Stack::build(device)?;
-            let engine = LsmEngine::open(storage::Env::new(stack.fs()?), options.clone(), spec.host.sync)?;
+            if let (Some(clock), Some(cores)) = (&stack.clock, spec.host.cores) {
+                clock.set_host_cores(cores);
+            }
+            let engine = LsmEngine::open(storage::Env::new(stack.fs()?), (**options).clone(), spec.host.sync)?;
             (stack, Box::new(engine))
         }
     })
@@ -147,6 +150,13 @@ fn finish(
     stack.write_back()?;
     let mut result =
         RunResult::collect(&spec.workload.name.label(), engine.describe(), description, stack, phases, &stats);
+    if let Engine::Lsm { .. } = &plan.engine {
+        result.host_cpu = Some(HostCpuResult {
+            model: spec.host.describe_cpu(),
+            foreground: stats.cpu_foreground,
+            background: stats.cpu_background,
+        });
+    }
     if spec.digest {
         result.content_digest = Some(engine.content_digest()?);
     }

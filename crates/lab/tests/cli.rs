@@ -105,6 +105,9 @@ fn bad_input_is_a_clear_error() {
         (vec!["bench", "--fs", "mem", "--page-cache", "1MiB"], "only a simulated file system"),
         (vec!["bench", "--fs", "mem", "--direct-reads"], "does not apply to fs mem"),
         (vec!["bench", "--engine", "kvftl", "--direct-writes"], "does not apply to engine kvftl"),
+        (vec!["bench", "--cpu", "no-such-calibration.toml"], "neither calibrated, off, nor a calibration file"),
+        (vec!["bench", "--host-cores", "0"], "--host-cores: at least 1"),
+        (vec!["bench", "--engine", "kvftl", "--cpu", "off"], "--cpu: engine kvftl is a key-value SSD"),
     ] {
         let (code, _, err) = flashkv(&args);
         assert_eq!(code, 2, "{args:?} should fail");
@@ -120,7 +123,9 @@ fn the_page_cache_is_reported_and_saves_device_reads() {
     let run = |fs: &str, cache: &str, direct: &[&'static str]| -> serde_json::Value {
         let args = ["bench", "--fs", fs, "--benchmarks", "fillrandom,readrandom", "--num", "100000"];
         let mut args = args.to_vec();
-        args.extend(["--capacity", "256MiB", "--page-cache", cache, "--json"]);
+        // Flash time alone: with host CPU the runs' compactions interleave differently with and
+        // without a cache, and this test is about what the cache itself saves.
+        args.extend(["--capacity", "256MiB", "--page-cache", cache, "--cpu", "off", "--json"]);
         args.extend(direct);
         let (code, out, err) = flashkv(&args);
         assert_eq!(code, 0, "{args:?}: {err}");
@@ -144,6 +149,44 @@ fn the_page_cache_is_reported_and_saves_device_reads() {
         assert!(read(&off).abs_diff(read(&direct)) <= 4096, "{fs}: {} vs {}", read(&direct), read(&off));
         assert!(direct["page_cache"]["readahead_pages"] == 0, "{fs}: {}", direct["page_cache"]);
     }
+}
+
+/// The host CPU model: by default the built-in calibration charges the engine's work to its lanes
+/// (its counts in `host_cpu`, its time in each lane's `cpu_ns`); `--cpu off` charges nothing and
+/// counts the same work; one shared core makes the lanes wait for it; and a file `flashkv calibrate`
+/// writes is a model `--cpu` takes.
+#[test]
+fn the_host_cpu_model_charges_the_engines_work() {
+    let run = |extra: &[&str]| -> serde_json::Value {
+        let mut args = vec!["bench", "--benchmarks", "fillrandom,readrandom", "--num", "100000", "--json"];
+        args.extend(extra);
+        let (code, out, err) = flashkv(&args);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        serde_json::from_str(&out).expect("JSON on stdout")
+    };
+    let (on, off) = (run(&[]), run(&["--cpu", "off"]));
+    let cpu = |v: &serde_json::Value, lane: &str| v["lanes"][lane]["cpu_ns"].as_u64().unwrap();
+    assert!(cpu(&on, "foreground") > 0 && cpu(&on, "background") > 0, "{}", on["lanes"]);
+    assert_eq!((cpu(&off, "foreground"), cpu(&off, "background")), (0, 0));
+    assert_eq!(on["host_cpu"]["foreground"]["get"], 100000);
+    assert_eq!(on["host_cpu"]["foreground"]["insert"], off["host_cpu"]["foreground"]["insert"]);
+    assert!(on["host_cpu"]["model"].as_str().unwrap().contains("calibrated on"), "{}", on["host_cpu"]);
+    let one = run(&["--host-cores", "1"]);
+    let queued = one["lanes"]["foreground"]["cpu_queue_ns"].as_u64().unwrap()
+        + one["lanes"]["background"]["cpu_queue_ns"].as_u64().unwrap();
+    assert!(queued > 0, "one core for two lanes: {}", one["lanes"]);
+
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("cal.toml");
+    let f = file.to_str().unwrap();
+    let (code, out, err) = flashkv(&["calibrate", "--data", "1MiB", "--out", f]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("held-out error"), "{out}");
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.contains("[host.cpu]") && text.contains("r_squared"), "{text}");
+    let mine = run(&["--cpu", f]);
+    assert!(cpu(&mine, "foreground") > 0, "{}", mine["lanes"]);
+    assert!(mine["host_cpu"]["model"].as_str().unwrap().contains("own cost model"), "{}", mine["host_cpu"]);
 }
 
 /// `--out` naming an existing file is refused before any work: nothing runs, nothing prints.

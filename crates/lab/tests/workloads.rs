@@ -290,7 +290,17 @@ engine = { compaction_readahead = 0 }
     let runs = set["runs"].as_array().unwrap();
     let lane = |r: &serde_json::Value, l: &str, k: &str| r["lanes"][l][k].as_u64().unwrap();
     for r in runs {
-        let parts = ["read_ns", "write_ns", "metadata_ns", "device_ns", "stall_ns", "idle_ns", "gc_ns"];
+        let parts = [
+            "read_ns",
+            "write_ns",
+            "metadata_ns",
+            "device_ns",
+            "stall_ns",
+            "idle_ns",
+            "gc_ns",
+            "cpu_ns",
+            "cpu_queue_ns",
+        ];
         let fg: u64 = parts.iter().map(|k| lane(r, "foreground", k)).sum();
         let sim_ns = r["sim_time_s"].as_f64().unwrap() * 1e9;
         assert!((fg as f64 - sim_ns).abs() < 1e3, "foreground parts {fg} ns, simulated time {sim_ns} ns");

@@ -4,6 +4,7 @@ pub mod batch;
 pub mod cache;
 pub mod coding;
 pub mod compaction;
+pub mod cpu;
 pub mod crc;
 pub mod db;
 pub mod error;

@@ -77,6 +77,11 @@ pub struct Options {
     /// Largest key and value accepted.
     pub max_key_size: usize,
     pub max_value_size: usize,
+    /// The host's CPU cost model (see [`crate::cpu`]): on a simulated Env the engine's work is
+    /// charged to its lanes at these rates. `None` (the default): simulated time is the device's
+    /// alone. A wall-clock Env ignores it (its CPU time is real).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<crate::cpu::CpuModel>,
 }
 
 impl Default for Options {
@@ -109,6 +114,7 @@ impl Default for Options {
             num_levels: 7,
             max_key_size: 64 << 10,
             max_value_size: 64 << 20,
+            cpu: None,
         }
     }
 }
@@ -179,6 +185,13 @@ impl Options {
             return Err(remap_only_off("compaction", self.compaction.name()));
         }
         at_least("max_open_files", self.max_open_files as u64, 1)?;
+        if let Some((m, t)) = self.cpu.as_ref().and_then(|m| Some((m, m.first_invalid()?))) {
+            return Err(Error::InvalidOption {
+                option: "cpu",
+                value: format!("{} = {}", t.name(), m.get(t)),
+                accepted: Accepted::AtLeast(0),
+            });
+        }
         Ok(())
     }
 }

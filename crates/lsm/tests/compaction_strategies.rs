@@ -6,9 +6,10 @@ use std::collections::BTreeMap;
 use std::ops::Bound;
 use std::sync::Arc;
 
+use flashsim::{BlockSsd, Preset, SimClock, SsdConfig};
 use lsm::{CompactionStyle, Db, DbStats, Options, ReadOptions, WriteOptions};
 use rand::{Rng, SeedableRng};
-use storage::{Env, MemFs};
+use storage::{Env, SimFs, SimFsOptions};
 
 fn options(style: CompactionStyle) -> Options {
     Options {
@@ -26,9 +27,11 @@ fn options(style: CompactionStyle) -> Options {
 /// Random puts, overwrites and deletes over 4,000 keys, then over two narrow stretches of them (so
 /// that upper levels hold files only there and the next level's files between them are moved by
 /// lifetime-leveling); returns the final contents' FNV checksum, the model's, and the engine's
-/// statistics.
+/// statistics. On a simulated SSD, so that when compactions run (and so what they do) is the same
+/// on every machine.
 fn run(style: CompactionStyle, seed: u64) -> (u64, u64, DbStats) {
-    let fs = Arc::new(MemFs::new());
+    let cfg = SsdConfig::from_preset(Preset::Femu, Some(256 << 20)).unwrap();
+    let fs = Arc::new(SimFs::format(BlockSsd::new(cfg).unwrap(), SimClock::new(), SimFsOptions::default()).unwrap());
     let db = Db::open(Env::new(fs.clone()), "db", options(style)).unwrap();
     let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(seed);
     let mut below = |n: u64| rng.next_u64() % n;

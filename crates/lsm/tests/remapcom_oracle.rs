@@ -270,7 +270,7 @@ fn compact(fs: &MemFs, c: &Compaction, snapshot: SequenceNumber, mode: RemapMode
     let opts = Options { remap: mode, ..options() };
     let fs_arc: Arc<dyn Fs> = Arc::new(fs.clone());
     let cache = TableCache::new(Arc::clone(&fs_arc), DIR, &opts);
-    let env = JobEnv { fs: fs_arc, dir: DIR, options: &opts, table_cache: &cache, flush_imm: None };
+    let env = JobEnv { fs: fs_arc, dir: DIR, options: &opts, table_cache: &cache, flush_imm: None, charge: &|| {} };
     let base = match mode {
         RemapMode::Off => 1000,
         RemapMode::Base => 2000,

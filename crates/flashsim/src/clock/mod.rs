@@ -39,6 +39,14 @@
 //! time it started at plus its waits by kind ([`SimClock::spent`]): where the simulated seconds
 //! went. (The foreground starts at 0; a spawned lane starts at its spawner's time.)
 //!
+//! The host's CPU: a lane that computes ([`SimClock::compute`], the time a host cost model charges
+//! for the work it did) holds one of the host's cores for that long; its computing and its own
+//! I/O are sequential, as on one thread. With no core count set every lane has a core of its
+//! own; with [`SimClock::set_host_cores`] the lanes share that many cores, first come first
+//! served, and a lane that finds them all busy waits ([`Wait::CpuQueue`]). Computations are given
+//! in picoseconds; a lane's time moves by whole nanoseconds and carries the fraction to its next
+//! computation, so its CPU time is exactly the sum of what it was charged, truncated once.
+//!
 //! A lane that blocks when no other lane can run gets [`Stuck`] back instead of waiting forever.
 
 mod lane;
@@ -91,9 +99,13 @@ pub enum Wait {
     Idle = 5,
     /// A file system's own garbage collection (ZoneFs's zone GC).
     Gc = 6,
+    /// The lane computing on a host core ([`SimClock::compute`]).
+    Cpu = 7,
+    /// The lane waiting for a free host core.
+    CpuQueue = 8,
 }
 
-const WAITS: usize = 7;
+const WAITS: usize = 9;
 
 /// A lane's time by what it waited for, in nanoseconds; the fields sum to the lane's time since it
 /// started.
@@ -106,11 +118,25 @@ pub struct LaneTime {
     pub stall_ns: Nanos,
     pub idle_ns: Nanos,
     pub gc_ns: Nanos,
+    /// Computing on a host core (0 without a host CPU model).
+    #[serde(default)]
+    pub cpu_ns: Nanos,
+    /// Waiting for a free host core.
+    #[serde(default)]
+    pub cpu_queue_ns: Nanos,
 }
 
 impl LaneTime {
     pub fn total_ns(&self) -> Nanos {
-        self.read_ns + self.write_ns + self.metadata_ns + self.device_ns + self.stall_ns + self.idle_ns + self.gc_ns
+        self.read_ns
+            + self.write_ns
+            + self.metadata_ns
+            + self.device_ns
+            + self.stall_ns
+            + self.idle_ns
+            + self.gc_ns
+            + self.cpu_ns
+            + self.cpu_queue_ns
     }
 
     fn add(&mut self, w: &[Nanos; WAITS]) {
@@ -121,6 +147,8 @@ impl LaneTime {
         self.stall_ns += w[Wait::Stall as usize];
         self.idle_ns += w[Wait::Idle as usize];
         self.gc_ns += w[Wait::Gc as usize];
+        self.cpu_ns += w[Wait::Cpu as usize];
+        self.cpu_queue_ns += w[Wait::CpuQueue as usize];
     }
 }
 
@@ -158,11 +186,21 @@ struct LaneState {
     suspended: u32,
     /// The lane was woken because nothing else could run: its `block` fails with [`Stuck`].
     stuck: bool,
+    /// Picoseconds of computation charged but not yet a whole nanosecond of the lane's time.
+    cpu_carry_ps: u64,
 }
 
 impl LaneState {
     fn new(role: Lane, now: Nanos) -> LaneState {
-        LaneState { role, now, spent: [0; WAITS], status: Status::Runnable, suspended: 0, stuck: false }
+        LaneState {
+            role,
+            now,
+            spent: [0; WAITS],
+            status: Status::Runnable,
+            suspended: 0,
+            stuck: false,
+            cpu_carry_ps: 0,
+        }
     }
 
     fn advance(&mut self, t: Nanos, what: Wait) -> bool {
@@ -182,6 +220,8 @@ struct State {
     turn: usize,
     /// Threads asleep on `Shared::turn_changed`: only they need a wake-up.
     asleep: usize,
+    /// The host's cores, each as the time it is busy until; empty: a core per lane.
+    cores: Vec<Nanos>,
 }
 
 impl State {
@@ -254,7 +294,12 @@ impl SimClock {
     pub fn new() -> SimClock {
         SimClock {
             shared: Arc::new(Shared {
-                state: Mutex::new(State { lanes: vec![LaneState::new(Lane::Foreground, 0)], turn: 0, asleep: 0 }),
+                state: Mutex::new(State {
+                    lanes: vec![LaneState::new(Lane::Foreground, 0)],
+                    turn: 0,
+                    asleep: 0,
+                    cores: Vec::new(),
+                }),
                 turn_changed: Condvar::new(),
                 turn: AtomicUsize::new(0),
                 critical: AtomicU32::new(0),
@@ -288,6 +333,39 @@ impl SimClock {
         if st.lanes[me].advance(t, what) {
             self.hand_over(st);
         }
+    }
+
+    /// Lets the lanes share `cores` host cores (0: a core per lane, the default). Set before any
+    /// lane computes.
+    pub fn set_host_cores(&self, cores: usize) {
+        lock(&self.shared.state).cores = vec![0; cores];
+    }
+
+    /// The running lane computes for `ps` picoseconds (see the module doc): it waits for a free
+    /// host core if the cores are shared and all busy, then holds one that long.
+    pub fn compute(&self, ps: u64) {
+        let mut st = lock(&self.shared.state);
+        let me = st.turn;
+        let lane = &mut st.lanes[me];
+        let total = lane.cpu_carry_ps + ps;
+        lane.cpu_carry_ps = total % 1000;
+        let d = total / 1000;
+        if d == 0 {
+            return;
+        }
+        let now = lane.now;
+        let start = match st.cores.iter_mut().min_by_key(|busy| **busy) {
+            Some(core) => {
+                let start = now.max(*core);
+                *core = start + d;
+                start
+            }
+            None => now,
+        };
+        let lane = &mut st.lanes[me];
+        lane.advance(start, Wait::CpuQueue);
+        lane.advance(start + d, Wait::Cpu);
+        self.hand_over(st);
     }
 
     /// The latest time of the lanes of `role` (the foreground's time, for the foreground).

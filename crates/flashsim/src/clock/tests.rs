@@ -121,3 +121,53 @@ fn a_critical_section_keeps_the_turn_until_it_ends() {
     bg.join().unwrap();
     assert_eq!(*log.lock().unwrap(), vec![("fg in section", 10), ("fg in section", 20), ("bg", 0), ("fg after", 20)]);
 }
+
+#[test]
+fn computing_moves_a_lane_by_whole_nanoseconds_and_carries_the_rest() {
+    let c = SimClock::new();
+    c.compute(1_500);
+    assert_eq!(c.now(), 1);
+    c.compute(1_700); // 0.5 carried + 1.7 = 2.2 ns
+    assert_eq!(c.now(), 3);
+    c.compute(800); // 0.2 + 0.8 = 1 ns
+    assert_eq!(c.now(), 4);
+    c.compute(999);
+    assert_eq!(c.now(), 4, "a fraction of a nanosecond waits for the next computation");
+    assert_eq!(c.spent(Lane::Foreground), LaneTime { cpu_ns: 4, ..LaneTime::default() });
+}
+
+/// Two lanes that compute 1 us each, four times, from time 0: with a core each they overlap, with
+/// one core between them they take turns and each waits for the other's computations.
+fn two_computing_lanes(cores: usize) -> (Nanos, LaneTime, LaneTime) {
+    let c = SimClock::new();
+    c.set_host_cores(cores);
+    let c2 = c.clone();
+    let bg = c
+        .spawn("bg", Lane::Background, move || {
+            for _ in 0..4 {
+                c2.compute(1_000_000);
+            }
+        })
+        .unwrap();
+    for _ in 0..4 {
+        c.compute(1_000_000);
+    }
+    bg.join().unwrap();
+    (c.now(), c.spent(Lane::Foreground), c.spent(Lane::Background))
+}
+
+#[test]
+fn lanes_share_the_host_cores_they_are_given() {
+    let (end, fg, bg) = two_computing_lanes(0);
+    assert_eq!((fg.cpu_ns, fg.cpu_queue_ns, bg.cpu_ns, bg.cpu_queue_ns), (4_000, 0, 4_000, 0));
+    assert_eq!(end, 4_000);
+    let (_, fg2, bg2) = two_computing_lanes(2);
+    assert_eq!((fg2, bg2), (fg, bg), "two cores for two lanes: as many as a core each");
+    let (end, fg, bg) = two_computing_lanes(1);
+    assert_eq!((fg.cpu_ns, bg.cpu_ns), (4_000, 4_000));
+    // One core does 8 us of work, the lanes taking turns (the background first: a spawned lane
+    // starts before its spawner goes on): after its first, each computation waits 1 us for the
+    // other lane's; the foreground's first too.
+    assert_eq!((fg.cpu_queue_ns, bg.cpu_queue_ns), (4_000, 3_000));
+    assert_eq!(end.max(fg.total_ns()).max(bg.total_ns()), 8_000);
+}

@@ -110,6 +110,7 @@ impl Experiment {
         let mut notes = self.file.notes.clone();
         if results.iter().any(|r| r.time_base == TimeBase::Simulated) {
             notes.push(crate::result::SIMULATED_TIME_NOTE.into());
+            notes.extend(crate::result::host_cpu_notes(results));
         }
         let mut tables = vec![
             ResultTable { name: "runs".into(), columns, rows },

@@ -13,8 +13,7 @@
 //!   `LabError::in_flags` the flag);
 //! - a specification is deterministic: the same specification and program give the same result.
 //!
-//! The host (`host::HostSpec`: durability today; its page cache and CPU when the simulator models
-//! them) is the fourth section.
+//! The host (`host::HostSpec`: durability and the host CPU's cost model) is the fourth section.
 
 pub mod device;
 pub mod engine;
@@ -69,12 +68,19 @@ impl RunSpec {
         if self.workload.name == WorkloadKind::PageWrites {
             return self.plan_page_writes();
         }
-        let engine = self.engine.resolve()?;
-        if self.engine.is_kv_ssd() && self.host != HostSpec::default() {
+        let mut engine = self.engine.resolve()?;
+        if let (true, Some(field)) = (self.engine.is_kv_ssd(), self.host.first_set()) {
             return Err(LabError::invalid(
-                "host.sync",
-                format!("engine {} is a key-value SSD: no host-side engine writes or syncs", self.engine.name.as_str()),
+                field,
+                format!(
+                    "engine {} is a key-value SSD: no host-side engine writes, syncs or computes",
+                    self.engine.name.as_str()
+                ),
             ));
+        }
+        self.host.validate()?;
+        if let Engine::Lsm { options } = &mut engine {
+            options.cpu = self.host.cpu_model()?;
         }
         if self.engine.is_kv_ssd() && self.device.fs != FsKind::Sim {
             return Err(LabError::invalid(
@@ -111,7 +117,7 @@ impl RunSpec {
 
     /// Page writes drive a simulated block SSD alone: no engine, no file system.
     fn plan_page_writes(&self) -> Result<Plan> {
-        if self.engine != EngineSpec::default() || self.host != HostSpec::default() {
+        if self.engine != EngineSpec::default() || self.host.first_set().is_some() {
             return Err(LabError::invalid("engine", "page writes drive the device alone: no engine applies"));
         }
         if self.device.fs != FsKind::Sim {

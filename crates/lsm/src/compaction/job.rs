@@ -15,6 +15,7 @@ use storage::{Fs, WriteHint};
 use super::observer::{CompactionObserver, EntrySource, InputInfo};
 use super::output::{OutputFile, OutputLimits, OutputWriter};
 use super::Compaction;
+use crate::cpu::{self, Term};
 use crate::error::{Error, Result};
 use crate::iter::InternalIterator;
 use crate::key::{compare_internal, parse_internal_key, user_key, SequenceNumber, ValueKind, MAX_SEQUENCE};
@@ -53,6 +54,8 @@ pub struct JobEnv<'a> {
     /// Called every [`FLUSH_CHECK_EVERY`] entries: lets the engine flush a memtable that filled
     /// while this job runs (an error fails the job).
     pub flush_imm: Option<&'a dyn Fn() -> Result<()>>,
+    /// A host CPU charge point (see [`crate::cpu`]), called after each entry merged.
+    pub charge: &'a dyn Fn(),
 }
 
 /// Entries merged between two [`JobEnv::flush_imm`] calls.
@@ -128,7 +131,7 @@ pub fn run_compaction(
             )
         })
         .collect();
-    let result = merge(c, smallest_snapshot, &mut inputs, &infos, &mut outs, observer, env.flush_imm, &mut stats);
+    let result = merge(c, smallest_snapshot, &mut inputs, &infos, &mut outs, observer, env, &mut stats);
     if let Err(e) = result {
         for out in outs {
             out.abandon();
@@ -242,7 +245,7 @@ fn merge(
     infos: &[InputInfo],
     outs: &mut [OutputWriter],
     observer: &mut dyn CompactionObserver,
-    flush_imm: Option<&dyn Fn() -> Result<()>>,
+    env: &JobEnv,
     stats: &mut JobStats,
 ) -> Result<()> {
     observer.begin(infos)?;
@@ -265,7 +268,8 @@ fn merge(
         let (it, base) = &inputs[b];
         let key = it.key();
         stats.entries_read += 1;
-        if let (0, Some(flush)) = (stats.entries_read % FLUSH_CHECK_EVERY, flush_imm) {
+        cpu::count(Term::KeyMerged, 1);
+        if let (0, Some(flush)) = (stats.entries_read % FLUSH_CHECK_EVERY, env.flush_imm) {
             flush()?;
         }
         let drop = match parse_internal_key(key) {
@@ -302,6 +306,7 @@ fn merge(
             }
         };
         observer.on_entry(out, src, it, key, it.value(), !drop)?;
+        (env.charge)();
         inputs[b].0.next();
         inputs[b].0.status()?;
     }

@@ -3,11 +3,17 @@
 //!
 //! Forward, the inner iterator sits on the entry being shown. Backward, it sits before every entry
 //! of the key being shown, whose key and value are saved; changing direction re-positions it.
+//!
+//! Host CPU (see [`crate::cpu`]): a seek is charged when it ends, steps as they add up to a quantum,
+//! and what is left when the iterator is dropped.
 
 use std::ops::Bound;
 use std::sync::Arc;
 
+use storage::env::Lane;
+
 use super::DbInner;
+use crate::cpu::{self, Term};
 use crate::error::{Error, Result};
 use crate::iter::level::LevelIterator;
 use crate::iter::{InternalIterator, MergingIterator};
@@ -33,6 +39,14 @@ pub struct DbIterator {
     /// Kept alive so the files and memtables under the iterator stay.
     _version: Arc<Version>,
     _mems: Vec<Arc<MemTable>>,
+    /// The database, for its CPU accounting.
+    db: Arc<DbInner>,
+}
+
+impl Drop for DbIterator {
+    fn drop(&mut self) {
+        self.db.cpu.charge(&self.db.env, Lane::Foreground);
+    }
 }
 
 pub(super) fn new_iterator(inner: &Arc<DbInner>, opts: &ReadOptions) -> Result<DbIterator> {
@@ -70,6 +84,7 @@ pub(super) fn new_iterator(inner: &Arc<DbInner>, opts: &ReadOptions) -> Result<D
         saved_value: Vec::new(),
         _version: version,
         _mems: mems,
+        db: Arc::clone(inner),
     })
 }
 
@@ -102,6 +117,7 @@ impl DbIterator {
         self.saved_value.clear();
         self.inner.seek_to_first();
         self.find_next_user_entry(false);
+        self.charge_seek();
     }
 
     pub fn seek_to_last(&mut self) {
@@ -109,6 +125,7 @@ impl DbIterator {
         self.saved_value.clear();
         self.inner.seek_to_last();
         self.find_prev_user_entry();
+        self.charge_seek();
     }
 
     /// Positions at the first key >= `target`.
@@ -117,12 +134,24 @@ impl DbIterator {
         self.saved_value.clear();
         self.inner.seek(&internal_key(target, self.seq, KIND_FOR_SEEK));
         self.find_next_user_entry(false);
+        self.charge_seek();
+    }
+
+    fn charge_seek(&self) {
+        cpu::count(Term::Seek, 1);
+        self.db.cpu.charge(&self.db.env, Lane::Foreground);
+    }
+
+    fn charge_step(&self) {
+        cpu::count(Term::Next, 1);
+        self.db.cpu.charge_due(&self.db.env, Lane::Foreground);
     }
 
     pub fn next(&mut self) {
         if !self.valid {
             return;
         }
+        self.charge_step();
         if self.direction == Direction::Reverse {
             self.direction = Direction::Forward;
             // The inner iterator is before all entries of saved_key: step into them; the search
@@ -150,6 +179,7 @@ impl DbIterator {
         if !self.valid {
             return;
         }
+        self.charge_step();
         if self.direction == Direction::Forward {
             self.saved_key.clear();
             self.saved_key.extend_from_slice(user_key(self.inner.key()));

@@ -5,7 +5,7 @@
 use std::sync::atomic::Ordering as AtomicOrdering;
 use std::sync::Arc;
 
-use storage::env::Wait;
+use storage::env::{Lane, Wait};
 use storage::WriteHint;
 
 use super::{DbInner, StateGuard};
@@ -15,6 +15,7 @@ use crate::compaction::output::OutputFile;
 use crate::compaction::remapcom::{RemapCom, RemapMode, UdbStats};
 use crate::compaction::strategy::PickContext;
 use crate::compaction::Compaction;
+use crate::cpu::{self, Term};
 use crate::error::{Error, Result};
 use crate::filename::{self, FileKind};
 use crate::iter::InternalIterator;
@@ -56,6 +57,7 @@ impl DbInner {
     /// obsolete removed, and the next step asked for if it did something.
     pub(crate) fn background_step(&self) {
         let r = self.background_job();
+        self.cpu.charge(&self.env, Lane::Background);
         self.job_ended(r.as_ref().err(), matches!(r, Ok(Step::Ran)));
     }
 
@@ -109,7 +111,7 @@ impl DbInner {
             st.pending_outputs.insert(n);
             (n, st.versions.current())
         };
-        let built = self.write_table(number, imm);
+        let built = self.write_table(number, imm, Lane::Background);
         let mut st = self.lock();
         st.pending_outputs.remove(&number);
         let (size, smallest, largest) = built?;
@@ -156,9 +158,13 @@ impl DbInner {
         Ok(())
     }
 
-    /// Writes a memtable as SST `number`; returns (size, smallest, largest), size 0 if empty.
-    pub(crate) fn write_table(&self, number: u64, mem: &MemTable) -> Result<(u64, Vec<u8>, Vec<u8>)> {
-        write_memtable(&**self.fs(), &filename::table_name(&self.dir, number), &self.options, mem)
+    /// Writes a memtable as SST `number` on `lane`; returns (size, smallest, largest), size 0 if
+    /// empty.
+    pub(crate) fn write_table(&self, number: u64, mem: &MemTable, lane: Lane) -> Result<(u64, Vec<u8>, Vec<u8>)> {
+        let charge = || self.cpu.charge_due(&self.env, lane);
+        let r = write_memtable(&**self.fs(), &filename::table_name(&self.dir, number), &self.options, mem, &charge);
+        self.cpu.charge(&self.env, lane);
+        r
     }
 
     /// Runs compaction `c` and installs its result.
@@ -193,12 +199,14 @@ impl DbInner {
             flushing.set(flushing.get() + self.env.now_nanos().saturating_sub(t));
             r
         };
+        let charge = || self.cpu.charge_due(&self.env, Lane::Background);
         let env = JobEnv {
             fs: Arc::clone(self.fs()),
             dir: &self.dir,
             options: &self.options,
             table_cache: &self.table_cache,
             flush_imm: Some(&flush_imm),
+            charge: &charge,
         };
         let mut new_number = || {
             let mut st = self.lock();
@@ -366,12 +374,14 @@ impl DbInner {
 }
 
 /// Writes `mem` as the SST at `path` and syncs it; returns (size, smallest, largest), size 0 and
-/// no file if `mem` is empty. A failed write leaves no file behind.
+/// no file if `mem` is empty. A failed write leaves no file behind. `charge` is a CPU charge point,
+/// called after each entry.
 pub(crate) fn write_memtable(
     fs: &dyn storage::Fs,
     path: &str,
     options: &crate::options::Options,
     mem: &MemTable,
+    charge: &dyn Fn(),
 ) -> Result<(u64, Vec<u8>, Vec<u8>)> {
     let mut it = mem.iter();
     it.seek_to_first();
@@ -382,7 +392,9 @@ pub(crate) fn write_memtable(
     let mut b = TableBuilder::new(options, file, fs.block_size());
     let r = (|| -> Result<(u64, Vec<u8>, Vec<u8>)> {
         while it.valid() {
+            cpu::count(Term::KeyMerged, 1);
             b.add(it.key(), it.value())?;
+            charge();
             it.next();
         }
         let props = b.finish()?;
@@ -459,6 +471,7 @@ impl DbInner {
         };
         let Some(c) = c else { return Ok(None) };
         let r = self.compact(&c);
+        self.cpu.charge(&self.env, Lane::Background);
         let last = c.inputs[0].iter().map(|f| f.largest_user().to_vec()).max();
         // The inputs' version goes with `c`, so they can be deleted now.
         drop(c);

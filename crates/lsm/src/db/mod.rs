@@ -33,6 +33,7 @@ use std::ops::Bound;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
+use storage::env::Lane;
 use storage::{Env, FileLock, Fs, Guard, Signal, Worker};
 
 pub use destroy::destroy;
@@ -43,6 +44,7 @@ pub use stats::{DbStats, LevelStats};
 
 use crate::batch::WriteBatch;
 use crate::compaction::strategy::CompactionStrategy;
+use crate::cpu::{self, CpuMeter, Term};
 use crate::error::{Error, Result};
 use crate::key::{internal_key, SequenceNumber, ValueKind, KIND_FOR_SEEK};
 use crate::memtable::{LookupResult, MemTable};
@@ -71,6 +73,8 @@ pub(crate) struct DbInner {
     pub worker: Arc<Worker>,
     /// Mirrors `DbState::imm.is_some()`, for a running compaction to notice without the lock.
     pub imm_pending: AtomicBool,
+    /// The host CPU the engine's work costs (see [`crate::cpu`]).
+    pub cpu: CpuMeter,
 }
 
 /// What only writers touch: the WAL.
@@ -144,11 +148,15 @@ impl Db {
             strategy,
             done: Signal::new(),
             worker: Worker::new(&env),
+            cpu: CpuMeter::new(options.cpu.as_ref()),
             env,
             options,
             imm_pending: AtomicBool::new(false),
         });
+        // Work an earlier database left uncharged on this thread is not this one's.
+        cpu::discard_pending();
         let wal = recovery::open(&inner)?;
+        inner.cpu.charge(&inner.env, Lane::Foreground);
         *inner.writer() = Writer { wal: Some(wal), wal_dir_synced: true };
         let bg = Arc::clone(&inner);
         inner.worker.start("flashkv-lsm-bg", move || bg.background_step())?;
@@ -229,6 +237,7 @@ impl Db {
         let mut s = st.stats.clone();
         s.fill_levels(&st.versions.current());
         s.block_cache = self.inner.table_cache.block_cache().stats();
+        (s.cpu_foreground, s.cpu_background) = self.inner.cpu.counts();
         s
     }
 
@@ -369,7 +378,15 @@ impl DbInner {
         self.env.now_nanos().saturating_sub(start) / 1000
     }
 
+    /// A get, its CPU charged when it ends.
     fn get(&self, opts: &ReadOptions, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        cpu::count(Term::Get, 1);
+        let r = self.lookup(opts, key);
+        self.cpu.charge(&self.env, Lane::Foreground);
+        r
+    }
+
+    fn lookup(&self, opts: &ReadOptions, key: &[u8]) -> Result<Option<Vec<u8>>> {
         let (seq, mem, imm, version) = {
             let st = self.lock();
             if st.closed {
@@ -391,6 +408,7 @@ impl DbInner {
         let mut result = None;
         for (level, f) in version.files_for_key(key, &ikey) {
             searched += 1;
+            cpu::count(Term::TableProbe, 1);
             if first_searched.is_none() {
                 first_searched = Some((level, Arc::clone(&f)));
             }

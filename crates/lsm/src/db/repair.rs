@@ -144,7 +144,7 @@ pub fn repair(env: Env, dir: &str, options: Options) -> Result<RepairReport> {
         let (replay, mem) = read_wal(&*fs, &path)?;
         report.wals.push(replay);
         if !mem.is_empty() {
-            write_memtable(&*fs, &filename::table_name(dir, next_number), &options, &mem)?;
+            write_memtable(&*fs, &filename::table_name(dir, next_number), &options, &mem, &|| {})?;
             tables.push(next_number);
             next_number += 1;
         }
@@ -258,7 +258,7 @@ fn scan_table(
             mem.add(p.seq, p.kind, p.user_key, v);
         }
     }
-    let (size, _, _) = write_memtable(fs, &filename::table_name(dir, number), options, &mem)?;
+    let (size, _, _) = write_memtable(fs, &filename::table_name(dir, number), options, &mem, &|| {})?;
     report.set_aside.push(move_to_lost(fs, dir, &path)?);
     Ok(Some(Kept { number, size, smallest, largest }))
 }

@@ -186,7 +186,7 @@ pub(super) fn replay(inner: &DbInner, st: &mut DbState, logs: &[u64], start: Opt
 fn flush_recovered(inner: &DbInner, st: &mut DbState, mem: &MemTable, edit: &mut VersionEdit) -> Result<()> {
     let number = st.versions.new_file_number();
     st.pending_outputs.insert(number);
-    let r = inner.write_table(number, mem);
+    let r = inner.write_table(number, mem, storage::env::Lane::Foreground);
     st.pending_outputs.remove(&number);
     let (size, smallest, largest) = r?;
     if size > 0 {

@@ -8,6 +8,7 @@
 use super::RecoveryReport;
 use crate::cache::CacheStats;
 use crate::compaction::remapcom::{ratio, UdbStats};
+use crate::cpu::CpuCounts;
 use crate::version::Version;
 
 /// Activity of one level, as the output level of flushes and compactions.
@@ -105,6 +106,9 @@ pub struct DbStats {
     pub block_cache: CacheStats,
     /// What WAL replay kept and dropped at the last open.
     pub recovery: RecoveryReport,
+    /// The engine's work in host CPU cost terms, by the lane that did it (see [`crate::cpu`]).
+    pub cpu_foreground: CpuCounts,
+    pub cpu_background: CpuCounts,
 }
 
 impl DbStats {
@@ -136,7 +140,11 @@ impl DbStats {
             levels,
             block_cache,
             recovery: _, // the last open's, which is this database's
+            cpu_foreground,
+            cpu_background,
         } = earlier;
+        self.cpu_foreground.add(cpu_foreground);
+        self.cpu_background.add(cpu_background);
         self.user_bytes += user_bytes;
         self.writes += writes;
         self.puts += puts;

@@ -8,10 +8,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use storage::env::Wait;
+use storage::env::{Lane, Wait};
 
 use super::{DbInner, StateGuard, Writer};
 use crate::batch::WriteBatch;
+use crate::cpu::{self, Term};
 use crate::error::{Error, Result};
 use crate::filename;
 use crate::key::ValueKind;
@@ -41,6 +42,10 @@ pub(super) fn write(inner: &Arc<DbInner>, opts: &WriteOptions, mut batch: WriteB
     let seq = st.versions.last_sequence + 1;
     let mem = Arc::clone(&st.mem);
     drop(st);
+    // The batch's CPU (encoding, checksum, memtable inserts) goes before its WAL append.
+    cpu::count(Term::WriteByte, batch.data().len() as u64);
+    cpu::count(Term::Insert, u64::from(batch.count()));
+    inner.cpu.charge(&inner.env, Lane::Foreground);
     batch.set_sequence(seq);
     let Writer { wal, wal_dir_synced } = &mut *w;
     let wal = wal.as_mut().ok_or(Error::Closed)?;

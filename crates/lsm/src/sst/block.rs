@@ -15,6 +15,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 
 use crate::coding::{get_fixed32, get_varint32};
+use crate::cpu::{self, Term};
 use crate::error::{Error, Result};
 use crate::iter::InternalIterator;
 use crate::key::compare_internal;
@@ -271,6 +272,7 @@ impl InternalIterator for BlockIter {
     }
 
     fn seek(&mut self, target: &[u8]) {
+        cpu::count(Term::BlockSearch, 1);
         if self.err.is_some() {
             self.valid = false;
             return;

@@ -13,6 +13,7 @@ use std::cmp::Ordering;
 
 use super::block::Block;
 use super::filter::bloom_hash;
+use crate::cpu::{self, Term};
 use crate::error::{Error, Result};
 use crate::iter::InternalIterator;
 use crate::key::{compare_internal, user_key};
@@ -68,6 +69,7 @@ impl BlockKeys {
         self.last.clear();
         self.last.extend_from_slice(key);
         self.entries += 1;
+        cpu::count(Term::FilterKey, 1);
         self.hashes.push(bloom_hash(user_key(key)));
         true
     }

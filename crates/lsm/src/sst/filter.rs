@@ -17,6 +17,7 @@
 pub use bloom::{bloom_hash, bloom_may_match, leveldb_hash, BloomPolicy};
 
 use crate::coding::{get_fixed32, put_fixed32};
+use crate::cpu::{self, Term};
 
 /// log2 of the data-offset range one filter covers (2 KiB, as LevelDB).
 pub const FILTER_BASE_LG: u8 = 11;
@@ -51,6 +52,7 @@ impl FilterBlockBuilder {
     }
 
     pub fn add_key(&mut self, user_key: &[u8]) {
+        cpu::count(Term::FilterKey, 1);
         self.hashes.push(bloom_hash(user_key));
     }
 

@@ -13,6 +13,7 @@
 use bytes::Bytes;
 
 use crate::coding::{get_fixed32, get_fixed64, get_varint64, put_fixed32, put_fixed64, put_varint64};
+use crate::cpu::{self, Term};
 use crate::crc;
 use crate::error::{Error, Result};
 use storage::RandomAccessFile;
@@ -164,6 +165,8 @@ pub fn read_block(
         }
     };
     let wanted = len + BLOCK_TRAILER_SIZE;
+    cpu::count(Term::BlockRead, 1);
+    cpu::count(Term::ReadByte, wanted as u64);
     let (buf, mapped) = match file.read_shared(handle.offset, wanted) {
         Some(shared) => (shared, true),
         None => {

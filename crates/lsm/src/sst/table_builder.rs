@@ -41,6 +41,7 @@ use super::block_keys::BlockKeys;
 use super::filter::{BloomPolicy, FilterBlockBuilder, FILTER_META_KEY};
 use super::format::{append_trailer, round_up, BlockHandle, Footer, BLOCK_TRAILER_SIZE};
 use crate::coding::put_fixed64;
+use crate::cpu::{self, Term};
 use crate::error::{CloneProblem, Error, Result};
 use crate::key::{
     compare_internal, pack_tag, short_successor, shortest_separator, user_key, KIND_FOR_SEEK, MAX_SEQUENCE,
@@ -160,6 +161,7 @@ impl TableBuilder {
         }
         self.note_key(key);
         self.props.num_entries += 1;
+        cpu::count(Term::BlockByte, (key.len() + value.len()) as u64);
         self.data_block.add(key, value);
         if !self.opts.align_blocks && self.data_block.estimated_size() >= self.opts.block_size {
             self.flush_data_block()?;
@@ -244,6 +246,7 @@ impl TableBuilder {
         if self.data_block.is_empty() {
             return Ok(());
         }
+        cpu::count(Term::BlockBuilt, 1);
         let contents = self.data_block.finish().to_vec();
         let handle = self.write_block(&contents)?;
         self.props.num_data_blocks += 1;

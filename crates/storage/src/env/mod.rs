@@ -110,6 +110,14 @@ impl Env {
         }
     }
 
+    /// The calling lane computes for `ps` picoseconds, the time a host CPU model charges for its
+    /// work (see `flashsim::clock`); nothing on the wall clock, where computing takes real time.
+    pub fn compute(&self, ps: u64) {
+        if let Scheduler::Simulated(c) = &self.sched {
+            c.compute(ps);
+        }
+    }
+
     /// Locks `m`, a lock other lanes may need (see the module doc).
     pub fn lock<'a, T>(&self, m: &'a Mutex<T>) -> Guard<'a, T> {
         // The section is entered first and left last (field order), so the hand-over it owes

@@ -179,8 +179,14 @@ impl RemapCom {
         // A dropped first entry changes the block at once; only a kept one opens the buffer.
         if kept {
             self.keys.clear();
-            self.pending =
-                Some(Pending { input: i, block_index: src.block, handle: src.handle, block, first_value_len, buffered: 0 });
+            self.pending = Some(Pending {
+                input: i,
+                block_index: src.block,
+                handle: src.handle,
+                block,
+                first_value_len,
+                buffered: 0,
+            });
         }
         Ok(())
     }
@@ -280,7 +286,11 @@ impl CompactionObserver for RemapCom {
             if let Some(p) = self.pending.as_mut().filter(|p| p.input == i) {
                 p.buffered += 1;
                 if !self.keys.push(key) {
-                    return Err(Error::corruption(p.block.file(), p.block.offset(), "keys of a block are out of order"));
+                    return Err(Error::corruption(
+                        p.block.file(),
+                        p.block.offset(),
+                        "keys of a block are out of order",
+                    ));
                 }
                 if iter.position_in_block().1 {
                     return self.end_pending(out);

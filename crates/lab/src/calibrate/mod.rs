@@ -1,0 +1,373 @@
+//! `flashkv calibrate`: fits the host CPU cost model (`lsm::cpu`) on the machine it runs on.
+//!
+//! It runs db_bench shapes on the in-memory file system (wall clock: the CPU is real and nothing
+//! waits for a device), values from 100 B to 16 KiB, fills, overwrites, random and sequential
+//! reads and seeks, with and without Bloom filters, with a block cache that holds everything and
+//! with larger blocks, at two sizes, each run repeated (`--repeat`; the one with the least CPU is
+//! kept). Each run's CPU time (user + system, every thread of the process) is regressed on the
+//! work the engine counted in that run, term by term, with non-negative least squares ([`nnls`])
+//! weighted for relative error. Every third run is held out of the fit and predicted
+//! from it: the error printed is the model's on runs it has not seen.
+//!
+//! The result is a [`Calibration`] file: the coefficients as an experiment file's `[host]`
+//! section takes them, with the date, the machine and the fit's quality.
+
+pub mod nnls;
+
+use std::path::PathBuf;
+
+use lsm::cpu::{CpuCounts, CpuModel, Term};
+use serde::Serialize;
+use workload::ValueData;
+
+use crate::error::{LabError, Result};
+use crate::spec::host::{Calibration, FitInfo, HostCpu};
+use crate::spec::named::parser;
+use crate::spec::{Bytes, DeviceSpec, EngineSpec, FsKind, HostSpec, Named, RunSpec, WorkloadKind, WorkloadSpec};
+use crate::table::Table;
+
+#[derive(clap::Args, Debug, Clone)]
+pub struct CalibrateArgs {
+    /// Where to write the calibration (TOML: give it to `--cpu`, or copy its [host] section into
+    /// an experiment file).
+    #[arg(long, default_value = "calibration.toml")]
+    pub out: PathBuf,
+    /// Bytes of values each run writes (its fill; its reads visit as many keys); the runs are of two
+    /// sizes, this and 2.5 times this.
+    #[arg(long, default_value = "16MiB", value_parser = parser::<Bytes>)]
+    pub data: Bytes,
+    /// Runs each shape this many times and keeps the one that used the least CPU (the others were
+    /// slowed by what else the machine did).
+    #[arg(long, default_value_t = 2, value_parser = crate::input::positive_count)]
+    pub repeat: u64,
+    /// Print the calibration and every run as JSON instead of tables.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The value sizes calibrated over.
+const VALUE_SIZES: [usize; 5] = [100, 400, 1024, 4096, 16384];
+
+/// How a run shape departs from db_bench's defaults, so that more terms vary on their own: gets
+/// that search every SST they consult, or read no block, and blocks built for fewer bytes. (A
+/// memtable that holds a whole run was tried, to part inserts from their flushes' merges: its
+/// inserts cost up to five times more than in a 4 MiB memtable, a cost no linear model of the
+/// default engine should learn.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Tweak {
+    None,
+    /// No Bloom filter: every SST a get consults is searched.
+    NoFilter,
+    /// A block cache that holds everything: searches without reads.
+    AllCached,
+    /// 16 KiB data blocks: a quarter of the blocks for the same bytes.
+    BigBlocks,
+}
+
+/// The run shapes at each value size.
+const SHAPES: [(&str, Tweak); 9] = [
+    ("fillseq", Tweak::None),
+    ("fillrandom", Tweak::None),
+    ("fillrandom,overwrite", Tweak::None),
+    ("fillrandom,readrandom", Tweak::None),
+    ("fillrandom,readrandom", Tweak::NoFilter),
+    ("fillrandom,readrandom", Tweak::AllCached),
+    ("fillrandom,readseq", Tweak::None),
+    ("fillrandom,seekrandom", Tweak::None),
+    ("fillrandom,overwrite", Tweak::BigBlocks),
+];
+
+impl Tweak {
+    fn engine(self) -> EngineSpec {
+        let d = EngineSpec::default();
+        match self {
+            Tweak::None => d,
+            Tweak::NoFilter => EngineSpec { bloom_bits_per_key: Some(0), ..d },
+            Tweak::AllCached => EngineSpec { block_cache: Some(Bytes(1 << 30)), ..d },
+            Tweak::BigBlocks => EngineSpec { block_size: Some(Bytes(16 << 10)), ..d },
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            Tweak::None => "",
+            Tweak::NoFilter => ", no filter",
+            Tweak::AllCached => ", all cached",
+            Tweak::BigBlocks => ", 16 KiB blocks",
+        }
+    }
+}
+
+/// One measured run.
+#[derive(Clone, Debug, Serialize)]
+pub struct Sample {
+    pub label: String,
+    pub counts: CpuCounts,
+    pub cpu_s: f64,
+    /// The fit's prediction, and whether the run was held out.
+    pub predicted_s: f64,
+    pub held_out: bool,
+}
+
+/// What `calibrate` prints as JSON.
+#[derive(Serialize)]
+struct Report<'a> {
+    calibration: &'a Calibration,
+    samples: &'a [Sample],
+}
+
+/// The runs a calibration makes, labelled.
+pub fn points(data: u64) -> Result<Vec<(String, RunSpec)>> {
+    let mut out = Vec::new();
+    for (scale, label) in [(2u64, ""), (5, " x2.5")] {
+        for v in VALUE_SIZES {
+            // db_bench keys are 16 bytes.
+            let num = (data * scale / 2 / (v as u64 + 16)).max(100);
+            for (benchmarks, tweak) in SHAPES {
+                let kind = WorkloadKind::parse_name(benchmarks).map_err(|e| LabError::invalid("benchmarks", e.0))?;
+                let workload = WorkloadSpec {
+                    value_size: crate::spec::ValueSizeSpec::parse_name(&v.to_string())
+                        .map_err(|e| LabError::invalid("value_size", e.0))?,
+                    values: ValueData::Generated,
+                    ..WorkloadSpec::new(kind, num, num)
+                };
+                let engine = tweak.engine();
+                let device = DeviceSpec { fs: FsKind::Mem, ..DeviceSpec::default() };
+                let spec = RunSpec {
+                    host: HostSpec { cpu: HostCpu::Off, ..HostSpec::default() },
+                    ..RunSpec::new(engine, device, workload)
+                };
+                out.push((format!("{benchmarks} {v} B{}{label}", tweak.label()), spec));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The CPU time (user + system) this process has used, in seconds.
+fn process_cpu_s() -> f64 {
+    // SAFETY: getrusage writes the struct it is given and reads nothing else.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    tv(ru.ru_utime) + tv(ru.ru_stime)
+}
+
+/// Runs `spec` and measures its CPU time against the work it counted.
+fn measure(label: &str, spec: &RunSpec) -> Result<Sample> {
+    let before = process_cpu_s();
+    let (r, _) = crate::runner::run(spec, false)?;
+    let cpu_s = process_cpu_s() - before;
+    let h = r
+        .host_cpu
+        .ok_or_else(|| LabError::invalid("calibrate", format!("{label}: the run counted no host CPU work")))?;
+    let mut counts = h.foreground;
+    counts.add(&h.background);
+    Ok(Sample { label: label.to_string(), counts, cpu_s, predicted_s: 0.0, held_out: false })
+}
+
+/// A fitted model: coefficients in ns per unit.
+pub struct Fit {
+    pub model: CpuModel,
+}
+
+impl Fit {
+    /// Predicted CPU seconds of a run with `counts`.
+    pub fn predict(&self, counts: &CpuCounts) -> f64 {
+        Term::ALL.iter().map(|&t| self.model.get(t) * counts.get(t) as f64).sum::<f64>() / 1e9
+    }
+}
+
+/// Fits the model on `samples`: non-negative least squares, each run weighted by the inverse of
+/// its CPU time, so that the fit minimises relative errors (a run of seconds would otherwise
+/// outweigh a hundred runs of milliseconds). No per-run constant: what a run does besides the
+/// counted work (opening a database, its threads) is small and is not charged in simulation.
+pub fn fit(samples: &[&Sample]) -> Fit {
+    let weight = |s: &Sample| 1.0 / (s.cpu_s * 1e9).max(1.0);
+    let rows: Vec<Vec<f64>> =
+        samples.iter().map(|s| Term::ALL.iter().map(|&t| s.counts.get(t) as f64 * weight(s)).collect()).collect();
+    let y: Vec<f64> = samples.iter().map(|s| s.cpu_s * 1e9 * weight(s)).collect();
+    let x = nnls::nnls(&rows, &y);
+    let mut model = CpuModel::default();
+    for (i, t) in Term::ALL.into_iter().enumerate() {
+        model.set(t, x[i]);
+    }
+    Fit { model }
+}
+
+/// R squared of `fit` over `samples`.
+fn r_squared(fit: &Fit, samples: &[&Sample]) -> f64 {
+    let mean = samples.iter().map(|s| s.cpu_s).sum::<f64>() / samples.len().max(1) as f64;
+    let total: f64 = samples.iter().map(|s| (s.cpu_s - mean).powi(2)).sum();
+    let residual: f64 = samples.iter().map(|s| (s.cpu_s - fit.predict(&s.counts)).powi(2)).sum();
+    if total > 0.0 {
+        1.0 - residual / total
+    } else {
+        0.0
+    }
+}
+
+/// Today as YYYY-MM-DD (UTC), from the system clock.
+fn today() -> String {
+    let days = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() / 86_400);
+    // Howard Hinnant's civil_from_days.
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// The machine: its CPU model and cores (from /proc/cpuinfo where there is one: the machine's,
+/// not the ones this process may use).
+fn machine() -> String {
+    let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let model = info
+        .lines()
+        .find(|l| l.starts_with("model name"))
+        .and_then(|l| l.split(':').nth(1))
+        .map_or_else(|| std::env::consts::ARCH.to_string(), |m| m.trim().to_string());
+    let cores = match info.lines().filter(|l| l.starts_with("processor")).count() {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    };
+    format!("{model}, {cores} cores")
+}
+
+/// `flashkv calibrate`.
+pub fn run(args: &CalibrateArgs, progress: bool) -> Result<()> {
+    let points = points(args.data.0)?;
+    let mut samples = Vec::with_capacity(points.len());
+    for (i, (label, spec)) in points.iter().enumerate() {
+        let mut s = measure(label, spec)?;
+        for _ in 1..args.repeat {
+            let again = measure(label, spec)?;
+            if again.cpu_s < s.cpu_s {
+                s = again;
+            }
+        }
+        // Every third run is held out of the fit, rotating with the value size so that each shape
+        // is fitted at some sizes and predicted at others.
+        s.held_out = (i + i / SHAPES.len()) % 3 == 2;
+        if progress || !args.json {
+            eprintln!("[{}/{}] {label}: {:.3} s of CPU", i + 1, points.len(), s.cpu_s);
+        }
+        samples.push(s);
+    }
+    let fitted: Vec<&Sample> = samples.iter().filter(|s| !s.held_out).collect();
+    let f = fit(&fitted);
+    let (r2, runs) = (r_squared(&f, &fitted), fitted.len());
+    for s in &mut samples {
+        s.predicted_s = f.predict(&s.counts);
+    }
+    let errors: Vec<f64> =
+        samples.iter().filter(|s| s.held_out).map(|s| (s.predicted_s - s.cpu_s).abs() / s.cpu_s.max(1e-9)).collect();
+    let info = FitInfo {
+        date: today(),
+        machine: machine(),
+        runs,
+        held_out: errors.len(),
+        r_squared: r2,
+        held_out_error_mean: errors.iter().sum::<f64>() / errors.len().max(1) as f64,
+        held_out_error_max: errors.iter().copied().fold(0.0, f64::max),
+    };
+    let calibration = Calibration::new(info, f.model);
+    std::fs::write(&args.out, calibration.to_toml())
+        .map_err(|e| LabError::invalid("out", format!("cannot write {}: {e}", args.out.display())))?;
+    if args.json {
+        let report = Report { calibration: &calibration, samples: &samples };
+        println!("{}", serde_json::to_string_pretty(&report).map_err(|e| LabError::invalid("json", e.to_string()))?);
+        return Ok(());
+    }
+    print!("{}", render(&calibration, &samples));
+    println!("written: {}", args.out.display());
+    Ok(())
+}
+
+/// The coefficients, the fit and the held-out runs as tables.
+pub fn render(c: &Calibration, samples: &[Sample]) -> String {
+    let fitted_cpu: f64 = samples.iter().filter(|s| !s.held_out).map(|s| s.cpu_s).sum();
+    let mut t = Table::new(&["term", "ns per unit", "share of the fitted runs' CPU"]);
+    for term in Term::ALL {
+        let used: f64 = samples.iter().filter(|s| !s.held_out).map(|s| s.counts.get(term) as f64).sum::<f64>()
+            * c.model().get(term);
+        t.row(vec![
+            term.name().into(),
+            format!("{:.3}", c.model().get(term)),
+            format!("{:.1} %", 100.0 * used / 1e9 / fitted_cpu.max(1e-9)),
+        ]);
+    }
+    let i = &c.calibration;
+    let mut out = format!("host CPU cost model, {} on {}\n\n{}", i.date, i.machine, t.render());
+    out.push_str(&format!("\nfit: {} runs, R² {:.4}\n\n", i.runs, i.r_squared));
+    let mut h = Table::new(&["held-out run", "measured s", "predicted s", "error"]);
+    for s in samples.iter().filter(|s| s.held_out) {
+        h.row(vec![
+            s.label.clone(),
+            format!("{:.3}", s.cpu_s),
+            format!("{:.3}", s.predicted_s),
+            format!("{:+.1} %", 100.0 * (s.predicted_s - s.cpu_s) / s.cpu_s.max(1e-9)),
+        ]);
+    }
+    out.push_str(&h.render());
+    out.push_str(&format!(
+        "\nheld-out error: {:.1} % mean, {:.1} % max over {} runs\n",
+        100.0 * i.held_out_error_mean,
+        100.0 * i.held_out_error_max,
+        i.held_out
+    ));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_calibration_runs_cover_every_term_in_memory() {
+        let p = points(1 << 20).unwrap();
+        assert_eq!(p.len(), 2 * VALUE_SIZES.len() * SHAPES.len());
+        for (label, spec) in &p {
+            assert_eq!(spec.device.fs, FsKind::Mem, "{label}");
+            spec.plan().unwrap();
+        }
+    }
+
+    #[test]
+    fn today_is_a_date() {
+        let d = today();
+        assert_eq!(d.len(), 10);
+        assert!(d.starts_with("20"), "{d}");
+    }
+
+    /// A fit recovers the costs of synthetic runs whose CPU is exactly a known model's, and the
+    /// prediction of a run is its counts times the coefficients.
+    #[test]
+    fn a_fit_recovers_a_known_model() {
+        let mut truth = CpuModel::default();
+        for (i, t) in Term::ALL.into_iter().enumerate() {
+            truth.set(t, 1.0 + 10.0 * i as f64);
+        }
+        let samples: Vec<Sample> = (0..60u64)
+            .map(|i| {
+                let mut c = CpuCounts::default();
+                for (j, t) in Term::ALL.into_iter().enumerate() {
+                    c.set(t, 1000 + (i * 7919 + j as u64 * 104_729) % 50_000 * (j as u64 + 1));
+                }
+                let cpu_s = truth.cost_ps(&c) as f64 / 1e12;
+                Sample { label: format!("s{i}"), counts: c, cpu_s, predicted_s: 0.0, held_out: false }
+            })
+            .collect();
+        let refs: Vec<&Sample> = samples.iter().collect();
+        let f = fit(&refs);
+        for t in Term::ALL {
+            assert!((f.model.get(t) - truth.get(t)).abs() < 1e-3 * truth.get(t), "{}: {:?}", t.name(), f.model);
+        }
+        assert!(r_squared(&f, &refs) > 0.999_999);
+    }
+}
