@@ -16,6 +16,7 @@ use crate::publish;
 use crate::report::model::{Cell, ResultSet, ResultTable};
 use crate::result::{RunResult, Timing};
 use crate::run_cache::RunCache;
+use crate::spec::host::HostCpu;
 use crate::spec::named::parser;
 use crate::spec::{RunSpec, Store};
 
@@ -42,6 +43,11 @@ pub struct ReproArgs {
     /// bench: femu, ssdsim, seed004, or READ/PROGRAM/ERASE/TRANSFER-PER-BYTE.
     #[arg(long, value_parser = parser::<flashsim::Timing>)]
     pub timing: Option<flashsim::Timing>,
+    /// The host CPU cost model of the engine's runs, as `--cpu` of bench: calibrated (the default),
+    /// off (flash time alone), or a file `flashkv calibrate` wrote. Key-value SSD runs have no host
+    /// engine and keep none.
+    #[arg(long, value_parser = parser::<HostCpu>)]
+    pub cpu: Option<HostCpu>,
     /// The result folder (default: results/repro-NAME-SCALE). Finished runs are kept in its
     /// `runs/` folder: a repro interrupted and started again resumes where it stopped.
     #[arg(long)]
@@ -92,13 +98,15 @@ fn registry() -> [&'static dyn Repro; 5] {
     [&remapcom::RemapCom, &remapcom_xfs::RemapComXfs, &zns_ll::ZnsLl, &plsc::PlscRepro, &kvftl::KvftlRepro]
 }
 
-/// What a repro runs with: its scale, where devices keep their pages, the parts asked for, and a
-/// NAND timing when the repro takes one.
+/// What a repro runs with: its scale, where devices keep their pages, the parts asked for, a NAND
+/// timing when the repro takes one, and the host CPU model of its engine runs (`None`: each
+/// run's own, the default model).
 pub struct Context {
     pub scale: Scale,
     pub store: Store,
     pub only: Option<Vec<String>>,
     pub timing: Option<flashsim::Timing>,
+    pub cpu: Option<HostCpu>,
 }
 
 impl Context {
@@ -171,7 +179,12 @@ impl Runs {
 /// Runs `repro` with `runner` and assembles its result set: the report, the runs' JSON in plan
 /// order (each with its labels), and a table of the failed runs.
 pub fn reproduce(repro: &dyn Repro, c: &Context, runner: &Runner) -> Result<(ResultSet, Vec<Timing>)> {
-    let planned = repro.runs(c)?;
+    let mut planned = repro.runs(c)?;
+    if let Some(cpu) = &c.cpu {
+        for run in planned.iter_mut().filter(|r| !r.spec.engine.is_kv_ssd()) {
+            run.spec.host.cpu = cpu.clone();
+        }
+    }
     let specs: Vec<(String, RunSpec)> = planned.iter().map(|r| (r.key.clone(), r.spec.clone())).collect();
     let outcomes = runner.run_many(&specs, 0)?;
     let mut runs = Runs { results: BTreeMap::new(), failed: BTreeMap::new() };
@@ -196,6 +209,8 @@ pub fn reproduce(repro: &dyn Repro, c: &Context, runner: &Runner) -> Result<(Res
         }
     }
     let mut set = ResultSet { title: repro.title().to_string(), ..repro.report(c, &runs)? };
+    let finished: Vec<RunResult> = runs.results.values().cloned().collect();
+    set.notes.extend(crate::result::host_cpu_notes(&finished));
     set.runs = json;
     report_failures(&mut set, failed);
     Ok((set, timings))
@@ -274,6 +289,7 @@ pub fn run(a: &ReproArgs) -> Result<()> {
         store: a.store.clone(),
         only,
         timing: a.timing.clone(),
+        cpu: a.cpu.clone(),
     };
     // A folder of another result set is refused now, not after the runs.
     crate::report::check_folder(&out, repro.title())?;

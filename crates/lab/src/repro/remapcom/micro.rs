@@ -464,6 +464,7 @@ mod tests {
             store: Default::default(),
             only: None,
             timing: None,
+            cpu: None,
         };
         let runs = runs(&c);
         let fixed = |v| ValueSizeSpec::Bytes(ValueSize::Fixed(v));

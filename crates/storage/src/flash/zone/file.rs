@@ -36,8 +36,18 @@ fn write_buffer(st: &mut St, clock: &SimClock, ino: u64, path: &str, pad: bool) 
     let padding = (data.len() - bytes) as u64;
     let hint = i.hint;
     let (written, r) = st.write_file_pages(clock, ino, hint, &data, bytes as u64, path);
+    let chunk = st.place.chunk_pages * ps;
     let i = st.inode(ino, "append", path)?;
     i.buf.drain(..written as usize);
+    // Memory: a write-back can hand over a whole file at once, and every live file kept its
+    // buffer's largest size (at the paper's scale, thousands of SSTs held 2 MiB each, 18 GB). A
+    // synced file gives its buffer back (an SST is not appended to after its sync); any other keeps
+    // at most a chunk, what the handles' appends fill before they write.
+    if pad && i.buf.is_empty() {
+        i.buf = Vec::new();
+    } else {
+        i.buf.shrink_to(chunk.max(i.buf.len()));
+    }
     i.pending = i.pending.max(*r.as_ref().unwrap_or(&0));
     if written == bytes as u64 {
         st.place.counters.padding_bytes += padding;
