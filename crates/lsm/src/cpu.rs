@@ -90,13 +90,18 @@ macro_rules! terms {
 }
 
 /// The number of cost terms.
-pub const TERMS: usize = 13;
+pub const TERMS: usize = 15;
 
 terms! {
     /// An entry written: its memtable insert (the skiplist search), its share of the WAL record and
     /// the writer's locks. (Per batch and per entry are one term: the workloads write one entry
     /// per batch, so a calibration could not tell them apart.)
     Insert => insert,
+    /// A node a memtable search steps to (an insert's, a get's, a seek's), or a walk in key order
+    /// (a flush's, an iterator's) steps to when it is not the node inserted right after the one
+    /// before: each is about a memory latency. Keys inserted in order are appended (no search)
+    /// and walked in memory order (no jump).
+    MemtableStep => memtable_step,
     /// A byte of a write batch: encoded, checksummed into the WAL, copied into the memtable.
     WriteByte => write_byte,
     /// A get: the memtables' lookups and the version's.
@@ -113,7 +118,10 @@ terms! {
     BlockRead => block_read,
     /// A byte of such a block.
     ReadByte => read_byte,
-    /// An entry passed through a flush's or a compaction's merge.
+    /// An entry written by a flush (taken from the memtable, appended to a table).
+    KeyFlushed => key_flushed,
+    /// An entry passed through a compaction's merge (parsed from its input block, compared,
+    /// dropped or appended to a table).
     KeyMerged => key_merged,
     /// A data block built: closed, checksummed, indexed.
     BlockBuilt => block_built,

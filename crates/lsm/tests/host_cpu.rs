@@ -88,13 +88,23 @@ fn each_lane_is_charged_its_counts_times_the_model() {
     let r = run(Some(m), 8_000, 2_000, 64 << 10);
     let (fg, bg) = (&r.stats.cpu_foreground, &r.stats.cpu_background);
     // Every term the workload exercises was counted, on the lane that does it.
-    for t in [Term::WriteByte, Term::Insert, Term::Get, Term::TableProbe, Term::BlockSearch, Term::Seek] {
+    for t in
+        [Term::WriteByte, Term::Insert, Term::MemtableStep, Term::Get, Term::TableProbe, Term::BlockSearch, Term::Seek]
+    {
         assert!(fg.get(t) > 0, "foreground {}: {fg:?}", t.name());
     }
     assert_eq!(fg.next, 500);
     assert_eq!(fg.insert, 8_000);
     assert_eq!(fg.get, 2_000);
-    for t in [Term::KeyMerged, Term::BlockBuilt, Term::BlockByte, Term::FilterKey, Term::BlockRead, Term::ReadByte] {
+    for t in [
+        Term::KeyFlushed,
+        Term::KeyMerged,
+        Term::BlockBuilt,
+        Term::BlockByte,
+        Term::FilterKey,
+        Term::BlockRead,
+        Term::ReadByte,
+    ] {
         assert!(bg.get(t) > 0, "background {}: {bg:?}", t.name());
     }
     assert_eq!(bg.write_byte + bg.get + bg.insert, 0, "a job does no user operation: {bg:?}");
@@ -134,6 +144,7 @@ fn realistic() -> CpuModel {
         (Term::ReadByte, 0.3),
         (Term::WriteByte, 1.0),
         (Term::Insert, 1400.0),
+        (Term::KeyFlushed, 150.0),
         (Term::KeyMerged, 200.0),
         (Term::BlockByte, 1.0),
         (Term::BlockBuilt, 2000.0),
@@ -182,4 +193,25 @@ fn lanes_that_share_one_core_wait_for_it() {
     let (fg, bg) = (clock.spent(Lane::Foreground), clock.spent(Lane::Background));
     assert!(fg.cpu_queue_ns > 0, "the writer waited for the compactions' core: {fg:?}");
     assert!(bg.cpu_queue_ns > 0, "the compactions waited for the writer's core: {bg:?}");
+}
+
+/// Without a model (a calibration's runs, or any wall-clock run) an iterator's steps are not
+/// charged as they go; `stats` is a charge point of its own, so the counts it returns hold the
+/// steps of an iterator that is still open.
+#[test]
+fn stats_hold_the_steps_of_an_open_iterator() {
+    let env = storage::Env::new(Arc::new(storage::MemFs::new()));
+    let db = Db::open(env, "db", Options { create_if_missing: true, ..Options::default() }).unwrap();
+    for i in 0..1_000u64 {
+        db.put(&WriteOptions::default(), &key(i), b"value").unwrap();
+    }
+    let mut it = db.iter(&ReadOptions::default()).unwrap();
+    it.seek(&key(100));
+    for _ in 0..700 {
+        it.next();
+    }
+    let s = db.stats();
+    assert_eq!((s.cpu_foreground.seek, s.cpu_foreground.next), (1, 700));
+    drop(it);
+    assert_eq!(db.stats().cpu_foreground.next, 700, "the steps are counted once");
 }

@@ -3,11 +3,14 @@
 //! It runs db_bench shapes on the in-memory file system (wall clock: the CPU is real and nothing
 //! waits for a device), values from 100 B to 16 KiB, fills, overwrites, random and sequential
 //! reads and seeks, with and without Bloom filters, with a block cache that holds everything and
-//! with larger blocks, at two sizes, each run repeated (`--repeat`; the one with the least CPU is
-//! kept). Each run's CPU time (user + system, every thread of the process) is regressed on the
-//! work the engine counted in that run, term by term, with non-negative least squares ([`nnls`])
-//! weighted for relative error. Every third run is held out of the fit and predicted
-//! from it: the error printed is the model's on runs it has not seen.
+//! with larger blocks, at two sizes, in `--repeat` passes. Each run's two lanes are measured apart:
+//! the foreground's CPU time is the calling thread's (the runner runs the workload on it), the
+//! background's the rest of the process's (the engine's worker), each lane keeping its least CPU
+//! over the passes. Each lane's CPU is regressed on the work the engine counted on that lane, term
+//! by term, with non-negative least squares ([`nnls`]) weighted for relative error, so the fit
+//! sees the lanes as simulation charges them. Every third run is held out of the fit and
+//! predicted from it: the errors printed (per run and per lane) are the model's on runs it has
+//! not seen.
 //!
 //! The result is a [`Calibration`] file: the coefficients as an experiment file's `[host]`
 //! section takes them, with the date, the machine and the fit's quality.
@@ -34,11 +37,11 @@ pub struct CalibrateArgs {
     pub out: PathBuf,
     /// Bytes of values each run writes (its fill; its reads visit as many keys); the runs are of two
     /// sizes, this and 2.5 times this.
-    #[arg(long, default_value = "16MiB", value_parser = parser::<Bytes>)]
+    #[arg(long, default_value = "64MiB", value_parser = parser::<Bytes>)]
     pub data: Bytes,
-    /// Runs each shape this many times and keeps the one that used the least CPU (the others were
-    /// slowed by what else the machine did).
-    #[arg(long, default_value_t = 2, value_parser = crate::input::positive_count)]
+    /// Runs every shape this many times, in passes over all of them, and keeps for each lane the
+    /// run that used the least CPU (the others were slowed by what else the machine did).
+    #[arg(long, default_value_t = 3, value_parser = crate::input::positive_count)]
     pub repeat: u64,
     /// Print the calibration and every run as JSON instead of tables.
     #[arg(long)]
@@ -98,15 +101,40 @@ impl Tweak {
     }
 }
 
-/// One measured run.
+/// One lane of a measured run: the work it counted and the CPU it took.
+#[derive(Clone, Debug, Serialize)]
+pub struct LaneSample {
+    pub counts: CpuCounts,
+    pub cpu_s: f64,
+    /// The fit's prediction.
+    pub predicted_s: f64,
+}
+
+/// One measured run: its foreground (the calling thread: the workload's operations) and its
+/// background (the engine's worker: flushes and compactions), measured apart so that the fit sees
+/// each lane's work against that lane's CPU, as simulation charges it.
 #[derive(Clone, Debug, Serialize)]
 pub struct Sample {
     pub label: String,
-    pub counts: CpuCounts,
-    pub cpu_s: f64,
-    /// The fit's prediction, and whether the run was held out.
-    pub predicted_s: f64,
+    pub foreground: LaneSample,
+    pub background: LaneSample,
+    /// Held out of the fit, to test it.
     pub held_out: bool,
+}
+
+impl Sample {
+    pub fn lanes(&self) -> [&LaneSample; 2] {
+        [&self.foreground, &self.background]
+    }
+
+    /// The run's CPU, measured and predicted.
+    pub fn cpu_s(&self) -> f64 {
+        self.foreground.cpu_s + self.background.cpu_s
+    }
+
+    pub fn predicted_s(&self) -> f64 {
+        self.foreground.predicted_s + self.background.predicted_s
+    }
 }
 
 /// What `calibrate` prints as JSON.
@@ -144,26 +172,32 @@ pub fn points(data: u64) -> Result<Vec<(String, RunSpec)>> {
     Ok(out)
 }
 
-/// The CPU time (user + system) this process has used, in seconds.
-fn process_cpu_s() -> f64 {
-    // SAFETY: getrusage writes the struct it is given and reads nothing else.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
-    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-    tv(ru.ru_utime) + tv(ru.ru_stime)
+/// CPU seconds (user + system) of `clock`: the process's or the calling thread's.
+fn cpu_s(clock: libc::clockid_t) -> f64 {
+    // SAFETY: clock_gettime writes the struct it is given and reads nothing else.
+    let mut ts: libc::timespec = unsafe { std::mem::zeroed() };
+    unsafe { libc::clock_gettime(clock, &mut ts) };
+    ts.tv_sec as f64 + ts.tv_nsec as f64 / 1e9
 }
 
-/// Runs `spec` and measures its CPU time against the work it counted.
+/// Runs `spec` and measures each lane's CPU time against the work it counted. The runner runs the
+/// workload on this thread, so the foreground's CPU is this thread's; the background's is the rest
+/// of the process's (on the in-memory file system the engine's worker is the only other thread).
 fn measure(label: &str, spec: &RunSpec) -> Result<Sample> {
-    let before = process_cpu_s();
+    let (process, thread) = (cpu_s(libc::CLOCK_PROCESS_CPUTIME_ID), cpu_s(libc::CLOCK_THREAD_CPUTIME_ID));
     let (r, _) = crate::runner::run(spec, false)?;
-    let cpu_s = process_cpu_s() - before;
+    let fg_s = cpu_s(libc::CLOCK_THREAD_CPUTIME_ID) - thread;
+    let bg_s = (cpu_s(libc::CLOCK_PROCESS_CPUTIME_ID) - process - fg_s).max(0.0);
     let h = r
         .host_cpu
         .ok_or_else(|| LabError::invalid("calibrate", format!("{label}: the run counted no host CPU work")))?;
-    let mut counts = h.foreground;
-    counts.add(&h.background);
-    Ok(Sample { label: label.to_string(), counts, cpu_s, predicted_s: 0.0, held_out: false })
+    let lane = |counts: CpuCounts, cpu_s: f64| LaneSample { counts, cpu_s, predicted_s: 0.0 };
+    Ok(Sample {
+        label: label.to_string(),
+        foreground: lane(h.foreground, fg_s),
+        background: lane(h.background, bg_s),
+        held_out: false,
+    })
 }
 
 /// A fitted model: coefficients in ns per unit.
@@ -172,21 +206,27 @@ pub struct Fit {
 }
 
 impl Fit {
-    /// Predicted CPU seconds of a run with `counts`.
+    /// Predicted CPU seconds of work `counts`.
     pub fn predict(&self, counts: &CpuCounts) -> f64 {
         Term::ALL.iter().map(|&t| self.model.get(t) * counts.get(t) as f64).sum::<f64>() / 1e9
     }
 }
 
-/// Fits the model on `samples`: non-negative least squares, each run weighted by the inverse of
-/// its CPU time, so that the fit minimises relative errors (a run of seconds would otherwise
-/// outweigh a hundred runs of milliseconds). No per-run constant: what a run does besides the
-/// counted work (opening a database, its threads) is small and is not charged in simulation.
+/// A lane's CPU under which its relative error is not weighed more: a lane that did almost
+/// nothing (the background of a run that never compacts) would otherwise weigh its noise most.
+const FLOOR_S: f64 = 0.01;
+
+/// Fits the model on `samples`' lanes, each lane of each run one equation: non-negative least
+/// squares, each equation weighted by the inverse of its CPU time, so that the fit minimises
+/// relative errors (a run of seconds would otherwise outweigh a hundred runs of milliseconds). No
+/// per-run constant: what a run does besides the counted work (opening a database, its threads)
+/// is small and is not charged in simulation.
 pub fn fit(samples: &[&Sample]) -> Fit {
-    let weight = |s: &Sample| 1.0 / (s.cpu_s * 1e9).max(1.0);
+    let lanes: Vec<&LaneSample> = samples.iter().flat_map(|s| s.lanes()).collect();
+    let weight = |l: &LaneSample| 1.0 / (l.cpu_s.max(FLOOR_S) * 1e9);
     let rows: Vec<Vec<f64>> =
-        samples.iter().map(|s| Term::ALL.iter().map(|&t| s.counts.get(t) as f64 * weight(s)).collect()).collect();
-    let y: Vec<f64> = samples.iter().map(|s| s.cpu_s * 1e9 * weight(s)).collect();
+        lanes.iter().map(|l| Term::ALL.iter().map(|&t| l.counts.get(t) as f64 * weight(l)).collect()).collect();
+    let y: Vec<f64> = lanes.iter().map(|l| l.cpu_s * 1e9 * weight(l)).collect();
     let x = nnls::nnls(&rows, &y);
     let mut model = CpuModel::default();
     for (i, t) in Term::ALL.into_iter().enumerate() {
@@ -195,16 +235,27 @@ pub fn fit(samples: &[&Sample]) -> Fit {
     Fit { model }
 }
 
-/// R squared of `fit` over `samples`.
+/// R squared of `fit` over `samples`' lanes.
 fn r_squared(fit: &Fit, samples: &[&Sample]) -> f64 {
-    let mean = samples.iter().map(|s| s.cpu_s).sum::<f64>() / samples.len().max(1) as f64;
-    let total: f64 = samples.iter().map(|s| (s.cpu_s - mean).powi(2)).sum();
-    let residual: f64 = samples.iter().map(|s| (s.cpu_s - fit.predict(&s.counts)).powi(2)).sum();
+    let lanes: Vec<&LaneSample> = samples.iter().flat_map(|s| s.lanes()).collect();
+    let mean = lanes.iter().map(|l| l.cpu_s).sum::<f64>() / lanes.len().max(1) as f64;
+    let total: f64 = lanes.iter().map(|l| (l.cpu_s - mean).powi(2)).sum();
+    let residual: f64 = lanes.iter().map(|l| (l.cpu_s - fit.predict(&l.counts)).powi(2)).sum();
     if total > 0.0 {
         1.0 - residual / total
     } else {
         0.0
     }
+}
+
+/// |predicted - measured| / measured.
+fn error(predicted: f64, measured: f64) -> f64 {
+    (predicted - measured).abs() / measured.max(1e-9)
+}
+
+/// Mean and largest of `errors`.
+fn mean_max(errors: &[f64]) -> (f64, f64) {
+    (errors.iter().sum::<f64>() / errors.len().max(1) as f64, errors.iter().copied().fold(0.0, f64::max))
 }
 
 /// Today as YYYY-MM-DD (UTC), from the system clock.
@@ -242,39 +293,70 @@ fn machine() -> String {
 /// `flashkv calibrate`.
 pub fn run(args: &CalibrateArgs, progress: bool) -> Result<()> {
     let points = points(args.data.0)?;
-    let mut samples = Vec::with_capacity(points.len());
-    for (i, (label, spec)) in points.iter().enumerate() {
-        let mut s = measure(label, spec)?;
-        for _ in 1..args.repeat {
-            let again = measure(label, spec)?;
-            if again.cpu_s < s.cpu_s {
-                s = again;
+    let mut samples: Vec<Sample> = Vec::with_capacity(points.len());
+    // The repeats are passes over every shape rather than runs back to back: a shared machine's
+    // slow spells last seconds to minutes, so a shape's runs are spread over the calibration.
+    // Each lane keeps the run in which it used the least CPU (with that run's counts: a lane's
+    // work and its CPU stay one observation).
+    for pass in 0..args.repeat {
+        for (i, (label, spec)) in points.iter().enumerate() {
+            let s = measure(label, spec)?;
+            if progress || !args.json {
+                eprintln!(
+                    "[pass {}/{}, {}/{}] {label}: {:.3} s of CPU",
+                    pass + 1,
+                    args.repeat,
+                    i + 1,
+                    points.len(),
+                    s.cpu_s()
+                );
+            }
+            match samples.get_mut(i) {
+                None => samples.push(s),
+                Some(kept) => {
+                    if s.foreground.cpu_s < kept.foreground.cpu_s {
+                        kept.foreground = s.foreground;
+                    }
+                    if s.background.cpu_s < kept.background.cpu_s {
+                        kept.background = s.background;
+                    }
+                }
             }
         }
+    }
+    for (i, s) in samples.iter_mut().enumerate() {
         // Every third run is held out of the fit, rotating with the value size so that each shape
         // is fitted at some sizes and predicted at others.
         s.held_out = (i + i / SHAPES.len()) % 3 == 2;
-        if progress || !args.json {
-            eprintln!("[{}/{}] {label}: {:.3} s of CPU", i + 1, points.len(), s.cpu_s);
-        }
-        samples.push(s);
     }
     let fitted: Vec<&Sample> = samples.iter().filter(|s| !s.held_out).collect();
     let f = fit(&fitted);
     let (r2, runs) = (r_squared(&f, &fitted), fitted.len());
     for s in &mut samples {
-        s.predicted_s = f.predict(&s.counts);
+        for l in [&mut s.foreground, &mut s.background] {
+            l.predicted_s = f.predict(&l.counts);
+        }
     }
-    let errors: Vec<f64> =
-        samples.iter().filter(|s| s.held_out).map(|s| (s.predicted_s - s.cpu_s).abs() / s.cpu_s.max(1e-9)).collect();
+    let held_out: Vec<&Sample> = samples.iter().filter(|s| s.held_out).collect();
+    let run_errors: Vec<f64> = held_out.iter().map(|s| error(s.predicted_s(), s.cpu_s())).collect();
+    // A lane is judged where it did work worth measuring (see FLOOR_S).
+    let lane_errors: Vec<f64> = held_out
+        .iter()
+        .flat_map(|s| s.lanes())
+        .filter(|l| l.cpu_s >= FLOOR_S)
+        .map(|l| error(l.predicted_s, l.cpu_s))
+        .collect();
+    let ((mean, max), (lane_mean, lane_max)) = (mean_max(&run_errors), mean_max(&lane_errors));
     let info = FitInfo {
         date: today(),
         machine: machine(),
         runs,
-        held_out: errors.len(),
+        held_out: run_errors.len(),
         r_squared: r2,
-        held_out_error_mean: errors.iter().sum::<f64>() / errors.len().max(1) as f64,
-        held_out_error_max: errors.iter().copied().fold(0.0, f64::max),
+        held_out_error_mean: mean,
+        held_out_error_max: max,
+        held_out_lane_error_mean: lane_mean,
+        held_out_lane_error_max: lane_max,
     };
     let calibration = Calibration::new(info, f.model);
     std::fs::write(&args.out, calibration.to_toml())
@@ -291,35 +373,54 @@ pub fn run(args: &CalibrateArgs, progress: bool) -> Result<()> {
 
 /// The coefficients, the fit and the held-out runs as tables.
 pub fn render(c: &Calibration, samples: &[Sample]) -> String {
-    let fitted_cpu: f64 = samples.iter().filter(|s| !s.held_out).map(|s| s.cpu_s).sum();
+    let fitted: Vec<&Sample> = samples.iter().filter(|s| !s.held_out).collect();
+    let fitted_cpu: f64 = fitted.iter().map(|s| s.cpu_s()).sum();
     let mut t = Table::new(&["term", "ns per unit", "share of the fitted runs' CPU"]);
     for term in Term::ALL {
-        let used: f64 = samples.iter().filter(|s| !s.held_out).map(|s| s.counts.get(term) as f64).sum::<f64>()
-            * c.model().get(term);
+        let units: f64 = fitted.iter().flat_map(|s| s.lanes()).map(|l| l.counts.get(term) as f64).sum();
         t.row(vec![
             term.name().into(),
             format!("{:.3}", c.model().get(term)),
-            format!("{:.1} %", 100.0 * used / 1e9 / fitted_cpu.max(1e-9)),
+            format!("{:.1} %", 100.0 * units * c.model().get(term) / 1e9 / fitted_cpu.max(1e-9)),
         ]);
     }
     let i = &c.calibration;
     let mut out = format!("host CPU cost model, {} on {}\n\n{}", i.date, i.machine, t.render());
-    out.push_str(&format!("\nfit: {} runs, R² {:.4}\n\n", i.runs, i.r_squared));
-    let mut h = Table::new(&["held-out run", "measured s", "predicted s", "error"]);
+    out.push_str(&format!("\nfit: {} runs (a foreground and a background each), R² {:.4}\n\n", i.runs, i.r_squared));
+    let pct = |p: f64, m: f64| format!("{:+.1} %", 100.0 * (p - m) / m.max(1e-9));
+    let mut h = Table::new(&[
+        "held-out run",
+        "measured s",
+        "predicted s",
+        "error",
+        "foreground s",
+        "error",
+        "background s",
+        "error",
+    ]);
     for s in samples.iter().filter(|s| s.held_out) {
+        let (f, b) = (&s.foreground, &s.background);
         h.row(vec![
             s.label.clone(),
-            format!("{:.3}", s.cpu_s),
-            format!("{:.3}", s.predicted_s),
-            format!("{:+.1} %", 100.0 * (s.predicted_s - s.cpu_s) / s.cpu_s.max(1e-9)),
+            format!("{:.3}", s.cpu_s()),
+            format!("{:.3}", s.predicted_s()),
+            pct(s.predicted_s(), s.cpu_s()),
+            format!("{:.3}", f.cpu_s),
+            pct(f.predicted_s, f.cpu_s),
+            format!("{:.3}", b.cpu_s),
+            pct(b.predicted_s, b.cpu_s),
         ]);
     }
     out.push_str(&h.render());
     out.push_str(&format!(
-        "\nheld-out error: {:.1} % mean, {:.1} % max over {} runs\n",
+        "\nheld-out error: {:.1} % mean, {:.1} % max over {} runs; per lane (of at least {} ms of CPU) {:.1} % mean, \
+         {:.1} % max\n",
         100.0 * i.held_out_error_mean,
         100.0 * i.held_out_error_max,
-        i.held_out
+        i.held_out,
+        FLOOR_S * 1e3,
+        100.0 * i.held_out_lane_error_mean,
+        100.0 * i.held_out_lane_error_max,
     ));
     out
 }
@@ -359,8 +460,12 @@ mod tests {
                 for (j, t) in Term::ALL.into_iter().enumerate() {
                     c.set(t, 1000 + (i * 7919 + j as u64 * 104_729) % 50_000 * (j as u64 + 1));
                 }
-                let cpu_s = truth.cost_ps(&c) as f64 / 1e12;
-                Sample { label: format!("s{i}"), counts: c, cpu_s, predicted_s: 0.0, held_out: false }
+                let lane =
+                    |c: CpuCounts| LaneSample { counts: c, cpu_s: truth.cost_ps(&c) as f64 / 1e12, predicted_s: 0.0 };
+                let mut bg = CpuCounts::default();
+                bg.set(Term::KeyMerged, c.key_merged);
+                bg.set(Term::BlockByte, c.block_byte);
+                Sample { label: format!("s{i}"), foreground: lane(c), background: lane(bg), held_out: false }
             })
             .collect();
         let refs: Vec<&Sample> = samples.iter().collect();

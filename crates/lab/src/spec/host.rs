@@ -172,11 +172,17 @@ pub struct FitInfo {
     /// In-memory runs fitted, and held out to test the fit.
     pub runs: usize,
     pub held_out: usize,
-    /// R squared of the fit on the fitted runs.
+    /// R squared of the fit on the fitted runs' lanes.
     pub r_squared: f64,
     /// |predicted - measured| / measured CPU time over the held-out runs: mean and largest.
     pub held_out_error_mean: f64,
     pub held_out_error_max: f64,
+    /// The same over the held-out runs' lanes apart (foreground, background), which is what
+    /// simulation charges; 0 in a file made before lanes were measured apart.
+    #[serde(default)]
+    pub held_out_lane_error_mean: f64,
+    #[serde(default)]
+    pub held_out_lane_error_max: f64,
 }
 
 /// The `[host]` section of a calibration file.
@@ -186,7 +192,7 @@ pub struct CalibratedHost {
     pub cpu: CpuModel,
 }
 
-/// flashkv's built-in calibration (see docs/results/host-cpu.md for how it was made).
+/// flashkv's built-in calibration (see docs/host-cpu.md for how it was made).
 const BUILTIN: &str = include_str!("../../calibration.toml");
 
 impl Calibration {
@@ -227,8 +233,17 @@ impl Calibration {
     /// One line for reports.
     pub fn describe(&self) -> String {
         let f = &self.calibration;
+        let lanes = if f.held_out_lane_error_max > 0.0 {
+            format!(
+                "; per lane {:.1} % mean, {:.1} % max",
+                100.0 * f.held_out_lane_error_mean,
+                100.0 * f.held_out_lane_error_max
+            )
+        } else {
+            String::new()
+        };
         format!(
-            "the cost model calibrated on {} ({}; R² {:.3}, held-out error {:.1} % mean, {:.1} % max)",
+            "the cost model calibrated on {} ({}; R² {:.3}, held-out error {:.1} % mean, {:.1} % max per run{lanes})",
             f.date,
             f.machine,
             f.r_squared,

@@ -392,7 +392,7 @@ pub(crate) fn write_memtable(
     let mut b = TableBuilder::new(options, file, fs.block_size());
     let r = (|| -> Result<(u64, Vec<u8>, Vec<u8>)> {
         while it.valid() {
-            cpu::count(Term::KeyMerged, 1);
+            cpu::count(Term::KeyFlushed, 1);
             b.add(it.key(), it.value())?;
             charge();
             it.next();

@@ -232,7 +232,11 @@ impl Db {
         self.inner.lock().stats.recovery.clone()
     }
 
+    /// The database's statistics. A foreground charge point first (outside the lock): work the
+    /// calling thread counted and has not been charged for yet (an open iterator's last steps) is
+    /// the foreground's, so the counts returned hold it.
     pub fn stats(&self) -> DbStats {
+        self.inner.cpu.charge(&self.inner.env, Lane::Foreground);
         let st = self.inner.lock();
         let mut s = st.stats.clone();
         s.fill_levels(&st.versions.current());

@@ -20,6 +20,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering as AtomicOrd
 use std::sync::{Mutex, OnceLock};
 
 use crate::coding::get_fixed64;
+use crate::cpu::{self, Term};
 use crate::key::user_key;
 
 pub const MAX_HEIGHT: usize = 12;
@@ -284,9 +285,11 @@ impl SkipList {
         let Some(mut x_node) = self.node(HEAD) else {
             return NIL;
         };
+        let mut steps = 0;
         loop {
             // Each step looks its node up once and carries it on (a search is memory-bound).
             let (next, next_node) = self.step(x_node, level);
+            steps += 1;
             if let Some(nn) = next_node.filter(|nn| self.before(nn, next, probe)) {
                 (x, x_node) = (next, nn);
                 continue;
@@ -295,6 +298,7 @@ impl SkipList {
                 p[level] = x;
             }
             if level == 0 {
+                cpu::count(Term::MemtableStep, steps);
                 return next;
             }
             level -= 1;

@@ -295,6 +295,7 @@ fn tables(rows: Rows, set: &mut ResultSet) {
             "bg reads s",
             "bg write waits s",
             "bg fs metadata s",
+            "bg CPU s",
             "bg idle s",
             "GC copied pages",
             "padding MiB",
@@ -385,7 +386,7 @@ fn table3(res: &Results, set: &mut ResultSet, figs: &mut Vec<Figure>) {
 }
 
 /// A row of "where the simulated seconds go": the foreground's stalls, the background lane's
-/// waits by kind, GC and UDB retention's padding.
+/// waits by kind and its computing (the host CPU model's charge), GC and UDB retention's padding.
 fn lane_row(dname: &str, kv: u64, m: Mode, r: &RunResult) -> Vec<Cell> {
     let s = |ns: u64| round(ns as f64 / 1e9, 2);
     let (fg, bg) = r.lanes.map_or_else(Default::default, |l| (l.foreground, l.background));
@@ -398,6 +399,7 @@ fn lane_row(dname: &str, kv: u64, m: Mode, r: &RunResult) -> Vec<Cell> {
         s(bg.read_ns),
         s(bg.write_ns),
         s(bg.metadata_ns),
+        s(bg.cpu_ns + bg.cpu_queue_ns),
         s(bg.idle_ns),
         Cell::Number(r.gc_copied_pages.unwrap_or(0) as f64),
         mb(padding_bytes(r)),
@@ -423,7 +425,7 @@ fn explain_throughput(dname: &str, base: &RunResult, full: &RunResult) -> String
     format!(
         "{dname}, 1 KiB: the engine has one background job slot, and simulated throughput is bound by it (the \
          foreground stalled {:.1} of Baseline's {:.1} s). RemapCom's run is {:+.1} s against Baseline's: the \
-         background lane's write waits {:+.1} s, reads {:+.1} s, file-system metadata {:+.1} s. It programs {:.1} % \
+         background lane's write waits {:+.1} s, reads {:+.1} s, file-system metadata {:+.1} s, computing {:+.1} s. It programs {:.1} % \
          fewer flash pages, but GC copied {} pages (Baseline {}): a remapped page outlives the pages programmed \
          beside it, so flash blocks no longer die whole with their SSTs. GC is about half of the gap (tested by \
          giving the device more blocks on the same dies: crates/lab/experiments/remapcom-fig11-explained.toml). Alignment \
@@ -434,6 +436,7 @@ fn explain_throughput(dname: &str, base: &RunResult, full: &RunResult) -> String
         d(b.background.write_ns, f.background.write_ns),
         d(b.background.read_ns, f.background.read_ns),
         d(b.background.metadata_ns, f.background.metadata_ns),
+        d(b.background.cpu_ns + b.background.cpu_queue_ns, f.background.cpu_ns + f.background.cpu_queue_ns),
         (1.0 - full.flash_program_bytes.unwrap_or(0) as f64 / base.flash_program_bytes.unwrap_or(1).max(1) as f64)
             * 100.0,
         full.gc_copied_pages.unwrap_or(0),
