@@ -35,8 +35,8 @@ pub struct ReproArgs {
     #[arg(long)]
     pub only: Option<String>,
     /// Where simulated devices keep page contents: auto, memory, compact, file, file:DIR (see
-    /// `--store` of bench). Under auto, the repros whose values are zeros (remapcom, plsc, kvftl)
-    /// use compact.
+    /// `--store` of bench). Under auto, the simulated repros, whose values are zeros, use
+    /// compact.
     #[arg(long, default_value = "auto", value_parser = parser::<Store>)]
     pub store: Store,
     /// NAND latencies instead of the repro's preset's (plsc: SSDSim's defaults), as `--timing` of
