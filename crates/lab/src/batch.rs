@@ -29,24 +29,36 @@ impl Runner {
 
 /// Where the runs of a batch are carried out. Runs are deterministic, so every executor gives the
 /// same results.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Executor {
-    /// In this process, as many at once as the cores, the memory and the disk allow.
-    #[default]
-    Local,
+    /// In this process, as many at once as the cores, the memory and the disk allow, or `jobs` at
+    /// once whatever the memory estimate says (`local=N`: for runs the estimate is known to
+    /// overstate; the disk gate still holds).
+    Local { jobs: Option<usize> },
     /// As Ray tasks, on the cluster at `address` or on a Ray started here (see [`crate::ray`]).
     Ray { address: Option<String> },
+}
+
+impl Default for Executor {
+    fn default() -> Executor {
+        Executor::Local { jobs: None }
+    }
 }
 
 impl std::str::FromStr for Executor {
     type Err = crate::spec::named::NameError;
     fn from_str(s: &str) -> std::result::Result<Executor, Self::Err> {
+        let unknown = || format!("unknown executor '{s}'; accepted: local, local=N, ray, ray=ADDRESS").into();
         match s {
-            "local" => Ok(Executor::Local),
+            "local" => Ok(Executor::default()),
             "ray" => Ok(Executor::Ray { address: None }),
-            other => match other.strip_prefix("ray=") {
-                Some(a) if !a.is_empty() => Ok(Executor::Ray { address: Some(a.to_string()) }),
-                _ => Err(format!("unknown executor '{other}'; accepted: local, ray, ray=ADDRESS").into()),
+            other => match (other.strip_prefix("local="), other.strip_prefix("ray=")) {
+                (Some(n), _) => match n.parse::<usize>() {
+                    Ok(jobs) if jobs > 0 => Ok(Executor::Local { jobs: Some(jobs) }),
+                    _ => Err(format!("executor '{s}': N in local=N is a number of runs at once, at least 1").into()),
+                },
+                (_, Some(a)) if !a.is_empty() => Ok(Executor::Ray { address: Some(a.to_string()) }),
+                _ => Err(unknown()),
             },
         }
     }
@@ -119,7 +131,7 @@ pub fn run_many(
         }
     };
     match executor {
-        Executor::Local => run_here(specs, &todo, first, progress, &finished, header)?,
+        Executor::Local { jobs } => run_here(specs, &todo, first, *jobs, progress, &finished, header)?,
         Executor::Ray { address } => {
             let runs: Vec<(usize, &RunSpec)> = todo.iter().map(|&i| (i, &specs[i].1)).collect();
             header(format!("{} on Ray ({})", todo.len(), address.as_deref().unwrap_or("a Ray started here")));
@@ -140,12 +152,13 @@ pub fn run_many(
         .collect())
 }
 
-/// Runs `specs[todo]` on this machine's cores, sized to its memory and disk, passing each outcome
-/// to `finished`; `header` prints the batch's line.
+/// Runs `specs[todo]` on this machine's cores, sized to its memory and disk (or `jobs` at once,
+/// sized to its disk only), passing each outcome to `finished`; `header` prints the batch's line.
 fn run_here(
     specs: &[(String, RunSpec)],
     todo: &[usize],
     first: usize,
+    jobs: Option<usize>,
     progress: bool,
     finished: &(dyn Fn(usize, Outcome) + Sync),
     header: impl Fn(String),
@@ -163,7 +176,10 @@ fn run_here(
     }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let memory = resources::available_memory();
-    let workers = resources::workers(todo.len(), cores, per_run, memory);
+    let workers = match jobs {
+        Some(n) => n.min(todo.len()).max(1),
+        None => resources::workers(todo.len(), cores, per_run, memory),
+    };
     let gate = DiskGate::over(spill_dir.as_deref());
     let disk = match gate.budget() {
         Some(d) if max_disk > 0 => {
@@ -171,8 +187,9 @@ fn run_here(
         }
         _ => String::new(),
     };
+    let set = if jobs.is_some() { "as asked, " } else { "" };
     header(format!(
-        "{workers} at a time ({cores} cores, {} MiB available, up to {} MiB per run{disk})",
+        "{workers} at a time ({set}{cores} cores, {} MiB available, up to {} MiB per run{disk})",
         memory.map_or("unknown".into(), |m| (m >> 20).to_string()),
         per_run >> 20
     ));
@@ -245,12 +262,17 @@ mod tests {
 
     #[test]
     fn executors_parse() {
-        assert_eq!("local".parse(), Ok(Executor::Local));
+        assert_eq!("local".parse(), Ok(Executor::Local { jobs: None }));
+        assert_eq!("local=2".parse(), Ok(Executor::Local { jobs: Some(2) }));
         assert_eq!("ray".parse(), Ok(Executor::Ray { address: None }));
         assert_eq!("ray=auto".parse(), Ok(Executor::Ray { address: Some("auto".into()) }));
         assert_eq!(
             "ray=".parse::<Executor>().unwrap_err().0,
-            "unknown executor 'ray='; accepted: local, ray, ray=ADDRESS"
+            "unknown executor 'ray='; accepted: local, local=N, ray, ray=ADDRESS"
         );
+        for bad in ["local=0", "local=two", "local="] {
+            let e = bad.parse::<Executor>().unwrap_err().0;
+            assert!(e.contains("is a number of runs at once, at least 1"), "{bad}: {e}");
+        }
     }
 }

@@ -46,9 +46,10 @@ enum Command {
         /// The result folder (default: results/<file stem>).
         #[arg(long)]
         out: Option<PathBuf>,
-        /// Where the runs go: local (this machine's cores), ray (a Ray started here) or
-        /// ray=ADDRESS (a Ray cluster, e.g. ray=auto or ray=ray://HEAD:10001); ray needs the
-        /// Python package (pip install ./python ray).
+        /// Where the runs go: local (this machine's cores, as many at once as the cores and the
+        /// memory estimate allow), local=N (N at once, whatever the memory estimate says), ray (a
+        /// Ray started here) or ray=ADDRESS (a Ray cluster, e.g. ray=auto or ray=ray://HEAD:10001);
+        /// ray needs the Python package (pip install ./python ray).
         #[arg(long, default_value = "local", value_parser = str::parse::<lab::batch::Executor>)]
         executor: lab::batch::Executor,
     },

@@ -475,4 +475,32 @@ mod tests {
         }
         assert!(r_squared(&f, &refs) > 0.999_999);
     }
+
+    /// Every entry a run inserts it also flushes, so `insert` (foreground) and `key_flushed`
+    /// (background) always count the same in a whole run, and so do the bytes written and built:
+    /// a fit of whole runs cannot price them apart. Measured lane by lane, it can.
+    #[test]
+    fn lanes_apart_price_terms_that_move_together_in_a_run() {
+        let mut truth = CpuModel::default();
+        for (t, ns) in
+            [(Term::Insert, 300.0), (Term::WriteByte, 0.5), (Term::KeyFlushed, 40.0), (Term::BlockByte, 0.25)]
+        {
+            truth.set(t, ns);
+        }
+        let samples: Vec<Sample> = (1..=8u64)
+            .map(|i| {
+                let (n, v) = (10_000 * i, 100 * (9 - i));
+                let (mut fg, mut bg) = (CpuCounts::default(), CpuCounts::default());
+                (fg.insert, fg.write_byte) = (n, n * v);
+                (bg.key_flushed, bg.block_byte) = (n, n * v);
+                let lane =
+                    |c: CpuCounts| LaneSample { counts: c, cpu_s: truth.cost_ps(&c) as f64 / 1e12, predicted_s: 0.0 };
+                Sample { label: format!("s{i}"), foreground: lane(fg), background: lane(bg), held_out: false }
+            })
+            .collect();
+        let f = fit(&samples.iter().collect::<Vec<_>>());
+        for t in [Term::Insert, Term::WriteByte, Term::KeyFlushed, Term::BlockByte] {
+            assert!((f.model.get(t) - truth.get(t)).abs() < 1e-3 * truth.get(t), "{}: {:?}", t.name(), f.model);
+        }
+    }
 }

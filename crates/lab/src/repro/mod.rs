@@ -55,7 +55,8 @@ pub struct ReproArgs {
     /// Run everything again: delete the result folder's finished runs first.
     #[arg(long)]
     pub fresh: bool,
-    /// Where the runs go: local, ray or ray=ADDRESS (see `--executor` of run).
+    /// Where the runs go: local, local=N (N runs at once), ray or ray=ADDRESS (see `--executor` of
+    /// run).
     #[arg(long, default_value = "local", value_parser = str::parse::<Executor>)]
     pub executor: Executor,
 }
