@@ -22,6 +22,8 @@ impl Field {
             "engine.block_size" => "--table-block-size".into(),
             "workload.name" => "--workload".into(),
             "workload.operations" => "--ops".into(),
+            "workload.ycsb" => "-p".into(),
+            "workload.ycsb_file" => "-P".into(),
             "host.cores" => "--host-cores".into(),
             path if path.starts_with("host.cpu") => "--cpu".into(),
             path => format!("--{}", path.rsplit('.').next().unwrap_or(path).replace('_', "-")),

@@ -82,7 +82,9 @@ fn main() -> ExitCode {
         Some(Command::Bench(args)) => {
             args.spec().and_then(|spec| run_one(&spec, &args.output, "db_bench", bench::render, progress))
         }
-        Some(Command::Ycsb(args)) => run_one(&args.spec(), &args.output, "ycsb", result::render, progress),
+        Some(Command::Ycsb(args)) => {
+            args.spec().and_then(|spec| run_one(&spec, &args.output, "ycsb", result::render, progress))
+        }
         Some(Command::Mixgraph(args)) => run_one(&args.spec(), &args.output, "mixgraph", result::render, progress),
         Some(Command::Run { file, out, executor }) => publish::run_experiment(&file, out, executor, progress),
         Some(Command::Repro(args)) => repro::run(&args),

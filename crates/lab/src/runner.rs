@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use workload::db_bench::DbBenchKind;
 use workload::mixgraph::{Mixgraph, MixgraphConfig, MixgraphFill};
-use workload::{Op, Workload, YcsbWorkload};
+use workload::{Op, Workload, Ycsb, YcsbWorkload};
 
 use crate::engine::{KvEngine, LsmEngine};
 use crate::error::{LabError, Result};
@@ -44,37 +44,34 @@ fn run_phases(
     progress: bool,
 ) -> Result<Vec<PhaseResult>> {
     let w = &spec.workload;
-    let ws = workload::WorkloadSpec {
-        records: plan.records,
-        operations: w.operations.max(1),
-        value_size: plan.value_size,
-        key_size: w.key_size,
-        values: w.values,
-    };
+    let ws = w.generator_spec(plan.records, plan.operations, plan.value_size);
     let settle = stack.simulated();
     let mut phases: Vec<PhaseResult> = Vec::new();
     let mut phase = |name: &str, ops: Box<dyn Iterator<Item = Op> + Send>, n: u64, engine: &mut dyn KvEngine| {
         run_phase(name, engine, stack, ops, n, settle, progress).map(|p| phases.push(p))
     };
     let build = |w: Workload, seed: u64| w.build(&ws, seed);
+    let ycsb = |y: YcsbWorkload, seed: u64| -> Result<Box<dyn Iterator<Item = Op> + Send>> {
+        Ok(Box::new(Ycsb::new(w.ycsb_config(y, &ws)?, seed)?))
+    };
     match &w.name {
         WorkloadKind::Ycsb(y) => {
-            phase("load", build(Workload::Ycsb(YcsbWorkload::Load), w.seed)?, plan.records, engine)?;
-            if *y != YcsbWorkload::Load && w.operations > 0 {
+            phase("load", ycsb(YcsbWorkload::Load, w.seed)?, plan.records, engine)?;
+            if *y != YcsbWorkload::Load && plan.operations > 0 {
                 let name = format!("run {}", y.name());
-                phase(&name, build(Workload::Ycsb(*y), w.seed + 1)?, w.operations, engine)?;
+                phase(&name, ycsb(*y, w.seed + 1)?, plan.operations, engine)?;
             }
         }
         WorkloadKind::Mixgraph(k) => {
-            let mut cfg = MixgraphConfig::fast20(*k, plan.records, w.operations.max(1));
+            let mut cfg = MixgraphConfig::fast20(*k, plan.records, plan.operations.max(1));
             if let Some(k) = w.key_size {
                 cfg.key_size = k;
             }
             let fill = MixgraphFill::new(&cfg, w.seed)?;
             phase("fill", w.values.apply(Box::new(fill)), plan.records, engine)?;
-            if w.operations > 0 {
+            if plan.operations > 0 {
                 let mix = Mixgraph::new(cfg, w.seed + 1)?;
-                phase(&format!("run {}", k.name()), w.values.apply(Box::new(mix)), w.operations, engine)?;
+                phase(&format!("run {}", k.name()), w.values.apply(Box::new(mix)), plan.operations, engine)?;
             }
         }
         WorkloadKind::PageWrites => unreachable!("page writes run without an engine (page_writes::run)"),
@@ -89,7 +86,7 @@ fn run_phases(
                 if k.fresh_db() && ran > 0 {
                     engine.recreate()?;
                 }
-                let n = if k.writes() { plan.records } else { w.operations.max(1) };
+                let n = if k.writes() { plan.records } else { plan.operations.max(1) };
                 phase(k.name(), build(Workload::DbBench(*k), w.seed + 1 + i as u64)?, n, engine)?;
                 ran += 1;
             }

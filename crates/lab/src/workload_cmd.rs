@@ -1,9 +1,14 @@
 //! `flashkv ycsb` and `flashkv mixgraph`: a load (fill) phase and a measured run phase of a YCSB
 //! core workload or a FAST'20 Mixgraph workload. Each command's flags make one [`RunSpec`]; the
-//! engine and device flags are the run specification's own structs.
+//! engine and device flags are the run specification's own structs. `flashkv ycsb` takes YCSB's
+//! property files (`-P`) and overrides (`-p name=value`) too.
+
+use std::path::{Path, PathBuf};
 
 use workload::mixgraph::MixgraphKind;
-use workload::{ValueData, ValueSize, YcsbWorkload};
+use workload::{ValueData, ValueSize, YcsbProperties, YcsbWorkload};
+
+use crate::error::{LabError, Result};
 
 use crate::publish::OutputArgs;
 use crate::spec::named::parser;
@@ -11,15 +16,22 @@ use crate::spec::{DeviceSpec, EngineSpec, HostSpec, RunSpec, ValueSizeSpec, Work
 
 #[derive(clap::Args, Debug, Clone)]
 pub struct YcsbArgs {
-    /// load, a, b, c, d, e, f.
-    #[arg(long, default_value = "a", value_parser = parser::<YcsbWorkload>)]
-    pub workload: YcsbWorkload,
-    /// Records loaded (YCSB recordcount).
-    #[arg(long, default_value_t = 100_000, value_parser = crate::input::positive_count, allow_hyphen_values = true)]
-    pub records: u64,
-    /// Operations of the run phase (YCSB operationcount).
-    #[arg(long, default_value_t = 100_000, value_parser = crate::input::positive_count, allow_hyphen_values = true)]
-    pub ops: u64,
+    /// load, a, b, c, d, e, f, or core (CoreWorkload's defaults alone, for a property file to
+    /// complete). Default: a, or core with -P.
+    #[arg(long, value_parser = parser::<YcsbWorkload>)]
+    pub workload: Option<YcsbWorkload>,
+    /// A YCSB property file (YCSB's -P: workloads/workloada, or your own), over the workload.
+    #[arg(short = 'P', long = "property-file", value_name = "FILE")]
+    pub property_file: Option<PathBuf>,
+    /// A YCSB property over the file's (YCSB's -p), e.g. -p readproportion=0.9; repeatable.
+    #[arg(short = 'p', long = "property", value_name = "NAME=VALUE")]
+    pub property: Vec<String>,
+    /// Records loaded (YCSB recordcount; default 100000, or the property file's).
+    #[arg(long, value_parser = crate::input::positive_count, allow_hyphen_values = true)]
+    pub records: Option<u64>,
+    /// Operations of the run phase (YCSB operationcount; default 100000, or the property file's).
+    #[arg(long, value_parser = crate::input::positive_count, allow_hyphen_values = true)]
+    pub ops: Option<u64>,
     /// Record size (bytes, or with a unit: 4KiB; one field), MIN-MAX, or a class relative to the
     /// flash page: small, uniform, uniform-kvftl, large; at most the engine's 64 MiB.
     #[arg(long, default_value = "1024", value_parser = parser::<ValueSizeSpec>)]
@@ -43,16 +55,32 @@ pub struct YcsbArgs {
     pub output: OutputArgs,
 }
 
+/// `flashkv ycsb`'s record and operation counts when neither the flags nor the properties give them.
+const DEFAULT_COUNT: u64 = 100_000;
+
 impl YcsbArgs {
-    pub fn spec(&self) -> RunSpec {
-        let workload = WorkloadSpec {
+    pub fn spec(&self) -> Result<RunSpec> {
+        let name =
+            self.workload.unwrap_or(if self.property_file.is_some() { YcsbWorkload::Core } else { YcsbWorkload::A });
+        let mut ycsb = YcsbProperties::default();
+        for pair in &self.property {
+            ycsb.set_pair(pair).map_err(|e| LabError::invalid("workload.ycsb", e.to_string()))?;
+        }
+        let mut workload = WorkloadSpec {
             value_size: self.value_size,
             key_size: self.key_size,
             seed: self.seed,
             values: self.values,
-            ..WorkloadSpec::new(WorkloadKind::Ycsb(self.workload), self.records, self.ops)
+            ycsb,
+            ycsb_file: self.property_file.clone(),
+            ..WorkloadSpec::new(WorkloadKind::Ycsb(name), 0, 0)
         };
-        RunSpec { host: self.host.clone(), ..RunSpec::new(self.engine.clone(), self.device.clone(), workload) }
+        workload.read_ycsb_file(Path::new("."))?;
+        // The flags, then the properties, then the default: a count given both ways must agree (plan).
+        workload.records = self.records.or(workload.ycsb.count("recordcount").is_none().then_some(DEFAULT_COUNT));
+        workload.operations =
+            self.ops.unwrap_or(if workload.ycsb.count("operationcount").is_some() { 0 } else { DEFAULT_COUNT });
+        Ok(RunSpec { host: self.host.clone(), ..RunSpec::new(self.engine.clone(), self.device.clone(), workload) })
     }
 }
 

@@ -63,6 +63,53 @@ fn ycsb_reports_the_accounting_names() {
     assert!(eff < sf && eff > 0.0, "effective {eff} vs configured {sf}");
 }
 
+/// A run's JSON without what may differ between two runs of the same work: the wall clock, and
+/// the names of the workload and its run phase.
+fn measured(mut v: serde_json::Value) -> serde_json::Value {
+    let o = v.as_object_mut().unwrap();
+    for key in ["wall_time_s", "nand_ops_per_wall_sec", "workload"] {
+        o.remove(key);
+    }
+    for phase in o["phases"].as_array_mut().unwrap() {
+        phase.as_object_mut().unwrap().remove("name");
+    }
+    v
+}
+
+/// YCSB's -P: a property file with workload A's definition over CoreWorkload's defaults runs
+/// workload A, operation for operation; -p overrides it, and a count given twice must agree.
+#[test]
+fn a_ycsb_property_file_of_workload_a_is_workload_a() {
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/workloada");
+    let device = ["--capacity", "256MiB", "--json"];
+    let named = json(&[&["ycsb", "--workload", "a", "--records", "3000", "--ops", "3000"][..], &device].concat());
+    let from_file = json(&[&["ycsb", "-P", file][..], &device].concat());
+    assert_eq!(from_file["workload"], "core", "-P alone completes CoreWorkload, as YCSB does");
+    assert_eq!(measured(named.clone()), measured(from_file.clone()));
+    // Without the file, CoreWorkload's defaults (95 % reads, uniform) are another workload.
+    let core = json(&[&["ycsb", "--workload", "core", "--records", "3000", "--ops", "3000"][..], &device].concat());
+    assert_ne!(measured(core), measured(named.clone()));
+    // -p over the file: reads only.
+    let reads =
+        json(&[&["ycsb", "-P", file, "-p", "readproportion=1", "-p", "updateproportion=0"][..], &device].concat());
+    let kinds = reads["phases"][1]["latency_by_kind"].as_object().unwrap();
+    assert!(kinds.contains_key("read") && !kinds.contains_key("update"), "{kinds:?}");
+    let updates = named["phases"][1]["latency_by_kind"].as_object().unwrap();
+    assert!(updates.contains_key("update"), "{updates:?}");
+    // A count given by a flag and by the file must agree; a wrong property is named.
+    let (code, _, err) = flashkv(&["ycsb", "-P", file, "--records", "10"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--records") && err.contains("recordcount=3000"), "{err}");
+    let (code, _, err) = flashkv(&["ycsb", "-P", file, "-p", "requestdistribution=normal"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("-p") && err.contains("uniform, zipfian, latest, hotspot"), "{err}");
+    let bad = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(bad.path(), "recordcount=10\nreadproportoin=0.5\n").unwrap();
+    let (code, _, err) = flashkv(&["ycsb", "-P", bad.path().to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("line 2") && err.contains("readproportoin"), "{err}");
+}
+
 #[test]
 fn mixgraph_runs_its_fill_and_mix() {
     let mut args = vec!["mixgraph", "--workload", "prefix_dist"];

@@ -28,6 +28,24 @@ pub enum WorkloadError {
         /// The accepted names, comma separated.
         accepted: String,
     },
+    /// A YCSB property whose value is not accepted, or a `-p` argument that is not `name=value`.
+    #[error("YCSB property {key}: {message}")]
+    Property {
+        /// The property as given (`name=value`).
+        key: String,
+        /// What is wrong and what is accepted.
+        message: String,
+    },
+    /// An error on a line of a YCSB property file.
+    #[error("{file}, line {line}: {error}")]
+    PropertyLine {
+        /// The file as the caller names it.
+        file: String,
+        /// The line number, from 1.
+        line: usize,
+        /// What is wrong on it.
+        error: Box<WorkloadError>,
+    },
 }
 
 impl WorkloadError {

@@ -26,4 +26,4 @@ pub use op::{Op, OpKind};
 pub use value_data::ValueData;
 pub use value_size::{SizeClass, SizeProfile, ValueSize};
 pub use workload::{Workload, WorkloadSpec};
-pub use ycsb::{Ycsb, YcsbConfig, YcsbWorkload};
+pub use ycsb::{Ycsb, YcsbConfig, YcsbProperties, YcsbWorkload};

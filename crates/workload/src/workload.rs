@@ -73,27 +73,7 @@ impl Workload {
     /// The op stream for `spec`, every random choice from `seed`.
     pub fn build(self, spec: &WorkloadSpec, seed: u64) -> Result<Box<dyn Iterator<Item = Op> + Send>, WorkloadError> {
         Ok(match self {
-            Workload::Ycsb(w) => {
-                let mut c = YcsbConfig::core(w, spec.records, spec.operations).with_record_size(spec.value_size.max());
-                if let ValueSize::Uniform { min, .. } = spec.value_size {
-                    c.min_field_length = min;
-                    c.field_length_distribution = FieldLengthDistribution::Uniform;
-                }
-                if let Some(k) = spec.key_size {
-                    if !(5..=MAX_KEY_SIZE).contains(&k) {
-                        return Err(WorkloadError::invalid(
-                            "key_size",
-                            k,
-                            "5..=1024 bytes for YCSB (\"user\" + a digit)",
-                        ));
-                    }
-                    c.zero_padding = (k - 4) as u32;
-                }
-                // YCSB draws its values from the stream its keys come from: the generator skips the
-                // draws of zero values rather than making bytes to throw away.
-                c.values = spec.values;
-                Box::new(Ycsb::new(c, seed)?)
-            }
+            Workload::Ycsb(w) => Box::new(Ycsb::new(spec.ycsb_config(w)?, seed)?),
             Workload::DbBench(k) => {
                 let mut c = DbBenchConfig::new(k, spec.records);
                 c.reads = Some(spec.operations);
@@ -111,6 +91,28 @@ impl Workload {
                 spec.values.apply(Box::new(Mixgraph::new(c, seed)?))
             }
         })
+    }
+}
+
+impl WorkloadSpec {
+    /// YCSB workload `w` for these parameters: the core workload's definition with one field of
+    /// the value size (uniform lengths for a size range), the key size as zero padding.
+    pub fn ycsb_config(&self, w: YcsbWorkload) -> Result<YcsbConfig, WorkloadError> {
+        let mut c = YcsbConfig::core(w, self.records, self.operations).with_record_size(self.value_size.max());
+        if let ValueSize::Uniform { min, .. } = self.value_size {
+            c.min_field_length = min;
+            c.field_length_distribution = FieldLengthDistribution::Uniform;
+        }
+        if let Some(k) = self.key_size {
+            if !(5..=MAX_KEY_SIZE).contains(&k) {
+                return Err(WorkloadError::invalid("key_size", k, "5..=1024 bytes for YCSB (\"user\" + a digit)"));
+            }
+            c.zero_padding = (k - 4) as u32;
+        }
+        // YCSB draws its values from the stream its keys come from: the generator skips the
+        // draws of zero values rather than making bytes to throw away.
+        c.values = self.values;
+        Ok(c)
     }
 }
 

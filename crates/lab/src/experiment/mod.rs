@@ -1,6 +1,7 @@
 //! Experiments as TOML files: an engine, a device, a workload, a list of variants and a sweep over
-//! one parameter. `flashkv run FILE` runs every variant at every sweep value and writes a result
-//! folder (results.json, results.csv, one chart per figure, index.html).
+//! one parameter, or a grid of sweeps (`[[sweep]]`, every combination). `flashkv run FILE` runs
+//! every variant at every sweep point and writes a result folder (results.json, results.csv, one
+//! chart per figure, index.html).
 //!
 //! ```toml
 //! title = "Write amplification vs value size"
@@ -25,9 +26,11 @@
 //!
 //! The sections are the run specification's own structs (`spec::EngineSpec`, `DeviceSpec`,
 //! `WorkloadSpec`, and `HostSpec` for `[host]`): a variant overrides any of their fields, the
-//! sweep sets one (`section.field`) to each value in turn, and each point is checked as a whole
+//! sweep sets one (`section.field`, or deeper: `workload.ycsb.readproportion`) to each value in
+//! turn (a grid: each combination, the last sweep innermost), and each point is checked as a whole
 //! (`RunSpec::plan`) when the file is read. Unknown fields and wrong types are errors that name the field (and, for names, the
-//! accepted values).
+//! accepted values). A YCSB property file (`workload.ycsb_file`) is read relative to the
+//! experiment file.
 
 mod tables;
 
@@ -67,7 +70,8 @@ struct ExperimentFile {
     host: Table,
     #[serde(default)]
     variant: Vec<Table>,
-    sweep: Option<Sweep>,
+    /// `[sweep]` (one) or `[[sweep]]` (a grid).
+    sweep: Option<Value>,
 }
 
 /// `engine = "plsc"` (a name alone) or an `[engine]` table.
@@ -103,16 +107,17 @@ const METRICS: [&str; 6] = [
     "sim_time_s",
 ];
 
-/// One point of the experiment: a variant at a sweep value.
+/// One point of the experiment: a variant at a value of each sweep (none without a sweep).
 struct Point {
     variant: String,
-    sweep_value: Option<Value>,
+    at: Vec<Value>,
     spec: RunSpec,
 }
 
 /// A parsed, checked experiment.
 pub struct Experiment {
     file: ExperimentFile,
+    sweeps: Vec<Sweep>,
     points: Vec<Point>,
 }
 
@@ -123,10 +128,17 @@ fn bad(message: impl Into<String>) -> LabError {
 impl Experiment {
     pub fn load(path: &Path) -> Result<Experiment> {
         let text = std::fs::read_to_string(path).map_err(LabError::io(path, "read the experiment file"))?;
-        Experiment::parse(&text).map_err(|e| bad(format!("{}: {e}", path.display())))
+        let dir = path.parent().unwrap_or(Path::new("."));
+        Experiment::parse_in(&text, dir).map_err(|e| bad(format!("{}: {e}", path.display())))
     }
 
+    /// An experiment's text, its files (a YCSB property file) relative to the current directory.
     pub fn parse(text: &str) -> Result<Experiment> {
+        Experiment::parse_in(text, Path::new("."))
+    }
+
+    /// An experiment's text, its files relative to `dir`.
+    pub fn parse_in(text: &str, dir: &Path) -> Result<Experiment> {
         let file: ExperimentFile = toml::from_str(text).map_err(|e| bad(e.to_string()))?;
         for m in &file.metrics {
             if !METRICS.contains(&m.as_str()) {
@@ -137,22 +149,24 @@ impl Experiment {
             }
         }
         let variants = variants(&file)?;
-        let sweep_values: Vec<Option<Value>> = match &file.sweep {
-            Some(s) if s.values.is_empty() => {
-                return Err(LabError::invalid("sweep.values", "at least one value is needed"))
-            }
-            Some(s) => s.values.iter().cloned().map(Some).collect(),
-            None => vec![None],
-        };
+        let sweeps = sweeps(&file)?;
+        // Every combination of the sweeps' values, the last sweep innermost.
+        let mut grid: Vec<Vec<Value>> = vec![Vec::new()];
+        for s in &sweeps {
+            grid = grid
+                .into_iter()
+                .flat_map(|at| s.values.iter().map(move |v| [at.clone(), vec![v.clone()]].concat()))
+                .collect();
+        }
         let mut points = Vec::new();
         for (name, overrides) in &variants {
-            for value in &sweep_values {
-                let spec =
-                    point_spec(&file, overrides, value.as_ref()).map_err(|e| bad(format!("variant '{name}': {e}")))?;
-                points.push(Point { variant: name.clone(), sweep_value: value.clone(), spec });
+            for at in &grid {
+                let spec = point_spec(&file, &sweeps, overrides, at, dir)
+                    .map_err(|e| bad(format!("variant '{name}': {e}")))?;
+                points.push(Point { variant: name.clone(), at: at.clone(), spec });
             }
         }
-        Ok(Experiment { file, points })
+        Ok(Experiment { file, sweeps, points })
     }
 
     /// The experiment-file text of `json`, an object of the same sections and fields (for callers
@@ -166,15 +180,32 @@ impl Experiment {
         &self.file.title
     }
 
-    /// Every point as a labelled run (`variant`, or `variant @ sweep value`).
+    /// Every point as a labelled run (`variant`, `variant @ sweep value`, or in a grid
+    /// `variant @ field=value, field=value`).
     pub fn runs(&self) -> Vec<(String, RunSpec)> {
         self.points
             .iter()
             .map(|p| {
-                let at = sweep_label(&p.sweep_value).map_or(String::new(), |v| format!(" @ {v}"));
+                let at = self.point_label(p).map_or(String::new(), |v| format!(" @ {v}"));
                 (format!("{}{at}", p.variant), p.spec.clone())
             })
             .collect()
+    }
+
+    /// A point's sweep values: the value of one sweep, or `field=value` of each in a grid.
+    fn point_label(&self, p: &Point) -> Option<String> {
+        match p.at.as_slice() {
+            [] => None,
+            [v] => Some(value_label(v)),
+            values => Some(
+                self.sweeps
+                    .iter()
+                    .zip(values)
+                    .map(|(s, v)| format!("{}={}", s.field_name(), value_label(v)))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            ),
+        }
     }
 
     /// Runs every point with `runner`; returns the result set and the wall-clock timings.
@@ -225,9 +256,51 @@ fn variants(file: &ExperimentFile) -> Result<Vec<(String, Table)>> {
         .collect()
 }
 
-/// The run of one point: the file's sections, the variant's overrides, the sweep's value, read
-/// into the run specification's structs and checked as a whole.
-fn point_spec(file: &ExperimentFile, overrides: &Table, value: Option<&Value>) -> Result<RunSpec> {
+/// The sweeps: none, `[sweep]`, or each `[[sweep]]` of a grid.
+fn sweeps(file: &ExperimentFile) -> Result<Vec<Sweep>> {
+    let tables = match &file.sweep {
+        None => return Ok(Vec::new()),
+        Some(t @ Value::Table(_)) => vec![("sweep".to_string(), t.clone())],
+        Some(Value::Array(list)) => {
+            list.iter().enumerate().map(|(i, t)| (format!("sweep {}", i + 1), t.clone())).collect()
+        }
+        Some(other) => {
+            return Err(LabError::invalid(
+                "sweep",
+                format!("must be [sweep] or [[sweep]] tables (parameter and values), got {other}"),
+            ))
+        }
+    };
+    let mut sweeps: Vec<Sweep> = Vec::new();
+    for (name, table) in tables {
+        let s: Sweep = typed_section(table, &name)?;
+        if s.values.is_empty() {
+            return Err(LabError::invalid(format!("{name}.values"), "at least one value is needed"));
+        }
+        if !s.parameter.contains('.') {
+            return Err(LabError::invalid(
+                format!("{name}.parameter"),
+                format!("'{}' must be section.field, e.g. workload.value_size", s.parameter),
+            ));
+        }
+        if sweeps.iter().any(|o| o.parameter == s.parameter) {
+            return Err(LabError::invalid(format!("{name}.parameter"), format!("'{}' is swept twice", s.parameter)));
+        }
+        sweeps.push(s);
+    }
+    Ok(sweeps)
+}
+
+impl Sweep {
+    /// The parameter's last segment (`value_size` of `workload.value_size`).
+    fn field_name(&self) -> &str {
+        self.parameter.rsplit('.').next().unwrap_or(&self.parameter)
+    }
+}
+
+/// The run of one point: the file's sections, the variant's overrides, each sweep's value, read
+/// into the run specification's structs and checked as a whole; files relative to `dir`.
+fn point_spec(file: &ExperimentFile, sweeps: &[Sweep], overrides: &Table, at: &[Value], dir: &Path) -> Result<RunSpec> {
     let mut sections = Table::new();
     sections.insert("engine".into(), Value::Table(file.engine.table()));
     sections.insert("device".into(), Value::Table(file.device.clone()));
@@ -242,23 +315,11 @@ fn point_spec(file: &ExperimentFile, overrides: &Table, value: Option<&Value>) -
         };
         base.extend(t.iter().map(|(k, v)| (k.clone(), v.clone())));
     }
-    if let (Some(s), Some(v)) = (&file.sweep, value) {
-        let (section, field) = s.parameter.split_once('.').ok_or_else(|| {
-            LabError::invalid(
-                "sweep.parameter",
-                format!("'{}' must be section.field, e.g. workload.value_size", s.parameter),
-            )
-        })?;
-        let Some(Value::Table(base)) = sections.get_mut(section) else {
-            return Err(LabError::invalid(
-                "sweep.parameter",
-                format!("unknown section '{section}'; accepted: engine, device, workload, host"),
-            ));
-        };
-        base.insert(field.to_string(), v.clone());
+    for (s, v) in sweeps.iter().zip(at) {
+        set_path(&mut sections, &s.parameter, v.clone())?;
     }
     let section = |name: &str| sections.get(name).cloned().unwrap_or(Value::Table(Table::new()));
-    let spec = RunSpec {
+    let mut spec = RunSpec {
         host: typed_section::<HostSpec>(section("host"), "host")?,
         ..RunSpec::new(
             typed_section::<EngineSpec>(section("engine"), "engine")?,
@@ -266,9 +327,35 @@ fn point_spec(file: &ExperimentFile, overrides: &Table, value: Option<&Value>) -
             typed_section::<WorkloadSpec>(section("workload"), "workload")?,
         )
     };
+    spec.workload.read_ycsb_file(dir)?;
     // Everything a run needs is checked now, not when the run comes up.
     spec.plan()?;
     Ok(spec)
+}
+
+/// Sets the field at `path` (`section.field`, or deeper through tables) to `value`, making the
+/// tables on the way.
+fn set_path(sections: &mut Table, path: &str, value: Value) -> Result<()> {
+    let mut parts: Vec<&str> = path.split('.').collect();
+    let field = parts.pop().unwrap_or(path);
+    let mut table: &mut Table = match sections.get_mut(parts[0]) {
+        Some(Value::Table(t)) => t,
+        _ => {
+            return Err(LabError::invalid(
+                "sweep.parameter",
+                format!("unknown section '{}' in '{path}'; accepted: engine, device, workload, host", parts[0]),
+            ))
+        }
+    };
+    for part in &parts[1..] {
+        let entry = table.entry(part.to_string()).or_insert_with(|| Value::Table(Table::new()));
+        let Value::Table(next) = entry else {
+            return Err(LabError::invalid("sweep.parameter", format!("'{part}' in '{path}' is not a table")));
+        };
+        table = next;
+    }
+    table.insert(field.to_string(), value);
+    Ok(())
 }
 
 /// Deserializes one section, naming the field (`section.field`) that is wrong.
@@ -281,11 +368,11 @@ fn typed_section<T: serde::de::DeserializeOwned>(v: Value, section: &str) -> Res
 }
 
 /// A sweep value as text (strings without their quotes).
-fn sweep_label(v: &Option<Value>) -> Option<String> {
-    v.as_ref().map(|v| match v {
+fn value_label(v: &Value) -> String {
+    match v {
         Value::String(s) => s.clone(),
         other => other.to_string(),
-    })
+    }
 }
 
 #[cfg(test)]
@@ -314,6 +401,54 @@ records = 1000
         assert!(e.points[2].spec.engine.align_blocks && !e.points[0].spec.engine.align_blocks);
         assert_eq!(e.points[1].spec.workload.value_size.name(), "1024");
         assert_eq!(e.runs()[1].0, "a @ 1024");
+    }
+
+    #[test]
+    fn a_grid_of_sweeps_runs_every_combination() {
+        let ycsb = BASE.replace("fillrandom", "a");
+        let text = format!(
+            "{ycsb}\n[[variant]]\nname = \"v\"\n[[sweep]]\nparameter = \"workload.value_size\"\nvalues = [256, 1024]\n\
+             [[sweep]]\nparameter = \"workload.ycsb.readproportion\"\nvalues = [0.5, 0.9, 1.0]\n"
+        );
+        let e = Experiment::parse(&text).unwrap();
+        assert_eq!(e.points.len(), 6, "2 x 3 combinations");
+        let labels: Vec<String> = e.runs().into_iter().map(|(l, _)| l).collect();
+        assert_eq!(labels[0], "v @ value_size=256, readproportion=0.5");
+        assert_eq!(labels[5], "v @ value_size=1024, readproportion=1.0");
+        let p = &e.points[4].spec.workload;
+        assert_eq!((p.value_size.name().as_str(), p.ycsb.get("readproportion")), ("1024", Some("0.9")));
+        // A figure over the last sweep, a line per value of the other.
+        let fig = e.figure("ops_per_sec", &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+        assert_eq!(fig.categories, ["0.5", "0.9", "1.0"]);
+        let names: Vec<&str> = fig.series.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["v, value_size=256", "v, value_size=1024"]);
+        assert_eq!(fig.series[1].points, [(0.0, 4.0), (1.0, 5.0), (2.0, 6.0)]);
+        let twice = text.replace("workload.ycsb.readproportion", "workload.value_size");
+        assert!(error(&twice).contains("swept twice"), "{}", error(&twice));
+        let bad = text.replace("0.9", "-0.9");
+        assert!(error(&bad).contains("readproportion=-0.9"), "{}", error(&bad));
+    }
+
+    #[test]
+    fn a_ycsb_property_file_is_read_beside_the_experiment() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("mine"), "readproportion=0.2\nupdateproportion=0.8\nrecordcount=500\n").unwrap();
+        let text = "title = \"t\"\n[device]\ncapacity = \"256MiB\"\n[workload]\nname = \"core\"\n\
+                    ycsb_file = \"mine\"\noperations = 10\nycsb = { updateproportion = 0.7 }\n";
+        let e = Experiment::parse_in(text, dir.path()).unwrap();
+        let w = &e.points[0].spec.workload;
+        assert_eq!((w.ycsb.get("readproportion"), w.ycsb.get("updateproportion")), (Some("0.2"), Some("0.7")));
+        assert_eq!(e.points[0].spec.plan().unwrap().records, 500, "recordcount gives the records");
+        let json = serde_json::to_value(w).unwrap();
+        assert!(json.get("ycsb_file").is_none() && json["ycsb"]["recordcount"] == "500", "{json}");
+        let e = Experiment::parse_in(text, Path::new("/nonexistent")).err().unwrap().to_string();
+        assert!(e.contains("mine") && e.contains("read the YCSB property file"), "{e}");
+        let twice = text.replace("operations = 10", "operations = 10\nrecords = 7");
+        let e = Experiment::parse_in(&twice, dir.path()).err().unwrap().to_string();
+        assert!(e.contains("workload.records") && e.contains("recordcount=500"), "{e}");
+        let fill = text.replace("\"core\"", "\"fillrandom\"");
+        let e = Experiment::parse_in(&fill, dir.path()).err().unwrap().to_string();
+        assert!(e.contains("workload.ycsb: YCSB properties apply to YCSB workloads"), "{e}");
     }
 
     #[test]

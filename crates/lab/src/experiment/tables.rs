@@ -1,19 +1,19 @@
-//! An experiment's result set: a row per run (its variant, sweep value and headline metrics), the
-//! levels, the flash time by cause, and a figure per metric (over the sweep, or a bar per
-//! variant).
+//! An experiment's result set: a row per run (its variant, sweep values and headline metrics), the
+//! levels, the flash time by cause, and a figure per metric (over the last sweep, a line per
+//! variant and value of the other sweeps; or a bar per variant).
 
 use crate::report::model::{Cell, Figure, FigureKind, ResultSet, ResultTable, Series};
 use crate::result::{RunResult, TimeBase};
 use crate::spec::{format_size, FsKind};
 
-use super::{sweep_label, Experiment, Point};
+use super::{value_label, Experiment, Point};
 
 /// A sweep value as a table cell: numbers stay numbers.
-fn sweep_cell(p: &Point) -> Cell {
-    match &p.sweep_value {
-        Some(toml::Value::Integer(i)) => Cell::Number(*i as f64),
-        Some(toml::Value::Float(f)) => Cell::Number(*f),
-        v => Cell::Text(sweep_label(v).unwrap_or_default()),
+fn value_cell(v: &toml::Value) -> Cell {
+    match v {
+        toml::Value::Integer(i) => Cell::Number(*i as f64),
+        toml::Value::Float(f) => Cell::Number(*f),
+        v => Cell::Text(value_label(v)),
     }
 }
 
@@ -23,7 +23,7 @@ fn sweep_json(v: &toml::Value) -> serde_json::Value {
         toml::Value::Integer(i) => (*i).into(),
         toml::Value::Float(f) => (*f).into(),
         toml::Value::Boolean(b) => (*b).into(),
-        other => sweep_label(&Some(other.clone())).unwrap_or_default().into(),
+        other => value_label(other).into(),
     }
 }
 
@@ -48,11 +48,8 @@ impl Experiment {
     }
 
     pub(super) fn result_set(&self, results: &[RunResult]) -> ResultSet {
-        let sweep_name = self.file.sweep.as_ref().map(|s| s.parameter.clone());
         let mut columns = vec!["variant".to_string()];
-        if let Some(s) = &sweep_name {
-            columns.push(s.clone());
-        }
+        columns.extend(self.sweeps.iter().map(|s| s.parameter.clone()));
         columns.extend(
             ["workload", "user MB", "host WA", "flash WA", "ops/s", "p99 us", "remapped pages", "sim time s"]
                 .map(String::from),
@@ -60,9 +57,7 @@ impl Experiment {
         let mut rows = Vec::new();
         for (p, r) in self.points.iter().zip(results) {
             let mut row: Vec<Cell> = vec![p.variant.clone().into()];
-            if sweep_name.is_some() {
-                row.push(sweep_cell(p));
-            }
+            row.extend(p.at.iter().map(value_cell));
             row.push(r.workload.clone().into());
             row.push((r.user_bytes as f64 / (1 << 20) as f64).into());
             row.push(r.host_write_amplification.into());
@@ -78,7 +73,7 @@ impl Experiment {
             for l in r.levels.iter().filter(|l| l.bytes_written > 0 || l.files > 0) {
                 level_rows.push(vec![
                     Cell::Text(p.variant.clone()),
-                    sweep_cell(p),
+                    self.sweep_cell(p),
                     Cell::Text(format!("L{}", l.level)),
                     Cell::Number(l.files as f64),
                     Cell::Number(l.bytes_read as f64 / (1 << 20) as f64),
@@ -92,7 +87,7 @@ impl Experiment {
         let mut cause_rows = Vec::new();
         for (p, r) in self.points.iter().zip(results) {
             let (Some(causes), Some(busy)) = (&r.flash_by_cause, r.flash_busy_s) else { continue };
-            let mut row = vec![Cell::Text(p.variant.clone()), sweep_cell(p)];
+            let mut row = vec![Cell::Text(p.variant.clone()), self.sweep_cell(p)];
             row.push(Cell::Number(busy));
             for (_, names) in CAUSE_GROUPS {
                 let share: f64 =
@@ -106,7 +101,10 @@ impl Experiment {
         } else {
             self.file.metrics.clone()
         };
-        let figures = metrics.iter().map(|m| self.figure(m, results)).collect();
+        let figures = metrics
+            .iter()
+            .map(|m| self.figure(m, &results.iter().map(|r| metric_value(m, r)).collect::<Vec<_>>()))
+            .collect();
         let mut notes = self.file.notes.clone();
         if results.iter().any(|r| r.time_base == TimeBase::Simulated) {
             notes.push(crate::result::SIMULATED_TIME_NOTE.into());
@@ -143,29 +141,29 @@ impl Experiment {
         }
     }
 
-    /// A run's JSON with its point: `variant`, and the sweep's parameter (e.g.
+    /// A point's sweep values as one cell (the tables that have one sweep column): the value of
+    /// one sweep, `field=value` of each in a grid.
+    fn sweep_cell(&self, p: &Point) -> Cell {
+        match p.at.as_slice() {
+            [v] => value_cell(v),
+            _ => Cell::Text(self.point_label(p).unwrap_or_default()),
+        }
+    }
+
+    /// A run's JSON with its point: `variant`, and each sweep's parameter (e.g.
     /// `workload.value_size`) with its value, so that each run of results.json says what it was.
     fn labelled(&self, p: &Point, r: &RunResult) -> Option<serde_json::Value> {
         let mut v = serde_json::to_value(r).ok()?;
         let m = v.as_object_mut()?;
         m.insert("variant".into(), p.variant.clone().into());
-        if let (Some(s), Some(value)) = (&self.file.sweep, &p.sweep_value) {
+        for (s, value) in self.sweeps.iter().zip(&p.at) {
             m.insert(s.parameter.clone(), sweep_json(value));
         }
         Some(v)
     }
 
-    fn figure(&self, metric: &str, results: &[RunResult]) -> Figure {
-        let value = |r: &RunResult| -> f64 {
-            match metric {
-                "write_amplification" => r.write_amplification.unwrap_or(r.host_write_amplification),
-                "host_write_amplification" => r.host_write_amplification,
-                "ops_per_sec" => r.ops_per_sec,
-                "p99_latency_us" => r.latency.p99_us,
-                "remapped_pages" => r.remapped_pages.unwrap_or(0) as f64,
-                _ => r.sim_time_s.unwrap_or(0.0),
-            }
-        };
+    /// The figure of `metric`, whose value at each point is `values`' (in the points' order).
+    pub(super) fn figure(&self, metric: &str, values: &[f64]) -> Figure {
         let y_label = match metric {
             "write_amplification" => "write amplification (flash bytes / user bytes)",
             "host_write_amplification" => "host write amplification (host bytes / user bytes)",
@@ -180,30 +178,37 @@ impl Experiment {
                 variants.push(&p.variant);
             }
         }
-        match &self.file.sweep {
-            Some(s) => {
-                let categories: Vec<String> =
-                    s.values.iter().map(|v| sweep_label(&Some(v.clone())).unwrap_or_default()).collect();
-                let series = variants
-                    .iter()
-                    .map(|v| Series {
-                        name: v.to_string(),
-                        points: self
-                            .points
-                            .iter()
-                            .zip(results)
-                            .filter(|(p, _)| p.variant == *v)
-                            .enumerate()
-                            .map(|(i, (_, r))| (i as f64, value(r)))
-                            .collect(),
-                        dashed: false,
-                    })
-                    .collect();
+        match self.sweeps.split_last() {
+            Some((x, others)) => {
+                let categories: Vec<String> = x.values.iter().map(value_label).collect();
+                // A line per variant and combination of the other sweeps' values, over the last sweep.
+                let mut series: Vec<Series> = Vec::new();
+                for (p, r) in self.points.iter().zip(values) {
+                    let (x_value, rest) = p.at.split_last().expect("a value per sweep");
+                    let mut name = p.variant.clone();
+                    for (s, v) in others.iter().zip(rest) {
+                        name.push_str(&format!(", {}={}", s.field_name(), value_label(v)));
+                    }
+                    let i = x.values.iter().position(|v| v == x_value).unwrap_or(0) as f64;
+                    match series.iter_mut().find(|s| s.name == name) {
+                        Some(s) => s.points.push((i, *r)),
+                        None => series.push(Series { name, points: vec![(i, *r)], dashed: false }),
+                    }
+                }
+                let over = if others.is_empty() {
+                    x.parameter.clone()
+                } else {
+                    format!(
+                        "{} (a line per {})",
+                        x.parameter,
+                        others.iter().map(|s| s.field_name()).collect::<Vec<_>>().join(", ")
+                    )
+                };
                 Figure {
-                    id: format!("{metric}_vs_{}", s.parameter.replace('.', "_")),
-                    title: format!("{} vs {}", metric.replace('_', " "), s.parameter),
+                    id: format!("{metric}_vs_{}", x.parameter.replace('.', "_")),
+                    title: format!("{} vs {over}", metric.replace('_', " ")),
                     kind: FigureKind::Line,
-                    x_label: s.parameter.clone(),
+                    x_label: x.parameter.clone(),
                     y_label: y_label.into(),
                     categories,
                     series,
@@ -218,11 +223,23 @@ impl Experiment {
                 categories: variants.iter().map(|v| v.to_string()).collect(),
                 series: vec![Series {
                     name: metric.replace('_', " "),
-                    points: results.iter().enumerate().map(|(i, r)| (i as f64, value(r))).collect(),
+                    points: values.iter().enumerate().map(|(i, v)| (i as f64, *v)).collect(),
                     dashed: false,
                 }],
             },
         }
+    }
+}
+
+/// A run's value of `metric` (one of `METRICS`).
+fn metric_value(metric: &str, r: &RunResult) -> f64 {
+    match metric {
+        "write_amplification" => r.write_amplification.unwrap_or(r.host_write_amplification),
+        "host_write_amplification" => r.host_write_amplification,
+        "ops_per_sec" => r.ops_per_sec,
+        "p99_latency_us" => r.latency.p99_us,
+        "remapped_pages" => r.remapped_pages.unwrap_or(0) as f64,
+        _ => r.sim_time_s.unwrap_or(0.0),
     }
 }
 

@@ -55,6 +55,8 @@ pub struct RunSpec {
 pub struct Plan {
     pub engine: Engine,
     pub records: u64,
+    /// Operations of the measured phase.
+    pub operations: u64,
     pub value_size: ValueSize,
 }
 
@@ -110,9 +112,14 @@ impl RunSpec {
                 ));
             }
         }
-        let value_size = self.workload.value_size.resolve(self.device.page_size()?)?;
-        let records = self.workload.record_count(value_size)?;
-        Ok(Plan { engine, records, value_size })
+        let mut value_size = self.workload.value_size.resolve(self.device.page_size()?)?;
+        let (records, operations) = self.workload.counts(value_size)?;
+        if let (WorkloadKind::Ycsb(y), false) = (&self.workload.name, self.workload.ycsb.is_empty()) {
+            // The properties may set the fields: the record's sizes are theirs.
+            let g = self.workload.generator_spec(records, operations, value_size);
+            value_size = self.workload.ycsb_config(*y, &g)?.record_sizes();
+        }
+        Ok(Plan { engine, records, operations, value_size })
     }
 
     /// Page writes drive a simulated block SSD alone: no engine, no file system.
@@ -129,14 +136,14 @@ impl RunSpec {
         self.workload.pages.validate()?;
         self.device.validate()?;
         let page = self.device.page_size()?;
-        Ok(Plan { engine: Engine::Device, records: 1, value_size: ValueSize::Fixed(page) })
+        Ok(Plan { engine: Engine::Device, records: 1, operations: 0, value_size: ValueSize::Fixed(page) })
     }
 
     /// The run's weight in a batch's estimate of time left: the user bytes of its load and of
     /// its operations.
     pub fn work(&self) -> f64 {
         let Ok(p) = self.plan() else { return 0.0 };
-        (p.records + self.workload.operations) as f64 * self.record_bytes(&p)
+        (p.records + p.operations) as f64 * self.record_bytes(&p)
     }
 
     /// User data the run writes before its measured phase: every record (what a device holds

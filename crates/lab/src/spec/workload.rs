@@ -3,10 +3,12 @@
 //! and the seed. One struct is an experiment file's `[workload]` table and the `workload` object of
 //! a run's JSON; each command builds it from its own flags.
 
+use std::path::{Path, PathBuf};
+
 use serde::{Deserialize, Serialize};
 use workload::db_bench::DbBenchKind;
 use workload::mixgraph::MixgraphKind;
-use workload::{SizeClass, SizeProfile, ValueData, ValueSize, Workload, YcsbWorkload};
+use workload::{SizeClass, SizeProfile, ValueData, ValueSize, Workload, YcsbConfig, YcsbProperties, YcsbWorkload};
 
 use super::named::{format_size, serde_name, serde_name_opt, Bytes, NameError, Named};
 use crate::error::{LabError, Result};
@@ -183,6 +185,15 @@ pub struct WorkloadSpec {
     /// The page writes of `name = "pages"`.
     #[serde(default)]
     pub pages: PageWrites,
+    /// YCSB properties over the YCSB workload's definition, by YCSB's names (`readproportion`,
+    /// `requestdistribution`, `fieldlength`, ...): `ycsb_file`'s, then these. Workload `core` is
+    /// `CoreWorkload`'s defaults alone, which a property file completes as YCSB's `-P` does.
+    #[serde(default, skip_serializing_if = "YcsbProperties::is_empty")]
+    pub ycsb: YcsbProperties,
+    /// A YCSB property file (relative to the experiment file), read with the experiment: its
+    /// properties go under `ycsb`'s, and a run's specification holds them, not the path.
+    #[serde(default, skip_serializing)]
+    pub ycsb_file: Option<PathBuf>,
 }
 
 /// Where the overwrites of a page-write workload go.
@@ -272,7 +283,72 @@ impl WorkloadSpec {
             seed: DEFAULT_SEED,
             values: ValueData::Generated,
             pages: PageWrites::default(),
+            ycsb: YcsbProperties::default(),
+            ycsb_file: None,
         }
+    }
+
+    /// Reads `ycsb_file` (relative to `dir`) into `ycsb`, under the properties given there.
+    pub fn read_ycsb_file(&mut self, dir: &Path) -> Result<()> {
+        let Some(file) = self.ycsb_file.take() else { return Ok(()) };
+        let path = dir.join(&file);
+        let text = std::fs::read_to_string(&path).map_err(LabError::io(&path, "read the YCSB property file"))?;
+        let mut props = YcsbProperties::parse(&text, &file.display().to_string())
+            .map_err(|e| LabError::invalid("workload.ycsb_file", e.to_string()))?;
+        props.extend(&self.ycsb);
+        self.ycsb = props;
+        Ok(())
+    }
+
+    /// The generators' parameters for `records`, `operations` and `value_size` (the plan's).
+    pub fn generator_spec(&self, records: u64, operations: u64, value_size: ValueSize) -> workload::WorkloadSpec {
+        workload::WorkloadSpec {
+            records,
+            operations: operations.max(1),
+            value_size,
+            key_size: self.key_size,
+            values: self.values,
+        }
+    }
+
+    /// YCSB workload `w` for `g`, with the YCSB properties applied.
+    pub fn ycsb_config(&self, w: YcsbWorkload, g: &workload::WorkloadSpec) -> Result<YcsbConfig> {
+        let mut c = g.ycsb_config(w)?;
+        self.ycsb.apply(&mut c).map_err(|e| LabError::invalid("workload.ycsb", e.to_string()))?;
+        Ok(c)
+    }
+
+    /// The records and run-phase operations, from `records` or `data` and `operations`, or from
+    /// the YCSB properties `recordcount` and `operationcount`; given both ways, they must agree.
+    pub fn counts(&self, value_size: ValueSize) -> Result<(u64, u64)> {
+        if !self.ycsb.is_empty() && !matches!(self.name, WorkloadKind::Ycsb(_)) {
+            return Err(LabError::invalid(
+                "workload.ycsb",
+                format!("YCSB properties apply to YCSB workloads, not {}", self.name.name()),
+            ));
+        }
+        let records = match (self.ycsb.count("recordcount"), self.records, self.data) {
+            (Some(n), None, None) => n,
+            (Some(n), Some(r), None) if r == n => n,
+            (Some(n), _, _) => {
+                return Err(LabError::invalid(
+                    "workload.records",
+                    format!("the YCSB property recordcount={n} gives the records too: give one of them"),
+                ))
+            }
+            (None, ..) => self.record_count(value_size)?,
+        };
+        let operations = match self.ycsb.count("operationcount") {
+            Some(n) if self.operations == 0 || self.operations == n => n,
+            Some(n) => {
+                return Err(LabError::invalid(
+                    "workload.operations",
+                    format!("{} differs from the YCSB property operationcount={n}: give one of them", self.operations),
+                ))
+            }
+            None => self.operations,
+        };
+        Ok((records, operations))
     }
 
     /// The same with fixed value sizes.

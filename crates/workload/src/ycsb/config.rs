@@ -2,6 +2,7 @@
 
 use crate::error::WorkloadError;
 use crate::value_data::ValueData;
+use crate::value_size::ValueSize;
 use std::fmt;
 use std::str::FromStr;
 
@@ -31,10 +32,14 @@ pub enum YcsbWorkload {
     E,
     /// Read-modify-write: 50 % read, 50 % read-modify-write, zipfian.
     F,
+    /// `CoreWorkload` with its defaults alone (95 % read, 5 % update, uniform, scans up to 1000):
+    /// the base a property file (`YcsbProperties`) completes, as YCSB's `-P` does.
+    Core,
 }
 
 impl YcsbWorkload {
-    /// All of them, load first.
+    /// The load phase and the six core workloads, load first (not [`YcsbWorkload::Core`], which
+    /// a property file completes).
     pub const ALL: [YcsbWorkload; 7] = [
         YcsbWorkload::Load,
         YcsbWorkload::A,
@@ -46,7 +51,7 @@ impl YcsbWorkload {
     ];
 
     /// Accepted names.
-    pub const NAMES: &'static str = "load, a, b, c, d, e, f";
+    pub const NAMES: &'static str = "load, a, b, c, d, e, f, core";
 
     /// Lower-case name (`load`, `a`..`f`).
     pub fn name(self) -> &'static str {
@@ -58,6 +63,7 @@ impl YcsbWorkload {
             YcsbWorkload::D => "d",
             YcsbWorkload::E => "e",
             YcsbWorkload::F => "f",
+            YcsbWorkload::Core => "core",
         }
     }
 }
@@ -79,10 +85,12 @@ impl FromStr for YcsbWorkload {
             .or_else(|| t.strip_prefix("ycsb_"))
             .or_else(|| t.strip_prefix("workload"))
             .unwrap_or(&t);
-        YcsbWorkload::ALL.into_iter().find(|w| w.name() == t).ok_or_else(|| WorkloadError::UnknownName {
-            kind: "YCSB workload",
-            name: s.to_string(),
-            accepted: YcsbWorkload::NAMES.to_string(),
+        YcsbWorkload::ALL.into_iter().chain([YcsbWorkload::Core]).find(|w| w.name() == t).ok_or_else(|| {
+            WorkloadError::UnknownName {
+                kind: "YCSB workload",
+                name: s.to_string(),
+                accepted: YcsbWorkload::NAMES.to_string(),
+            }
         })
     }
 }
@@ -211,7 +219,7 @@ impl YcsbConfig {
         };
         let (proportions, request_distribution) = match workload {
             // The load phase uses CoreWorkload's defaults (0.95 read / 0.05 update); they do not matter for loading.
-            YcsbWorkload::Load => (p(0.95, 0.05, 0.0, 0.0, 0.0), RequestDistribution::Uniform),
+            YcsbWorkload::Load | YcsbWorkload::Core => (p(0.95, 0.05, 0.0, 0.0, 0.0), RequestDistribution::Uniform),
             YcsbWorkload::A => (p(0.5, 0.5, 0.0, 0.0, 0.0), RequestDistribution::Zipfian),
             YcsbWorkload::B => (p(0.95, 0.05, 0.0, 0.0, 0.0), RequestDistribution::Zipfian),
             YcsbWorkload::C => (p(1.0, 0.0, 0.0, 0.0, 0.0), RequestDistribution::Zipfian),
@@ -259,6 +267,19 @@ impl YcsbConfig {
     /// `insertcount`, defaulted.
     pub fn effective_insert_count(&self) -> u64 {
         self.insert_count.unwrap_or(self.record_count.saturating_sub(self.insert_start))
+    }
+
+    /// The sizes of a fully written record: `field_count` fields of `field_length` bytes, or of
+    /// `min_field_length..=field_length` when the lengths vary.
+    pub fn record_sizes(&self) -> ValueSize {
+        let n = self.field_count.max(1);
+        match self.field_length_distribution {
+            FieldLengthDistribution::Constant => ValueSize::Fixed(n.saturating_mul(self.field_length)),
+            _ => {
+                ValueSize::uniform(n.saturating_mul(self.min_field_length.max(1)), n.saturating_mul(self.field_length))
+                    .unwrap_or(ValueSize::Fixed(n.saturating_mul(self.field_length)))
+            }
+        }
     }
 
     /// Bytes of one fully written record when the field length is constant.

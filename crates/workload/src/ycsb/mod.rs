@@ -1,4 +1,5 @@
-//! YCSB core workloads: the load phase and workloads A-F, as `site.ycsb.workloads.CoreWorkload` defines them.
+//! YCSB core workloads: the load phase and workloads A-F, as `site.ycsb.workloads.CoreWorkload` defines them, and
+//! YCSB's properties (a property file, `-p` overrides) over them ([`YcsbProperties`]).
 //!
 //! Contract:
 //! - Operation choice is YCSB's `DiscreteGenerator` over the non-zero proportions in YCSB's order (read, update,
@@ -27,6 +28,7 @@
 mod config;
 mod generator;
 mod keys;
+mod properties;
 
 pub use config::{
     FieldLengthDistribution, InsertOrder, Phase, Proportions, RequestDistribution, ScanLengthDistribution, YcsbConfig,
@@ -34,3 +36,4 @@ pub use config::{
 };
 pub use generator::Ycsb;
 pub use keys::{build_key_name, fill_random_printable};
+pub use properties::YcsbProperties;
