@@ -1,11 +1,20 @@
 //! `flashkv ftl`: the page-write workload (`crate::page_writes`) on a simulated block SSD, for GC
-//! and write-amplification studies. The flags make one `RunSpec` (`workload.name = "pages"`) that
-//! the runner runs like any other; the result is a `RunResult` with its `ftl` section.
+//! and write-amplification studies, or with `--trace` a recorded block trace replayed on it
+//! (`crate::block_replay`). The flags make one `RunSpec` (`workload.name = "pages"` or
+//! `"block-trace"`) that the runner runs like any other; the result is a `RunResult` (with an
+//! `ftl` section for page writes).
+
+use std::path::PathBuf;
+
+use workload::block_trace::BlockTraceFormat;
 
 use crate::publish::OutputArgs;
 use crate::result::RunResult;
 use crate::spec::named::parser;
-use crate::spec::{format_size, DeviceSpec, EngineSpec, PageWrites, Pattern, RunSpec, WorkloadKind, WorkloadSpec};
+use crate::spec::{
+    format_size, Addresses, BlockTraceSpec, DeviceSpec, EngineSpec, PageWrites, Pattern, Replay, RunSpec, WorkloadKind,
+    WorkloadSpec,
+};
 use crate::table::Table;
 
 #[derive(clap::Args, Debug, Clone)]
@@ -19,9 +28,24 @@ pub struct FtlArgs {
     /// Fraction of the overwrites before measurement starts.
     #[arg(long, default_value_t = 0.5, allow_hyphen_values = true)]
     pub warmup: f64,
-    /// Outstanding writes.
+    /// Outstanding writes (outstanding requests of a closed-loop trace replay).
     #[arg(long, default_value_t = 64, allow_hyphen_values = true)]
     pub queue_depth: u32,
+    /// Replay this block trace instead of the pattern (see --trace-format).
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<PathBuf>,
+    /// The trace's format: msr (MSR Cambridge / SNIA IOTTA CSV) or blkparse (blkparse's text).
+    #[arg(long, default_value = "msr", value_parser = parser::<BlockTraceFormat>)]
+    pub trace_format: BlockTraceFormat,
+    /// closed (a request issues when one of --queue-depth slots frees) or open (at the trace's times).
+    #[arg(long, default_value = "closed", value_parser = parser::<Replay>)]
+    pub replay: Replay,
+    /// Replay on a fresh device instead of one written once sequentially first.
+    #[arg(long)]
+    pub no_precondition: bool,
+    /// Requests beyond the device's user space: error, or wrap (modulo the user pages).
+    #[arg(long, default_value = "error", value_parser = parser::<Addresses>)]
+    pub addresses: Addresses,
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
     #[command(flatten)]
@@ -32,6 +56,17 @@ pub struct FtlArgs {
 
 impl FtlArgs {
     pub fn spec(&self) -> RunSpec {
+        if let Some(file) = &self.trace {
+            let trace = BlockTraceSpec {
+                replay: self.replay,
+                queue_depth: self.queue_depth,
+                precondition: !self.no_precondition,
+                addresses: self.addresses,
+                ..BlockTraceSpec::new(file.clone(), self.trace_format)
+            };
+            let workload = WorkloadSpec { trace: Some(trace), ..WorkloadSpec::new(WorkloadKind::BlockTrace, 1, 0) };
+            return RunSpec::new(EngineSpec::default(), self.device.clone(), workload);
+        }
         let pages = PageWrites {
             pattern: self.pattern,
             writes: self.writes,

@@ -6,6 +6,7 @@
 
 pub mod batch;
 pub mod bench;
+pub mod block_replay;
 pub mod calibrate;
 pub mod demo;
 pub mod engine;

@@ -144,7 +144,13 @@ pub fn run(spec: &RunSpec, progress: bool) -> Outcome {
 }
 
 /// A phase of `ops` page writes of `page` bytes over the simulated span `(from, to)`.
-fn phase(name: &str, ops: u64, page: u64, (from, to): (Nanos, Nanos), latency: LatencySummary) -> PhaseResult {
+pub(crate) fn phase(
+    name: &str,
+    ops: u64,
+    page: u64,
+    (from, to): (Nanos, Nanos),
+    latency: LatencySummary,
+) -> PhaseResult {
     let elapsed_s = to.saturating_sub(from) as f64 / 1e9;
     PhaseResult {
         name: name.to_string(),
@@ -163,18 +169,18 @@ fn phase(name: &str, ops: u64, page: u64, (from, to): (Nanos, Nanos), latency: L
 }
 
 /// Fixed queue depth in simulated time: each new request is issued when a slot frees.
-struct Queue {
+pub(crate) struct Queue {
     depth: usize,
     outstanding: BinaryHeap<Reverse<Nanos>>,
     last_issue: Nanos,
 }
 
 impl Queue {
-    fn new(depth: u32) -> Self {
+    pub(crate) fn new(depth: u32) -> Self {
         Queue { depth: depth as usize, outstanding: BinaryHeap::new(), last_issue: 0 }
     }
 
-    fn issue_time(&mut self) -> Nanos {
+    pub(crate) fn issue_time(&mut self) -> Nanos {
         if self.outstanding.len() >= self.depth {
             if let Some(Reverse(t)) = self.outstanding.pop() {
                 self.last_issue = self.last_issue.max(t);
@@ -183,11 +189,11 @@ impl Queue {
         self.last_issue
     }
 
-    fn complete(&mut self, done: Nanos) {
+    pub(crate) fn complete(&mut self, done: Nanos) {
         self.outstanding.push(Reverse(done));
     }
 
-    fn drain(&mut self) -> Nanos {
+    pub(crate) fn drain(&mut self) -> Nanos {
         self.outstanding.drain().map(|Reverse(t)| t).max().unwrap_or(self.last_issue).max(self.last_issue)
     }
 }

@@ -28,7 +28,10 @@ pub fn run(spec: &RunSpec, progress: bool) -> Outcome {
     let wall = Instant::now();
     let plan = spec.plan()?;
     if let Engine::Device = plan.engine {
-        return crate::page_writes::run(spec, progress);
+        return match spec.workload.name {
+            WorkloadKind::BlockTrace => crate::block_replay::run(spec, progress),
+            _ => crate::page_writes::run(spec, progress),
+        };
     }
     let (stack, mut engine) = open(spec, &plan.engine)?;
     let phases = run_phases(spec, &plan, &stack, engine.as_mut(), progress)?;
@@ -74,7 +77,9 @@ fn run_phases(
                 phase(&format!("run {}", k.name()), w.values.apply(Box::new(mix)), plan.operations, engine)?;
             }
         }
-        WorkloadKind::PageWrites => unreachable!("page writes run without an engine (page_writes::run)"),
+        WorkloadKind::PageWrites | WorkloadKind::BlockTrace => {
+            unreachable!("page writes and block traces run without an engine (page_writes, block_replay)")
+        }
         WorkloadKind::DbBench(list) => {
             let mut ran = 0;
             if list.first().is_some_and(|k| !k.writes()) {

@@ -110,6 +110,62 @@ fn a_ycsb_property_file_of_workload_a_is_workload_a() {
     assert!(err.contains("line 2") && err.contains("readproportoin"), "{err}");
 }
 
+/// Block trace replay: an MSR trace's write bytes are the device's host write bytes, each
+/// format's sample replays, open loop follows the trace's clock, and a malformed line is named.
+#[test]
+fn block_traces_replay_on_the_simulated_ssd() {
+    let dir = tempfile::tempdir().unwrap();
+    // A generated MSR trace of page-aligned requests: 70 % writes of 1-4 pages, 1 ms apart.
+    let (mut text, mut written, mut read) = (String::new(), 0u64, 0u64);
+    let mut x: u64 = 7;
+    for i in 0..3000u64 {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let (pages, page) = ((x >> 33) % 4 + 1, (x >> 40) % 50_000);
+        let write = (x >> 20) % 10 < 7;
+        let size = pages * 4096;
+        if write {
+            written += size
+        } else {
+            read += size
+        }
+        let op = if write { "Write" } else { "Read" };
+        text.push_str(&format!("{},src,1,{op},{},{size},0\n", 128_166_372_000_000_000 + i * 10_000, page * 4096));
+    }
+    let trace = dir.path().join("gen.csv");
+    std::fs::write(&trace, &text).unwrap();
+    let trace = trace.to_str().unwrap();
+    let v = json(&["ftl", "--trace", trace, "--capacity", "256MiB", "--no-precondition", "--json"]);
+    assert_eq!(v["host_write_bytes"].as_u64(), Some(written), "the trace's write bytes reach the device");
+    let replay = &v["phases"][0];
+    assert_eq!((replay["ops"].as_u64(), replay["read_bytes"].as_u64()), (Some(3000), Some(read)));
+    assert!(replay["latency_by_kind"]["read"]["p99_us"].as_f64().unwrap() > 0.0);
+    // Open loop: 3000 requests 1 ms apart take at least the trace's 2.999 s.
+    let open = json(&["ftl", "--trace", trace, "--capacity", "256MiB", "--replay", "open", "--json"]);
+    let phases = open["phases"].as_array().unwrap();
+    assert_eq!(phases[0]["name"], "precondition");
+    assert!(phases[1]["elapsed_s"].as_f64().unwrap() >= 2.999, "{}", phases[1]["elapsed_s"]);
+    assert!(open["host_write_bytes"].as_u64().unwrap() > written, "preconditioning writes the device first");
+    // Each format's sample: the MSR one needs its addresses wrapped on a small device.
+    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/");
+    let blk = json(&["ftl", "--trace", &format!("{data}blkparse-sample.txt"), "--trace-format", "blkparse", "--json"]);
+    let kinds = blk["phases"][1]["latency_by_kind"].as_object().unwrap();
+    assert!(kinds.contains_key("read") && kinds.contains_key("write") && kinds.contains_key("trim"), "{kinds:?}");
+    assert_eq!(blk["phases"][1]["user_bytes"].as_u64(), Some(24 * 512), "two dispatched writes, 16 + 8 sectors");
+    let msr = format!("{data}msr-sample.csv");
+    let (code, _, err) = flashkv(&["ftl", "--trace", &msr, "--capacity", "256MiB"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("line 1") && err.contains("exceed the device's"), "{err}");
+    let wrapped = json(&["ftl", "--trace", &msr, "--capacity", "256MiB", "--addresses", "wrap", "--json"]);
+    assert_eq!(wrapped["phases"][1]["ops"].as_u64(), Some(5));
+    // A malformed line is named by its number.
+    let bad = dir.path().join("bad.csv");
+    let lines: Vec<&str> = text.lines().collect();
+    std::fs::write(&bad, format!("{}\n{}\n1,src,1,Erase,0,4096,0\n", lines[0], lines[1])).unwrap();
+    let (code, _, err) = flashkv(&["ftl", "--trace", bad.to_str().unwrap(), "--capacity", "256MiB"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("line 3") && err.contains("'erase' is not Read or Write"), "{err}");
+}
+
 #[test]
 fn mixgraph_runs_its_fill_and_mix() {
     let mut args = vec!["mixgraph", "--workload", "prefix_dist"];

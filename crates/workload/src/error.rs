@@ -36,6 +36,14 @@ pub enum WorkloadError {
         /// What is wrong and what is accepted.
         message: String,
     },
+    /// A line of a trace that is not what its format says a line is.
+    #[error("line {line}: {message}")]
+    TraceLine {
+        /// The line number, from 1.
+        line: usize,
+        /// What is wrong and what was expected.
+        message: String,
+    },
     /// An error on a line of a YCSB property file.
     #[error("{file}, line {line}: {error}")]
     PropertyLine {

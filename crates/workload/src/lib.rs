@@ -1,12 +1,14 @@
-//! Workload generators for flashkv: YCSB, LevelDB db_bench, RocksDB Mixgraph, and value-size distributions.
+//! Workload generators for flashkv: YCSB, LevelDB db_bench, RocksDB Mixgraph, and value-size distributions; and
+//! the readers of recorded workloads (block traces, key-value traces).
 //!
-//! Contract: the crate is pure. It does no I/O, keeps no global state, and draws every random choice from a
+//! Contract: the crate is pure. It opens no files (a trace is read from a reader the caller gives), keeps no global state, and draws every random choice from a
 //! caller-given seed (or caller-given `rand::Rng`), so the same parameters and seed give bit-identical streams on every
 //! machine (floating-point functions come from the pure-Rust `libm`, not the platform's). Bad parameters come back as
 //! [`WorkloadError`] naming the field and the accepted values; nothing panics on bad input.
 //!
 //! Every generator yields [`Op`]s (see [`op`] for their meaning).
 
+pub mod block_trace;
 pub mod db_bench;
 pub mod error;
 pub mod fnv;

@@ -327,7 +327,7 @@ fn point_spec(file: &ExperimentFile, sweeps: &[Sweep], overrides: &Table, at: &[
             typed_section::<WorkloadSpec>(section("workload"), "workload")?,
         )
     };
-    spec.workload.read_ycsb_file(dir)?;
+    spec.workload.locate_files(dir)?;
     // Everything a run needs is checked now, not when the run comes up.
     spec.plan()?;
     Ok(spec)
@@ -506,6 +506,28 @@ records = 1000
         assert!(error(&bad).contains("workload.pages.writes"), "{}", error(&bad));
         let engine = format!("{text}[engine]\nremap = \"full\"\n");
         assert!(error(&engine).contains("no engine applies"), "{}", error(&engine));
+    }
+
+    /// A block trace is a workload too; its file is found beside the experiment file.
+    #[test]
+    fn block_traces_are_a_workload() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("t.csv"), "1,h,0,Write,0,4096,0\n").unwrap();
+        let text = "title = \"trace\"\n[device]\ncapacity = \"256MiB\"\n[workload]\nname = \"block-trace\"\n\
+                    trace = { file = \"t.csv\", format = \"msr\", replay = \"open\" }\n";
+        let e = Experiment::parse_in(text, dir.path()).unwrap();
+        let t = e.points[0].spec.workload.trace.clone().unwrap();
+        assert_eq!((t.file, t.replay, t.queue_depth), (dir.path().join("t.csv"), crate::spec::Replay::Open, 64));
+        let missing = Experiment::parse_in(text, Path::new("/nonexistent")).err().unwrap().to_string();
+        assert!(missing.contains("workload.trace.file") && missing.contains("is not a file"), "{missing}");
+        let format = text.replace("\"msr\"", "\"pcap\"");
+        let e = Experiment::parse_in(&format, dir.path()).err().unwrap().to_string();
+        assert!(e.contains("workload.trace.format") && e.contains("msr, blkparse"), "{e}");
+        let none = "title = \"t\"\n[workload]\nname = \"block-trace\"\n";
+        assert!(error(none).contains("block-trace needs a trace"), "{}", error(none));
+        let other = text.replace("block-trace", "fillrandom").replace("[workload]", "[workload]\nrecords = 10");
+        let e = Experiment::parse_in(&other, dir.path()).err().unwrap().to_string();
+        assert!(e.contains("workload.trace: applies to workload block-trace only"), "{e}");
     }
 
     #[test]

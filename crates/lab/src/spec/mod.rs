@@ -27,7 +27,9 @@ pub use self::device::{DeviceSpec, FsKind, Store, ZoneGc};
 pub use self::engine::{Engine, EngineName, EngineSpec, KvDesign, MappingRam};
 pub use self::host::HostSpec;
 pub use self::named::{format_size, Bytes, BytesOrOff, Named};
-pub use self::workload::{PageWrites, Pattern, ValueSizeSpec, WorkloadKind, WorkloadSpec};
+pub use self::workload::{
+    Addresses, BlockTraceSpec, PageWrites, Pattern, Replay, ValueSizeSpec, WorkloadKind, WorkloadSpec,
+};
 use ::workload::{ValueData, ValueSize};
 pub use flashsim::{Preset, Timing};
 
@@ -67,8 +69,11 @@ impl RunSpec {
 
     /// Checks the specification as a whole and resolves it.
     pub fn plan(&self) -> Result<Plan> {
-        if self.workload.name == WorkloadKind::PageWrites {
-            return self.plan_page_writes();
+        if self.workload.name.is_device_only() {
+            return self.plan_device_only();
+        }
+        if self.workload.trace.is_some() {
+            return Err(LabError::invalid("workload.trace", "applies to workload block-trace only"));
         }
         let mut engine = self.engine.resolve()?;
         if let (true, Some(field)) = (self.engine.is_kv_ssd(), self.host.first_set()) {
@@ -122,18 +127,29 @@ impl RunSpec {
         Ok(Plan { engine, records, operations, value_size })
     }
 
-    /// Page writes drive a simulated block SSD alone: no engine, no file system.
-    fn plan_page_writes(&self) -> Result<Plan> {
+    /// Page writes and block traces drive a simulated block SSD alone: no engine, no file system.
+    fn plan_device_only(&self) -> Result<Plan> {
+        let what = match self.workload.name {
+            WorkloadKind::PageWrites => "page writes go",
+            _ => "block trace requests go",
+        };
         if self.engine != EngineSpec::default() || self.host.first_set().is_some() {
-            return Err(LabError::invalid("engine", "page writes drive the device alone: no engine applies"));
+            return Err(LabError::invalid("engine", format!("{what} to the device alone: no engine applies")));
         }
         if self.device.fs != FsKind::Sim {
             return Err(LabError::invalid(
                 "device.fs",
-                format!("page writes go to a simulated block SSD (sim), not {}", self.device.fs.name()),
+                format!("{what} to a simulated block SSD (sim), not {}", self.device.fs.name()),
             ));
         }
-        self.workload.pages.validate()?;
+        match (&self.workload.name, &self.workload.trace) {
+            (WorkloadKind::BlockTrace, Some(t)) => t.validate()?,
+            (WorkloadKind::BlockTrace, None) => {
+                return Err(LabError::invalid("workload.trace", "block-trace needs a trace: { file, format }"))
+            }
+            (_, Some(_)) => return Err(LabError::invalid("workload.trace", "applies to workload block-trace only")),
+            _ => self.workload.pages.validate()?,
+        }
         self.device.validate()?;
         let page = self.device.page_size()?;
         Ok(Plan { engine: Engine::Device, records: 1, operations: 0, value_size: ValueSize::Fixed(page) })

@@ -261,7 +261,8 @@ named_by_str!(
     lsm::CompactionStyle,
     workload::YcsbWorkload,
     workload::mixgraph::MixgraphKind,
-    workload::db_bench::DbBenchKind
+    workload::db_bench::DbBenchKind,
+    workload::block_trace::BlockTraceFormat
 );
 
 impl Named for workload::ValueData {

@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+use workload::block_trace::BlockTraceFormat;
 use workload::db_bench::DbBenchKind;
 use workload::mixgraph::MixgraphKind;
 use workload::{SizeClass, SizeProfile, ValueData, ValueSize, Workload, YcsbConfig, YcsbProperties, YcsbWorkload};
@@ -24,6 +25,8 @@ pub enum WorkloadKind {
     /// Single-page writes straight to a simulated block SSD, with no file system and no engine
     /// (GC and write-amplification studies): a sequential fill, then `WorkloadSpec::pages`.
     PageWrites,
+    /// A recorded block trace replayed on a simulated block SSD alone (`WorkloadSpec::trace`).
+    BlockTrace,
 }
 
 impl WorkloadKind {
@@ -40,7 +43,13 @@ impl WorkloadKind {
             WorkloadKind::DbBench(list) if list.len() == 1 => list[0].name().to_string(),
             WorkloadKind::DbBench(_) => "db_bench".to_string(),
             WorkloadKind::PageWrites => "pages".to_string(),
+            WorkloadKind::BlockTrace => "block-trace".to_string(),
         }
+    }
+
+    /// A workload that drives a simulated block SSD alone, with no engine and no file system.
+    pub fn is_device_only(&self) -> bool {
+        matches!(self, WorkloadKind::PageWrites | WorkloadKind::BlockTrace)
     }
 }
 
@@ -57,8 +66,10 @@ impl From<Workload> for WorkloadKind {
 impl Named for WorkloadKind {
     /// Any workload name, or db_bench benchmarks separated by commas.
     fn parse_name(text: &str) -> Result<WorkloadKind, NameError> {
-        if text.trim() == "pages" {
-            return Ok(WorkloadKind::PageWrites);
+        match text.trim() {
+            "pages" => return Ok(WorkloadKind::PageWrites),
+            "block-trace" => return Ok(WorkloadKind::BlockTrace),
+            _ => {}
         }
         let items: Vec<&str> = text.split(',').map(str::trim).collect();
         if items.iter().any(|i| i.is_empty()) {
@@ -77,6 +88,7 @@ impl Named for WorkloadKind {
             WorkloadKind::Mixgraph(k) => k.name().to_string(),
             WorkloadKind::DbBench(list) => list.iter().map(|k| k.name()).collect::<Vec<_>>().join(","),
             WorkloadKind::PageWrites => "pages".to_string(),
+            WorkloadKind::BlockTrace => "block-trace".to_string(),
         }
     }
 }
@@ -185,6 +197,9 @@ pub struct WorkloadSpec {
     /// The page writes of `name = "pages"`.
     #[serde(default)]
     pub pages: PageWrites,
+    /// The trace of `name = "block-trace"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<BlockTraceSpec>,
     /// YCSB properties over the YCSB workload's definition, by YCSB's names (`readproportion`,
     /// `requestdistribution`, `fieldlength`, ...): `ycsb_file`'s, then these. Workload `core` is
     /// `CoreWorkload`'s defaults alone, which a property file completes as YCSB's `-P` does.
@@ -266,6 +281,120 @@ impl PageWrites {
     }
 }
 
+/// How a block trace's requests are issued.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Replay {
+    /// At the trace's own times (after the preconditioning), whatever is outstanding.
+    Open,
+    /// As fast as the device allows with `queue_depth` requests outstanding.
+    #[default]
+    Closed,
+}
+
+impl Named for Replay {
+    fn parse_name(s: &str) -> Result<Replay, NameError> {
+        match s.trim() {
+            "open" => Ok(Replay::Open),
+            "closed" => Ok(Replay::Closed),
+            other => {
+                Err(format!("unknown replay '{other}'; accepted: open (the trace's times), closed (a queue depth)")
+                    .into())
+            }
+        }
+    }
+    fn name(&self) -> String {
+        match self {
+            Replay::Open => "open".into(),
+            Replay::Closed => "closed".into(),
+        }
+    }
+}
+
+/// What a request beyond the device's user space does.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Addresses {
+    /// It is an error naming the request's line.
+    #[default]
+    Error,
+    /// Its pages wrap around the user space (modulo the user pages): a large volume's trace on a
+    /// smaller device, its locality kept within the device.
+    Wrap,
+}
+
+impl Named for Addresses {
+    fn parse_name(s: &str) -> Result<Addresses, NameError> {
+        match s.trim() {
+            "error" => Ok(Addresses::Error),
+            "wrap" => Ok(Addresses::Wrap),
+            other => Err(format!("unknown addresses '{other}'; accepted: error, wrap").into()),
+        }
+    }
+    fn name(&self) -> String {
+        match self {
+            Addresses::Error => "error".into(),
+            Addresses::Wrap => "wrap".into(),
+        }
+    }
+}
+
+/// A block trace replayed on a simulated block SSD (`name = "block-trace"`): the device is
+/// written sequentially first (`precondition`, as MQSim's preconditioning does), then the
+/// trace's requests are issued in file order, each over the whole flash pages its bytes touch.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BlockTraceSpec {
+    /// The trace file (relative to the experiment file).
+    #[serde(with = "serde_name")]
+    pub file: PathBuf,
+    /// `msr` (MSR Cambridge / SNIA IOTTA CSV) or `blkparse` (blkparse's text output).
+    #[serde(with = "serde_name")]
+    pub format: BlockTraceFormat,
+    #[serde(default, with = "serde_name")]
+    pub replay: Replay,
+    /// Requests outstanding in a closed-loop replay.
+    #[serde(default = "default_trace_depth")]
+    pub queue_depth: u32,
+    /// Write every user page once before the trace (default true).
+    #[serde(default = "default_true")]
+    pub precondition: bool,
+    #[serde(default, with = "serde_name")]
+    pub addresses: Addresses,
+}
+
+/// As the page-write workload's.
+fn default_trace_depth() -> u32 {
+    64
+}
+
+fn default_true() -> bool {
+    true
+}
+
+impl BlockTraceSpec {
+    /// A closed-loop replay of `file` with the defaults.
+    pub fn new(file: PathBuf, format: BlockTraceFormat) -> BlockTraceSpec {
+        BlockTraceSpec {
+            file,
+            format,
+            replay: Replay::Closed,
+            queue_depth: default_trace_depth(),
+            precondition: true,
+            addresses: Addresses::Error,
+        }
+    }
+
+    /// Checks the parameters (`workload.trace.*`).
+    pub fn validate(&self) -> Result<()> {
+        if self.queue_depth == 0 {
+            return Err(LabError::invalid("workload.trace.queue_depth", "must be at least 1"));
+        }
+        if !self.file.is_file() {
+            return Err(LabError::invalid("workload.trace.file", format!("{} is not a file", self.file.display())));
+        }
+        Ok(())
+    }
+}
+
 fn default_seed() -> u64 {
     DEFAULT_SEED
 }
@@ -285,7 +414,20 @@ impl WorkloadSpec {
             pages: PageWrites::default(),
             ycsb: YcsbProperties::default(),
             ycsb_file: None,
+            trace: None,
         }
+    }
+
+    /// Makes a relative trace file relative to `dir` (the experiment file's), so that the run's
+    /// specification names it wherever the run goes.
+    pub fn locate_files(&mut self, dir: &Path) -> Result<()> {
+        self.read_ycsb_file(dir)?;
+        if let Some(t) = &mut self.trace {
+            if t.file.is_relative() {
+                t.file = dir.join(&t.file);
+            }
+        }
+        Ok(())
     }
 
     /// Reads `ycsb_file` (relative to `dir`) into `ycsb`, under the properties given there.

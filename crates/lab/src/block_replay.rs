@@ -1,0 +1,232 @@
+//! Block trace replay (`workload.name = "block-trace"`): a recorded trace's requests on a
+//! simulated block SSD alone, with no file system and no engine, as MQSim and SSDSim replay
+//! MSR Cambridge, SNIA or blktrace traces.
+//!
+//! Contract:
+//! - The device is first written sequentially, every user page once (`precondition`, as MQSim's
+//!   preconditioning), unless switched off; then the trace's requests are issued in file order.
+//! - A request covers the whole flash pages its bytes touch (a partial page is written whole, with
+//!   no read-modify-write: our choice, as page-level simulators do); a discard unmaps the pages
+//!   it covers whole. Bytes beyond the user space are an error naming the line, or with
+//!   `addresses = "wrap"` wrap around it (modulo the user pages).
+//! - Open loop: each request is issued at its trace time after the preconditioning (a time that
+//!   goes backwards is issued at once). Closed loop: a request is issued when one of
+//!   `queue_depth` slots frees, in simulated time.
+//! - A request's latency is its last page's completion minus its issue time; the replay phase
+//!   reports them per kind (read, write, trim) and over all requests. Its user bytes are the
+//!   trace's write bytes; the device's host write bytes are the pages it was asked to write.
+
+use std::collections::BTreeMap;
+use std::io::BufReader;
+use std::time::Instant;
+
+use flashsim::{BlockSsd, DataMode, HostLabel, HostOp, Latencies, LatencySummary, Nanos};
+use hdrhistogram::Histogram;
+use workload::block_trace::{BlockOp, BlockRequest, BlockTrace};
+
+use crate::error::LabError;
+use crate::harness::PhaseResult;
+use crate::page_writes::{phase, Queue};
+use crate::result::{RunResult, Timing};
+use crate::runner::Outcome;
+use crate::spec::{Addresses, Named, Replay, RunSpec};
+
+/// Runs the trace of `spec` (checked by `RunSpec::plan`).
+pub fn run(spec: &RunSpec, progress: bool) -> Outcome {
+    let wall = Instant::now();
+    let trace = spec.workload.trace.as_ref().ok_or_else(|| LabError::invalid("workload.trace", "missing"))?;
+    let mut config = spec.device.ssd_config()?;
+    // Page contents are never read back: only the mapping, the counts and the timing matter.
+    config.media.store = DataMode::MetadataOnly;
+    let mut ssd = BlockSsd::new(config)?;
+    let user = ssd.user_pages();
+    let page = ssd.page_size() as u64;
+    let mut queue = Queue::new(trace.queue_depth);
+    let mut phases = Vec::new();
+    let mut start = 0;
+    if trace.precondition {
+        let bar = crate::progress::bar(progress, user, "precondition");
+        for lpn in 0..user {
+            let at = queue.issue_time();
+            queue.complete(ssd.write_no_data(at, lpn, 1, HostLabel::Unlabelled)?);
+            if lpn % 65536 == 0 {
+                bar.set_position(lpn);
+            }
+        }
+        bar.finish_and_clear();
+        start = queue.drain();
+        phases.push(phase("precondition", user, page, (0, start), ssd.latencies().summary(HostOp::Write)));
+        queue = Queue::new(trace.queue_depth);
+        queue.complete(start);
+    }
+    let file = std::fs::File::open(&trace.file).map_err(LabError::io(&trace.file, "open the trace"))?;
+    let located =
+        |e: workload::WorkloadError| LabError::invalid("workload.trace.file", format!("{}, {e}", trace.file.display()));
+    let bar = crate::progress::bar(progress, 0, "requests");
+    let mut replayed = Replayed::default();
+    let (mut last_issue, mut end) = (start, start);
+    for request in BlockTrace::new(BufReader::new(file), trace.format) {
+        let r = request.map_err(located)?;
+        let (first, pages) = page_span(&r, page);
+        let parts = match (first + pages <= user, trace.addresses) {
+            (true, _) => vec![(first, pages)],
+            (false, Addresses::Error) => {
+                return Err(LabError::invalid(
+                    "workload.trace.addresses",
+                    format!(
+                        "{}, line {}: bytes {}..{} exceed the device's {} bytes of user space; give a larger \
+                         capacity, or let the addresses wrap (wrap)",
+                        trace.file.display(),
+                        r.line,
+                        r.offset,
+                        r.offset + r.size,
+                        user * page
+                    ),
+                ))
+            }
+            (false, Addresses::Wrap) => wrap(first % user, pages.min(user), user),
+        };
+        let at = match trace.replay {
+            Replay::Open => (start + r.time_ns).max(last_issue),
+            Replay::Closed => queue.issue_time(),
+        };
+        last_issue = at;
+        let mut done = at;
+        for (lpn, n) in parts {
+            let t = match r.op {
+                BlockOp::Read => ssd.read_no_data(at, lpn, n, HostLabel::Unlabelled)?,
+                BlockOp::Write => ssd.write_no_data(at, lpn, n, HostLabel::Unlabelled)?,
+                BlockOp::Discard => ssd.trim(at, lpn, n)?,
+            };
+            done = done.max(t);
+        }
+        queue.complete(done);
+        end = end.max(done);
+        replayed.record(&r, done - at);
+        if replayed.requests % 65536 == 0 {
+            bar.set_position(replayed.requests);
+        }
+    }
+    bar.finish_and_clear();
+    let end = end.max(queue.drain());
+    phases.push(replayed.phase(start, end));
+    let description = format!(
+        "{} (GC {}); trace {} ({}, {} replay{}{})",
+        spec.device.describe(),
+        spec.device.gc.name(),
+        trace.file.file_name().map_or_else(|| trace.file.display().to_string(), |n| n.to_string_lossy().into()),
+        trace.format,
+        trace.replay.name(),
+        if trace.replay == Replay::Closed { format!(", queue depth {}", trace.queue_depth) } else { String::new() },
+        if trace.precondition { ", preconditioned" } else { "" },
+    );
+    let all = ssd.counters();
+    let result = RunResult::of_device(
+        &spec.workload.name.label(),
+        "none: trace requests to the device".into(),
+        description,
+        phases,
+        ssd.report(),
+        end,
+    );
+    let wall_time_s = wall.elapsed().as_secs_f64();
+    let nand_ops_per_wall_sec = Some(all.flash.nand_ops() as f64 / wall_time_s.max(1e-9));
+    Ok((result, Timing { wall_time_s, nand_ops_per_wall_sec }))
+}
+
+/// The first flash page a request touches and how many.
+fn page_span(r: &BlockRequest, page: u64) -> (u64, u64) {
+    let first = r.offset / page;
+    let last = (r.offset + r.size - 1) / page;
+    (first, last - first + 1)
+}
+
+/// `pages` pages from `first`, wrapped around `user` pages: one range, or two.
+fn wrap(first: u64, pages: u64, user: u64) -> Vec<(u64, u64)> {
+    if first + pages <= user {
+        vec![(first, pages)]
+    } else {
+        vec![(first, user - first), (0, pages - (user - first))]
+    }
+}
+
+/// What the replay did: requests and bytes by kind, and latencies.
+struct Replayed {
+    requests: u64,
+    write_bytes: u64,
+    read_bytes: u64,
+    by_kind: Latencies,
+    all: Histogram<u64>,
+}
+
+impl Default for Replayed {
+    fn default() -> Self {
+        let mut all = Histogram::new(3).expect("3 significant figures is a valid histogram precision");
+        all.auto(true);
+        Replayed { requests: 0, write_bytes: 0, read_bytes: 0, by_kind: Latencies::new(), all }
+    }
+}
+
+impl Replayed {
+    fn record(&mut self, r: &BlockRequest, latency: Nanos) {
+        self.requests += 1;
+        let op = match r.op {
+            BlockOp::Read => {
+                self.read_bytes += r.size;
+                HostOp::Read
+            }
+            BlockOp::Write => {
+                self.write_bytes += r.size;
+                HostOp::Write
+            }
+            BlockOp::Discard => HostOp::Trim,
+        };
+        self.by_kind.record(op, latency);
+        // Auto-resizing: every u64 fits.
+        let _ = self.all.record(latency.max(1));
+    }
+
+    /// The replay phase over the simulated span `from..to`.
+    fn phase(&self, from: Nanos, to: Nanos) -> PhaseResult {
+        let elapsed_s = to.saturating_sub(from) as f64 / 1e9;
+        let ops = self.requests;
+        let mut latency_by_kind = BTreeMap::new();
+        for (name, op) in [("read", HostOp::Read), ("write", HostOp::Write), ("trim", HostOp::Trim)] {
+            let s: LatencySummary = self.by_kind.summary(op);
+            if s.count > 0 {
+                latency_by_kind.insert(name.to_string(), s);
+            }
+        }
+        PhaseResult {
+            name: "replay".into(),
+            ops,
+            elapsed_s,
+            ops_per_sec: if elapsed_s > 0.0 { ops as f64 / elapsed_s } else { 0.0 },
+            micros_per_op: if ops > 0 { elapsed_s * 1e6 / ops as f64 } else { 0.0 },
+            user_bytes: self.write_bytes,
+            read_bytes: self.read_bytes,
+            found: 0,
+            scanned_records: 0,
+            latency: flashsim::latency::summarize(&self.all),
+            latency_by_kind,
+            timeline: Vec::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use workload::block_trace::BlockOp;
+
+    #[test]
+    fn a_request_covers_the_pages_its_bytes_touch() {
+        let r = |offset, size| BlockRequest { line: 1, time_ns: 0, op: BlockOp::Write, offset, size };
+        assert_eq!(page_span(&r(0, 4096), 4096), (0, 1));
+        assert_eq!(page_span(&r(4095, 2), 4096), (0, 2));
+        assert_eq!(page_span(&r(8192, 512), 4096), (2, 1));
+        assert_eq!(page_span(&r(4096, 12288), 4096), (1, 3));
+        assert_eq!(wrap(8, 4, 10), [(8, 2), (0, 2)]);
+        assert_eq!(wrap(2, 4, 10), [(2, 4)]);
+    }
+}
