@@ -77,6 +77,10 @@ fn run_phases(
                 phase(&format!("run {}", k.name()), w.values.apply(Box::new(mix)), plan.operations, engine)?;
             }
         }
+        WorkloadKind::KvTrace => {
+            let file = w.kv_trace.as_ref().ok_or_else(|| LabError::invalid("workload.kv_trace", "missing"))?;
+            replay_kv_trace(file, w.values, w.seed, &mut |ops, n| phase("replay", ops, n, engine))?;
+        }
         WorkloadKind::PageWrites | WorkloadKind::BlockTrace => {
             unreachable!("page writes and block traces run without an engine (page_writes, block_replay)")
         }
@@ -104,6 +108,38 @@ fn run_phases(
         p.micros_per_op = if p.ops > 0 { p.elapsed_s * 1e6 / p.ops as f64 } else { 0.0 };
     }
     Ok(phases)
+}
+
+/// Replays the key-value trace in `file` as one phase (`phase(ops, count)`): a first pass checks
+/// every line and counts the operations, so that a malformed line stops the run before it starts.
+fn replay_kv_trace(
+    file: &std::path::Path,
+    values: workload::ValueData,
+    seed: u64,
+    phase: &mut dyn FnMut(Box<dyn Iterator<Item = Op> + Send>, u64) -> Result<()>,
+) -> Result<()> {
+    use std::sync::Mutex;
+    use workload::kv_trace::KvTrace;
+    let open = || -> Result<_> {
+        let f = std::fs::File::open(file).map_err(LabError::io(file, "open the key-value trace"))?;
+        Ok(std::io::BufReader::new(f))
+    };
+    let located =
+        |e: workload::WorkloadError| LabError::invalid("workload.kv_trace", format!("{}, {e}", file.display()));
+    let mut count = 0;
+    for op in KvTrace::new(open()?, workload::ValueData::Zeros, seed) {
+        op.map_err(located)?;
+        count += 1;
+    }
+    // The file is read again as the phase runs; should it change in between, its first bad line
+    // ends the phase and is the run's error.
+    let failed = Arc::new(Mutex::new(None));
+    let seen = Arc::clone(&failed);
+    let ops = KvTrace::new(open()?, values, seed)
+        .map_while(move |op| op.map_err(|e| *seen.lock().unwrap_or_else(|p| p.into_inner()) = Some(e)).ok());
+    phase(Box::new(ops), count)?;
+    let error = failed.lock().unwrap_or_else(|p| p.into_inner()).take();
+    error.map_or(Ok(()), |e| Err(located(e)))
 }
 
 /// The store a run drives: the LSM engine on the device's file system, or the key-value SSD

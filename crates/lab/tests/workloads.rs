@@ -166,6 +166,76 @@ fn block_traces_replay_on_the_simulated_ssd() {
     assert!(err.contains("line 3") && err.contains("'erase' is not Read or Write"), "{err}");
 }
 
+/// Key-value trace replay: fillrandom's operations written as a trace replay to the same
+/// results as fillrandom itself, on the engine and on a key-value SSD; a bad line is named.
+#[test]
+fn a_kv_trace_of_fillrandom_replays_as_fillrandom() {
+    use workload::db_bench::DbBenchKind;
+    use workload::{Op, ValueData, ValueSize, Workload, WorkloadSpec};
+    let dir = tempfile::tempdir().unwrap();
+    // The runner seeds a db_bench write phase with the run's seed + 1.
+    let spec = WorkloadSpec {
+        records: 20_000,
+        operations: 1,
+        value_size: ValueSize::Fixed(1000),
+        key_size: None,
+        values: ValueData::Zeros,
+    };
+    let mut trace = String::from("# fillrandom, 20000 x 1000 B: flushes and compactions\n");
+    for op in Workload::DbBench(DbBenchKind::FillRandom).build(&spec, 43).unwrap() {
+        let Op::Insert { key, value } = op else { panic!("fillrandom puts") };
+        let hex: String = key.iter().map(|b| format!("{b:02x}")).collect();
+        trace.push_str(&format!("put,0x{hex},{}\n", value.len()));
+    }
+    std::fs::write(dir.path().join("fill.trace"), &trace).unwrap();
+    for (engine, device) in
+        [("", "fs = \"sim\"\ncapacity = \"256MiB\""), ("engine = \"plsc\"\n", "capacity = \"1GiB\"")]
+    {
+        let file = |workload: &str| {
+            format!(
+                "title = \"t\"\n{engine}[device]\n{device}\n[workload]\n{workload}\nvalues = \"zeros\"\nvalue_size = 1000\nseed = 42\n"
+            )
+        };
+        let run = |name: &str, text: String| {
+            let path = dir.path().join(format!("{name}.toml"));
+            std::fs::write(&path, text).unwrap();
+            let out = dir.path().join(name);
+            let (code, _, err) = flashkv(&["run", path.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+            assert_eq!(code, 0, "{name}: {err}");
+            let v: serde_json::Value =
+                serde_json::from_slice(&std::fs::read(out.join("results.json")).unwrap()).unwrap();
+            let mut r = v["runs"][0].clone();
+            measured(r.take())
+        };
+        let tag = if engine.is_empty() { "lsm" } else { "plsc" };
+        let fill = run(&format!("fill-{tag}"), file("name = \"fillrandom\"\nrecords = 20000"));
+        let replay = run(&format!("replay-{tag}"), file("name = \"kv-trace\"\nkv_trace = \"fill.trace\""));
+        assert_eq!(fill["phases"][0]["ops"].as_u64(), Some(20_000), "{tag}");
+        if tag == "lsm" {
+            assert!(fill["levels"][0]["bytes_written"].as_u64().unwrap() > 0, "the engine flushed");
+        }
+        let strip = |mut v: serde_json::Value| {
+            let o = v.as_object_mut().unwrap();
+            for key in ["variant", "experiment", "run"] {
+                o.remove(key);
+            }
+            v
+        };
+        assert_eq!(strip(fill), strip(replay), "{tag}: the trace replays as the generator runs");
+    }
+    let bad = dir.path().join("bad.trace");
+    std::fs::write(&bad, "put,a,10\nget,a\nput,b\n").unwrap();
+    let text = format!(
+        "title = \"t\"\n[device]\ncapacity = \"256MiB\"\n[workload]\nname = \"kv-trace\"\nkv_trace = \"{}\"\n",
+        bad.display()
+    );
+    let path = dir.path().join("bad.toml");
+    std::fs::write(&path, text).unwrap();
+    let (code, _, err) = flashkv(&["run", path.to_str().unwrap(), "--out", dir.path().join("bad").to_str().unwrap()]);
+    assert_ne!(code, 0);
+    assert!(err.contains("line 3") && err.contains("put takes 3 fields"), "{err}");
+}
+
 #[test]
 fn mixgraph_runs_its_fill_and_mix() {
     let mut args = vec!["mixgraph", "--workload", "prefix_dist"];

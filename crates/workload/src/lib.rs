@@ -12,6 +12,7 @@ pub mod block_trace;
 pub mod db_bench;
 pub mod error;
 pub mod fnv;
+pub mod kv_trace;
 pub mod mixgraph;
 pub mod mt19937;
 pub mod op;

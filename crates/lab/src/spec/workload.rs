@@ -27,6 +27,9 @@ pub enum WorkloadKind {
     PageWrites,
     /// A recorded block trace replayed on a simulated block SSD alone (`WorkloadSpec::trace`).
     BlockTrace,
+    /// A recorded key-value trace replayed on the engine or a key-value SSD
+    /// (`WorkloadSpec::kv_trace`, in `workload::kv_trace`'s format).
+    KvTrace,
 }
 
 impl WorkloadKind {
@@ -44,6 +47,7 @@ impl WorkloadKind {
             WorkloadKind::DbBench(_) => "db_bench".to_string(),
             WorkloadKind::PageWrites => "pages".to_string(),
             WorkloadKind::BlockTrace => "block-trace".to_string(),
+            WorkloadKind::KvTrace => "kv-trace".to_string(),
         }
     }
 
@@ -69,6 +73,7 @@ impl Named for WorkloadKind {
         match text.trim() {
             "pages" => return Ok(WorkloadKind::PageWrites),
             "block-trace" => return Ok(WorkloadKind::BlockTrace),
+            "kv-trace" => return Ok(WorkloadKind::KvTrace),
             _ => {}
         }
         let items: Vec<&str> = text.split(',').map(str::trim).collect();
@@ -89,6 +94,7 @@ impl Named for WorkloadKind {
             WorkloadKind::DbBench(list) => list.iter().map(|k| k.name()).collect::<Vec<_>>().join(","),
             WorkloadKind::PageWrites => "pages".to_string(),
             WorkloadKind::BlockTrace => "block-trace".to_string(),
+            WorkloadKind::KvTrace => "kv-trace".to_string(),
         }
     }
 }
@@ -200,6 +206,10 @@ pub struct WorkloadSpec {
     /// The trace of `name = "block-trace"`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace: Option<BlockTraceSpec>,
+    /// The trace of `name = "kv-trace"` (relative to the experiment file); `records` is then an
+    /// estimate of its distinct keys, for the run's memory estimate (1 when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "serde_name_opt")]
+    pub kv_trace: Option<PathBuf>,
     /// YCSB properties over the YCSB workload's definition, by YCSB's names (`readproportion`,
     /// `requestdistribution`, `fieldlength`, ...): `ycsb_file`'s, then these. Workload `core` is
     /// `CoreWorkload`'s defaults alone, which a property file completes as YCSB's `-P` does.
@@ -415,6 +425,7 @@ impl WorkloadSpec {
             ycsb: YcsbProperties::default(),
             ycsb_file: None,
             trace: None,
+            kv_trace: None,
         }
     }
 
@@ -425,6 +436,11 @@ impl WorkloadSpec {
         if let Some(t) = &mut self.trace {
             if t.file.is_relative() {
                 t.file = dir.join(&t.file);
+            }
+        }
+        if let Some(f) = &mut self.kv_trace {
+            if f.is_relative() {
+                *f = dir.join(&*f);
             }
         }
         Ok(())
@@ -468,6 +484,17 @@ impl WorkloadSpec {
                 "workload.ycsb",
                 format!("YCSB properties apply to YCSB workloads, not {}", self.name.name()),
             ));
+        }
+        match (&self.name, &self.kv_trace) {
+            (WorkloadKind::KvTrace, Some(f)) if f.is_file() => return Ok((self.records.unwrap_or(1).max(1), 0)),
+            (WorkloadKind::KvTrace, Some(f)) => {
+                return Err(LabError::invalid("workload.kv_trace", format!("{} is not a file", f.display())))
+            }
+            (WorkloadKind::KvTrace, None) => {
+                return Err(LabError::invalid("workload.kv_trace", "kv-trace needs a trace file (kv_trace = \"FILE\")"))
+            }
+            (_, Some(_)) => return Err(LabError::invalid("workload.kv_trace", "applies to workload kv-trace only")),
+            _ => {}
         }
         let records = match (self.ycsb.count("recordcount"), self.records, self.data) {
             (Some(n), None, None) => n,
