@@ -39,6 +39,47 @@ fn ftl_json_has_the_accounting_names() {
     assert!(v["erases"].as_u64().unwrap() > 0);
 }
 
+/// The geometry as MQSim's users write it: the device's size from its blocks per plane, and the
+/// GC reserve, in an experiment file as on `flashkv ftl`'s command line.
+#[test]
+fn the_geometry_and_the_gc_reserve_are_parameters() {
+    let run = |extra: &[&str]| -> serde_json::Value {
+        let mut args = vec!["ftl", "--channels", "2", "--chips", "1", "--dies", "1", "--planes", "2"];
+        args.extend(["--pages-per-block", "64", "--blocks-per-plane", "256", "--writes", "2", "--json"]);
+        args.extend(extra);
+        let (code, out, err) = flashkv(&args);
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str(&out).expect("JSON on stdout")
+    };
+    let one = run(&[]);
+    // 2 channels x 2 planes x 256 blocks x 64 pages of 4 KiB: 256 MiB.
+    assert!(one["device"].as_str().unwrap().contains("256 MiB"), "{}", one["device"]);
+    let eight = run(&["--gc-reserve", "8"]);
+    let spare = |v: &serde_json::Value| v["effective_spare_factor"].as_f64().unwrap();
+    assert!(
+        spare(&eight) < spare(&one),
+        "a larger reserve holds more spare blocks idle: {} vs {}",
+        spare(&eight),
+        spare(&one)
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("geometry.toml");
+    std::fs::write(
+        &file,
+        "title = \"g\"\n[device]\nchannels = 2\nchips = 1\ndies = 1\nplanes = 2\npages_per_block = 64\n\
+         blocks_per_plane = 256\ngc_reserve = 8\n[workload]\nname = \"pages\"\npages = { writes = 2.0 }\n",
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let (code, _, err) = flashkv(&["run", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let set: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("results.json")).unwrap()).unwrap();
+    let from_file = &set["runs"][0];
+    for key in ["write_amplification", "erases", "gc_copied_pages", "effective_spare_factor"] {
+        assert_eq!(from_file[key], eight[key], "{key}: the file and the flags make the same device");
+    }
+}
+
 #[test]
 fn in_plane_gc_copies_back_unless_copyback_is_off() {
     let run = |extra: &[&str]| -> serde_json::Value {
@@ -101,6 +142,9 @@ fn bad_input_is_a_clear_error() {
         (vec!["ftl", "--capacity", "64MiB", "--spare-factor", "0.01"], "--spare-factor"),
         (vec!["ftl", "--fs", "mem"], "page writes go to a simulated block SSD"),
         (vec!["ftl", "--channels", "0"], "--channels: must be at least 1"),
+        (vec!["ftl", "--capacity", "1GiB", "--blocks-per-plane", "64"], "give capacity or blocks_per_plane"),
+        (vec!["ftl", "--blocks-per-plane", "0"], "--blocks-per-plane: must be at least 1"),
+        (vec!["ftl", "--gc-reserve", "0"], "--gc-reserve: GC needs at least one reserved free block"),
         (vec!["bench", "--page-cache", "12XB"], "--page-cache"),
         (vec!["bench", "--fs", "mem", "--page-cache", "1MiB"], "only a simulated file system"),
         (vec!["bench", "--fs", "mem", "--direct-reads"], "does not apply to fs mem"),

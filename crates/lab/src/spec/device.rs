@@ -229,6 +229,15 @@ pub struct DeviceSpec {
     pub planes: Option<u32>,
     #[arg(long)]
     pub pages_per_block: Option<u32>,
+    /// Erase blocks per plane: the device's size from its geometry, exactly (instead of
+    /// `capacity`, which may also halve the chips, dies or planes to keep enough blocks per plane).
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub blocks_per_plane: Option<u32>,
+    /// Free blocks a simulated block SSD keeps for GC (its reserve; 1 when absent).
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gc_reserve: Option<u32>,
     /// GC victim policy of a simulated block SSD: greedy, cost-benefit, fifo.
     #[arg(long, default_value = "greedy", value_parser = parser::<GcPolicy>)]
     #[serde(with = "serde_name")]
@@ -273,6 +282,8 @@ impl Default for DeviceSpec {
             dies: None,
             planes: None,
             pages_per_block: None,
+            blocks_per_plane: None,
+            gc_reserve: None,
             gc: GcPolicy::Greedy,
             gc_destination: None,
             copyback: true,
@@ -289,6 +300,8 @@ fn invalid(field: &str, reason: impl Into<String>) -> LabError {
 /// A flash layer's configuration error, named as the device field it is about.
 fn flash_field(e: flashsim::FlashError) -> LabError {
     match e {
+        // The flash layer's names for what a `[device]` field sets.
+        flashsim::FlashError::InvalidConfig { field: "gc_reserve_blocks", reason } => invalid("gc_reserve", reason),
         flashsim::FlashError::InvalidConfig { field, reason } => invalid(field, reason),
         other => LabError::Flash(other),
     }
@@ -310,6 +323,7 @@ impl DeviceSpec {
             ("dies", self.dies, &mut g.dies_per_chip),
             ("planes", self.planes, &mut g.planes_per_die),
             ("pages_per_block", self.pages_per_block, &mut g.pages_per_block),
+            ("blocks_per_plane", self.blocks_per_plane, &mut g.blocks_per_plane),
         ] {
             match value {
                 Some(0) => return Err(invalid(field, "must be at least 1")),
@@ -326,11 +340,16 @@ impl DeviceSpec {
         Ok((g, self.timing.clone().unwrap_or_else(|| self.preset.timing())))
     }
 
-    /// The chip's geometry resized to `capacity` (the preset's own capacity when absent).
+    /// The chip's geometry resized to `capacity` (the preset's own capacity when absent), or as
+    /// `blocks_per_plane` makes it.
     fn sized(&self, g: Geometry) -> Result<Geometry> {
-        match self.capacity {
-            Some(c) => flashsim::preset::scale(g, c.0).map_err(flash_field),
-            None => Ok(g),
+        match (self.capacity, self.blocks_per_plane) {
+            (Some(_), Some(_)) => Err(invalid("blocks_per_plane", "give capacity or blocks_per_plane, not both")),
+            (Some(c), None) => flashsim::preset::scale(g, c.0).map_err(flash_field),
+            (None, _) => {
+                g.validate().map_err(flash_field)?;
+                Ok(g)
+            }
         }
     }
 
@@ -348,6 +367,9 @@ impl DeviceSpec {
         }
         cfg.spare_factor = self.spare_factor;
         cfg.gc_policy = self.gc;
+        if let Some(r) = self.gc_reserve {
+            cfg.gc_reserve_blocks = r;
+        }
         cfg.gc_destination = self.gc_destination();
         cfg.copyback = self.copyback;
         cfg.media.store = self.data_mode();
@@ -483,6 +505,19 @@ impl DeviceSpec {
     /// `, CAPACITY, P KiB pages, NAND READ/PROGRAM/ERASE/TRANSFER` of a simulated device.
     pub fn shape(&self) -> String {
         let mut shape = self.capacity.map_or(String::new(), |c| format!(", {}", super::format_size(c.0)));
+        if let (Some(_), Ok((g, _))) = (self.blocks_per_plane, self.chip()) {
+            // Sized by its geometry: the size and the geometry that makes it.
+            shape += &format!(
+                ", {} ({} channels x {} chips x {} dies x {} planes x {} blocks x {} pages)",
+                super::format_size(g.total_pages() * g.page_size as u64),
+                g.channels,
+                g.chips_per_channel,
+                g.dies_per_chip,
+                g.planes_per_die,
+                g.blocks_per_plane,
+                g.pages_per_block
+            );
+        }
         if let Ok((g, timing)) = self.chip() {
             shape += &format!(", {} KiB pages, NAND {}", g.page_size >> 10, timing.label());
         }
