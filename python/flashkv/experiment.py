@@ -69,16 +69,24 @@ def run(
     address: Optional[str] = None,
     workers: Optional[int] = None,
     progress: bool = False,
+    binary: Optional[Union[str, os.PathLike]] = None,
 ) -> Results:
     """Runs ``experiment`` and writes its result folder ``out`` (a new temporary folder when None).
 
     ``executor``: ``"local"`` (this machine's cores, as ``flashkv run``) or ``"ray"``: every run a
     Ray task, on the running Ray (``ray.init()`` done before), on the cluster at ``address``, or on
     a Ray started here with ``workers`` CPUs.
+
+    ``binary``: a flashkv binary of one's own, with plug-ins registered (docs/extending.md), that
+    runs the experiment (``BINARY run FILE --out FOLDER``) so that it may name them; local only.
     """
     text = experiment_text(experiment)
     folder = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="flashkv-"))
-    if executor == "local":
+    if binary is not None:
+        if executor != "local":
+            raise ValueError("binary: a plug-in binary runs its experiments locally; executor must be 'local'")
+        _run_binary(Path(binary), text, folder, progress)
+    elif executor == "local":
         _native.run_experiment(text, str(folder), "local", progress)
     elif executor == "ray":
         from .ray_runs import run_specs
@@ -94,3 +102,25 @@ def run(
     else:
         raise ValueError(f"executor: unknown executor {executor!r}; accepted: local, ray")
     return Results(folder)
+
+
+def _run_binary(binary: Path, text: str, folder: Path, progress: bool) -> None:
+    """``binary run`` on ``text``, its result folder ``folder``; its error is raised as FlashkvError."""
+    import subprocess
+
+    if not binary.is_file():
+        raise FileNotFoundError(f"binary: {binary} is not a file")
+    # In the current directory, so that the files the experiment names resolve as in-process.
+    with tempfile.NamedTemporaryFile("w", suffix=".toml", prefix=".flashkv-", dir=os.getcwd(), delete=False) as f:
+        f.write(text)
+    try:
+        done = subprocess.run(
+            [str(binary), "run", f.name, "--out", str(folder)],
+            stdout=None if progress else subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+    finally:
+        os.unlink(f.name)
+    if done.returncode != 0:
+        raise _native.FlashkvError(done.stderr.strip())

@@ -5,6 +5,7 @@ import subprocess
 import sys
 
 import flashkv
+import pytest
 
 from conftest import sweep
 
@@ -78,3 +79,22 @@ def test_the_example_runs_its_sweep_and_plots_it(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "8 runs in" in done.stdout and "RemapCom" in done.stdout, done.stdout
     assert (tmp_path / "sweep" / "sweep.png").stat().st_size > 10_000
+
+
+def test_a_plug_in_binary_runs_its_own_gc_policy(tmp_path):
+    """The example plug-in crate's binary (examples/plugins, built with the workspace) runs an
+    experiment that names its GC policy; the package's own runner does not know the name."""
+    from conftest import REPO
+
+    binary = REPO / "target" / "release" / "flashkv-plugins"
+    if not binary.exists():
+        pytest.fail(f"{binary} does not exist: run `cargo build --release --workspace` first")
+    experiment = {
+        "title": "plug-in gc",
+        "device": {"capacity": "256MiB", "channels": 1, "spare_factor": 0.1, "gc": "cost-age-time"},
+        "workload": {"name": "pages", "pages": {"writes": 2.0, "pattern": "zipf:0.9"}},
+    }
+    results = flashkv.run(experiment, out=tmp_path / "cat", binary=binary)
+    assert "GC cost-age-time" in results.runs[0]["device"]
+    with pytest.raises(flashkv.FlashkvError, match="cost-age-time"):
+        flashkv.run(experiment, out=tmp_path / "native")

@@ -37,6 +37,9 @@ pub use media::{CauseCounts, CauseReport, DataMode, FlashCounters, Media, MediaC
 pub use preset::Preset;
 pub use ssd::dftl::{Cmt as MappingCache, CmtKey as MappingKey, TranslationIo};
 pub use ssd::remap_log::NvramUsage;
-pub use ssd::{BlockSsd, Counters, FlashReport, FtlCounters, GcDestination, GcPolicy, MappingMode, SsdConfig};
+pub use ssd::{
+    BlockSsd, Candidate, Counters, FlashReport, FtlCounters, GcDestination, GcPolicy, MappingMode, SsdConfig,
+    VictimPolicy,
+};
 pub use timing::{Nanos, OpKind, Timeline, Timing, Traced};
 pub use zoned::{ZoneInfo, ZoneState, ZonedConfig, ZonedSsd};

@@ -89,7 +89,7 @@ fn many_planes_reach_the_limit_at_their_effective_spare_factor() {
     for (sf, policy, tolerance) in
         [(0.10, GcPolicy::Greedy, 0.05), (0.28, GcPolicy::Greedy, 0.05), (0.10, GcPolicy::Fifo, 0.03)]
     {
-        let cfg = femu(2 << 30, sf, policy);
+        let cfg = femu(2 << 30, sf, policy.clone());
         assert_eq!(cfg.geometry().total_planes(), 32);
         let effective = cfg.effective_spare_factor();
         let (wa, measured) = measure(cfg, 7);
@@ -118,9 +118,9 @@ fn in_plane_gc_reaches_the_limit_at_its_own_effective_spare_factor() {
 
 #[test]
 fn more_spare_means_less_amplification_for_every_policy() {
-    for policy in [GcPolicy::Greedy, GcPolicy::CostBenefit, GcPolicy::Fifo] {
-        let (low, _) = measure(single_plane(0.10, 128, policy), 7);
-        let (high, _) = measure(single_plane(0.28, 128, policy), 7);
+    for policy in [GcPolicy::Greedy, GcPolicy::cost_benefit(), GcPolicy::Fifo] {
+        let (low, _) = measure(single_plane(0.10, 128, policy.clone()), 7);
+        let (high, _) = measure(single_plane(0.28, 128, policy.clone()), 7);
         assert!(high < low, "{policy:?}: WA {high} at S_f 0.28 is not below {low} at 0.10");
         assert!(high > 1.0, "{policy:?}: WA {high} cannot be below 1 under overwrites");
     }

@@ -192,7 +192,7 @@ proptest! {
 
     #[test]
     fn cost_benefit_dftl_matches_model(ops in proptest::collection::vec(op(230), 1..600)) {
-        run(ops, config(GcPolicy::CostBenefit, true, true, true))?;
+        run(ops, config(GcPolicy::cost_benefit(), true, true, true))?;
     }
 }
 

@@ -2,37 +2,67 @@
 
 use serde::Serialize;
 
+use std::sync::Arc;
+
 use crate::error::{FlashError, Result};
 use crate::geometry::Geometry;
 use crate::media::MediaConfig;
 use crate::preset::Preset;
+use crate::ssd::victim::{CostBenefit, VictimPolicy};
 use crate::timing::Timing;
 
 /// How GC picks its victim block inside a plane.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Debug)]
 pub enum GcPolicy {
     /// Fewest valid pages.
     Greedy,
-    /// Highest age x (1 - u) / 2u (Rosenblum & Ousterhout), age = programs since the block closed.
-    CostBenefit,
     /// Oldest closed block first.
     Fifo,
+    /// The highest score of a [`VictimPolicy`]: cost-benefit ([`GcPolicy::cost_benefit`]), or a
+    /// policy of one's own.
+    Scored(Arc<dyn VictimPolicy>),
 }
 
 impl GcPolicy {
+    /// The built-in policies' names.
     pub const NAMES: [&'static str; 3] = ["greedy", "cost-benefit", "fifo"];
+
+    /// Highest age x (1 - u) / 2u (Rosenblum & Ousterhout), age = programs since the block closed.
+    pub fn cost_benefit() -> GcPolicy {
+        GcPolicy::Scored(Arc::new(CostBenefit))
+    }
 
     pub fn parse(s: &str) -> Result<GcPolicy> {
         match s {
             "greedy" => Ok(GcPolicy::Greedy),
-            "cost-benefit" => Ok(GcPolicy::CostBenefit),
+            "cost-benefit" => Ok(GcPolicy::cost_benefit()),
             "fifo" => Ok(GcPolicy::Fifo),
             other => Err(FlashError::InvalidConfig {
                 field: "gc",
                 reason: format!("unknown GC policy '{other}'; accepted: {}", GcPolicy::NAMES.join(", ")),
             }),
         }
+    }
+
+    pub fn name(&self) -> &str {
+        match self {
+            GcPolicy::Greedy => "greedy",
+            GcPolicy::Fifo => "fifo",
+            GcPolicy::Scored(p) => p.name(),
+        }
+    }
+}
+
+/// Policies are the same when their names are.
+impl PartialEq for GcPolicy {
+    fn eq(&self, other: &GcPolicy) -> bool {
+        self.name() == other.name()
+    }
+}
+
+impl Serialize for GcPolicy {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
     }
 }
 

@@ -32,9 +32,11 @@ mod recovery;
 pub(crate) mod remap_log;
 mod space;
 mod translation;
+pub mod victim;
 
 pub use config::{GcDestination, GcPolicy, MappingMode, SsdConfig};
 pub use counters::{Counters, FlashReport, FtlCounters};
+pub use victim::{Candidate, VictimPolicy};
 
 use crate::cause::{Cause, HostLabel};
 use crate::error::{FlashError, Result};
@@ -86,7 +88,7 @@ impl BlockSsd {
                 geo.pages_per_block,
                 cfg.remap_segment_entries,
             ),
-            space: Space::new(&geo, cfg.gc_policy, cfg.gc_reserve_blocks, cfg.gc_destination),
+            space: Space::new(&geo, cfg.gc_policy.clone(), cfg.gc_reserve_blocks, cfg.gc_destination),
             media,
             cmt,
             deferred_translation: Vec::new(),

@@ -51,6 +51,7 @@ use crate::geometry::Geometry;
 use crate::media::Media;
 use crate::ssd::buckets::Buckets;
 use crate::ssd::config::{GcDestination, GcPolicy};
+use crate::ssd::victim::{self, Candidate};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Use {
@@ -273,7 +274,7 @@ impl Space {
         self.uses[b as usize] = Use::Closed;
         self.closed_at[b as usize] = media.next_seq();
         self.planes[plane].closed.insert(local, media.valid_pages(b));
-        if self.policy == GcPolicy::Fifo {
+        if matches!(self.policy, GcPolicy::Fifo) {
             self.planes[plane].fifo.push_back(b);
         }
     }
@@ -307,25 +308,23 @@ impl Space {
         if min_valid >= ppb {
             return None;
         }
-        let victim = match self.policy {
+        let victim = match &self.policy {
             GcPolicy::Greedy => first + min_local,
             GcPolicy::Fifo => self.planes[plane].fifo.pop_front()?,
-            GcPolicy::CostBenefit => {
+            GcPolicy::Scored(policy) => {
                 let now = media.next_seq();
-                let mut best: Option<(f64, u32)> = None;
-                for (valid, local) in self.planes[plane].closed.iter() {
-                    if valid >= ppb {
-                        continue;
-                    }
-                    let b = first + local;
-                    let u = valid as f64 / ppb as f64;
-                    let age = (now - self.closed_at[b as usize] + 1) as f64;
-                    let score = if valid == 0 { f64::INFINITY } else { age * (1.0 - u) / (2.0 * u) };
-                    if best.is_none_or(|(s, bb)| score > s || (score == s && b < bb)) {
-                        best = Some((score, b));
-                    }
-                }
-                best?.1
+                let candidates =
+                    self.planes[plane].closed.iter().filter(|&(valid, _)| valid < ppb).map(|(valid, local)| {
+                        let block = first + local;
+                        Candidate {
+                            block,
+                            valid_pages: valid,
+                            pages_per_block: ppb,
+                            age: now - self.closed_at[block as usize] + 1,
+                            erase_count: media.erase_count(block),
+                        }
+                    });
+                victim::best(policy.as_ref(), candidates)?
             }
         };
         let local = self.local(victim);
@@ -367,7 +366,7 @@ impl Space {
             p.fifo.clear();
         }
         let mut closed: Vec<u32> = (0..self.uses.len() as u32).filter(|&b| media.write_pointer(b) > 0).collect();
-        if self.policy == GcPolicy::Fifo {
+        if matches!(self.policy, GcPolicy::Fifo) {
             closed.sort_by_key(|&b| self.closed_at[b as usize]);
         }
         for b in closed {

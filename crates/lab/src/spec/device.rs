@@ -366,7 +366,7 @@ impl DeviceSpec {
             return Err(invalid("spare_factor", format!("{} is not in [0, 1)", self.spare_factor)));
         }
         cfg.spare_factor = self.spare_factor;
-        cfg.gc_policy = self.gc;
+        cfg.gc_policy = self.gc.clone();
         if let Some(r) = self.gc_reserve {
             cfg.gc_reserve_blocks = r;
         }

@@ -209,16 +209,12 @@ impl Named for Timing {
 }
 
 impl Named for GcPolicy {
+    /// A built-in policy, or one a plug-in registered (`crate::plugins`).
     fn parse_name(text: &str) -> Result<GcPolicy, NameError> {
-        GcPolicy::parse(text.trim()).map_err(|e| NameError(reason(&e.to_string())))
+        crate::plugins::registry().gc(text.trim()).map_err(NameError)
     }
     fn name(&self) -> String {
-        match self {
-            GcPolicy::Greedy => "greedy",
-            GcPolicy::CostBenefit => "cost-benefit",
-            GcPolicy::Fifo => "fifo",
-        }
-        .to_string()
+        GcPolicy::name(self).to_string()
     }
 }
 
