@@ -13,12 +13,15 @@
 //! - An unknown name's error lists the built-in names and the registered ones.
 //!
 //! Extension points so far: a GC victim policy of the simulated block SSD
-//! ([`flashsim::VictimPolicy`]).
+//! ([`flashsim::VictimPolicy`]) and a compaction strategy of the engine
+//! ([`lsm::compaction::strategy::CompactionStrategy`]).
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
 use flashsim::{GcPolicy, VictimPolicy};
+use lsm::compaction::strategy::{CompactionStrategy, CustomStrategy};
+use lsm::CompactionStyle;
 
 /// A registration that cannot be.
 #[derive(Debug, thiserror::Error)]
@@ -33,6 +36,7 @@ pub enum PluginError {
 #[derive(Debug, Default)]
 pub struct Registry {
     gc_policies: BTreeMap<String, Arc<dyn VictimPolicy>>,
+    strategies: BTreeMap<String, Arc<dyn CompactionStrategy>>,
 }
 
 impl Registry {
@@ -52,6 +56,39 @@ impl Registry {
         }
         self.gc_policies.insert(name, Arc::new(policy));
         Ok(self)
+    }
+
+    /// Registers a compaction strategy under its name (`--compaction NAME`, `[engine] compaction`).
+    pub fn compaction_strategy(
+        &mut self,
+        strategy: impl CompactionStrategy + 'static,
+    ) -> Result<&mut Registry, PluginError> {
+        let name = strategy.name().to_string();
+        let taken = |what| Err(PluginError::Taken { kind: "compaction strategy", name: name.clone(), what });
+        if name.parse::<CompactionStyle>().is_ok() {
+            return taken("built in");
+        }
+        if self.strategies.contains_key(&name) {
+            return taken("registered");
+        }
+        self.strategies.insert(name, Arc::new(strategy));
+        Ok(self)
+    }
+
+    /// The compaction strategy called `name`: a built-in one or a registered one; an unknown
+    /// name's error lists both.
+    pub fn compaction(&self, name: &str) -> Result<CompactionStyle, String> {
+        if let Ok(s) = name.parse::<CompactionStyle>() {
+            return Ok(s);
+        }
+        match self.strategies.get(name) {
+            Some(s) => Ok(CompactionStyle::Custom(CustomStrategy(Arc::clone(s)))),
+            None => {
+                let names: Vec<&str> =
+                    CompactionStyle::NAMES.iter().copied().chain(self.strategies.keys().map(String::as_str)).collect();
+                Err(format!("unknown compaction strategy '{name}'; accepted: {}", names.join(", ")))
+            }
+        }
     }
 
     /// The GC policy called `name`: a built-in one or a registered one; an unknown name's error
@@ -120,5 +157,37 @@ mod tests {
         assert!(e.contains("greedy, cost-benefit, fifo, oldest"), "{e}");
         assert!(r.gc_policy(Named("greedy")).unwrap_err().to_string().contains("already built in"));
         assert!(r.gc_policy(Named("oldest")).unwrap_err().to_string().contains("already registered"));
+    }
+
+    #[test]
+    fn compaction_strategies_resolve_the_same_way() {
+        #[derive(Debug)]
+        struct Mine;
+        impl CompactionStrategy for Mine {
+            fn name(&self) -> &'static str {
+                "mine"
+            }
+            fn scores(&self, v: &lsm::version::Version, o: &lsm::Options) -> Vec<f64> {
+                lsm::compaction::strategy::Leveled.scores(v, o)
+            }
+            fn choose(&self, ctx: &lsm::compaction::strategy::PickContext) -> Option<lsm::compaction::Compaction> {
+                lsm::compaction::strategy::Leveled.choose(ctx)
+            }
+            fn choose_range(
+                &self,
+                ctx: &lsm::compaction::strategy::PickContext,
+                level: usize,
+                begin: Option<&[u8]>,
+                end: Option<&[u8]>,
+            ) -> Option<lsm::compaction::Compaction> {
+                lsm::compaction::strategy::Leveled.choose_range(ctx, level, begin, end)
+            }
+        }
+        let mut r = Registry::new();
+        r.compaction_strategy(Mine).unwrap();
+        assert_eq!(r.compaction("mine").unwrap().name(), "mine");
+        assert_eq!(r.compaction("ll").unwrap(), CompactionStyle::LifetimeLeveling);
+        assert!(r.compaction("tiered").unwrap_err().contains("leveled, gear, ll, mine"));
+        assert!(r.compaction_strategy(Mine).unwrap_err().to_string().contains("already registered"));
     }
 }

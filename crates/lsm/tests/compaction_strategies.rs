@@ -32,7 +32,7 @@ fn options(style: CompactionStyle) -> Options {
 fn run(style: CompactionStyle, seed: u64) -> (u64, u64, DbStats) {
     let cfg = SsdConfig::from_preset(Preset::Femu, Some(256 << 20)).unwrap();
     let fs = Arc::new(SimFs::format(BlockSsd::new(cfg).unwrap(), SimClock::new(), SimFsOptions::default()).unwrap());
-    let db = Db::open(Env::new(fs.clone()), "db", options(style)).unwrap();
+    let db = Db::open(Env::new(fs.clone()), "db", options(style.clone())).unwrap();
     let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(seed);
     let mut below = |n: u64| rng.next_u64() % n;
     let mut model = BTreeMap::new();
@@ -73,7 +73,7 @@ fn every_strategy_ends_with_the_same_database() {
     assert_eq!(leveled, model, "leveled matches the model");
     let others = CompactionStyle::NAMES.iter().map(|n| n.parse::<CompactionStyle>().unwrap());
     for style in others.filter(|s| *s != CompactionStyle::Leveled) {
-        let (got, _, _) = run(style, 7);
+        let (got, _, _) = run(style.clone(), 7);
         assert_eq!(got, model, "{style} ends with the same contents as the model");
     }
 }

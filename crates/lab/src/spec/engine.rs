@@ -138,7 +138,8 @@ pub struct EngineSpec {
     #[arg(long)]
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub direct_writes: bool,
-    /// Compaction strategy: leveled (LevelDB's), gear (GearDB's) or ll (lifetime-leveling, seed 003).
+    /// Compaction strategy: leveled (LevelDB's), gear (GearDB's), ll (lifetime-leveling, seed 003),
+    /// or a plug-in's name.
     #[arg(long, default_value = "leveled", value_parser = parser::<lsm::CompactionStyle>)]
     #[serde(with = "serde_name")]
     pub compaction: lsm::CompactionStyle,
@@ -395,7 +396,7 @@ impl EngineSpec {
         o.remap = self.remap;
         // RemapCom clones whole data blocks, which only page-aligned blocks are.
         o.align_blocks = self.align_blocks || self.remap != lsm::RemapMode::Off;
-        o.compaction = self.compaction;
+        o.compaction = self.compaction.clone();
         (o.direct_reads, o.direct_writes) = (self.direct_reads, self.direct_writes);
         o.validate().map_err(|e| match &e {
             // Named as this specification's field (the engine calls its cache `block_cache_bytes`).

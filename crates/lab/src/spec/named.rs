@@ -208,6 +208,16 @@ impl Named for Timing {
     }
 }
 
+impl Named for lsm::CompactionStyle {
+    /// A built-in strategy, or one a plug-in registered (`crate::plugins`).
+    fn parse_name(text: &str) -> Result<lsm::CompactionStyle, NameError> {
+        crate::plugins::registry().compaction(text.trim()).map_err(NameError)
+    }
+    fn name(&self) -> String {
+        lsm::CompactionStyle::name(self).to_string()
+    }
+}
+
 impl Named for GcPolicy {
     /// A built-in policy, or one a plug-in registered (`crate::plugins`).
     fn parse_name(text: &str) -> Result<GcPolicy, NameError> {
@@ -254,7 +264,6 @@ macro_rules! named_by_str {
 
 named_by_str!(
     lsm::RemapMode,
-    lsm::CompactionStyle,
     workload::YcsbWorkload,
     workload::mixgraph::MixgraphKind,
     workload::db_bench::DbBenchKind,

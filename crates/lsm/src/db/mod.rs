@@ -63,7 +63,7 @@ pub(crate) struct DbInner {
     pub dir: String,
     pub options: Options,
     pub table_cache: Arc<TableCache>,
-    pub strategy: Box<dyn CompactionStrategy>,
+    pub strategy: Arc<dyn CompactionStrategy>,
     pub state: Mutex<DbState>,
     /// The WAL; only writers take it, before the state.
     pub writer: Mutex<Writer>,

@@ -14,7 +14,7 @@
 //!   pass on down in the same compaction).
 
 mod gear;
-pub(crate) mod inputs;
+pub mod inputs;
 mod leveled;
 mod lifetime_leveling;
 
@@ -75,8 +75,10 @@ pub trait CompactionStrategy: Send + Sync + fmt::Debug {
     }
 }
 
-/// The strategies by name: what `Options::compaction` holds.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+/// The strategies by name: what `Options::compaction` holds. A strategy of one's own (a plug-in,
+/// selected by name through the lab's registry) is [`CompactionStyle::Custom`]; it has no
+/// serialized form (the lab names it), so serializing options that hold one is an error.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum CompactionStyle {
     /// LevelDB's leveled compaction.
     #[default]
@@ -85,25 +87,55 @@ pub enum CompactionStyle {
     Gear,
     /// Lifetime-leveling (seed 003).
     LifetimeLeveling,
+    /// A strategy of one's own.
+    #[serde(skip)]
+    Custom(CustomStrategy),
+}
+
+/// A strategy of one's own, known by its name: two are the same when their names are.
+#[derive(Clone)]
+pub struct CustomStrategy(pub Arc<dyn CompactionStrategy>);
+
+impl fmt::Debug for CustomStrategy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "CustomStrategy({})", self.0.name())
+    }
+}
+
+impl PartialEq for CustomStrategy {
+    fn eq(&self, other: &CustomStrategy) -> bool {
+        self.0.name() == other.0.name()
+    }
+}
+
+impl Eq for CustomStrategy {}
+
+impl std::hash::Hash for CustomStrategy {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.0.name().hash(h)
+    }
 }
 
 impl CompactionStyle {
+    /// The built-in strategies' names.
     pub const NAMES: [&'static str; 3] = ["leveled", "gear", "ll"];
 
-    pub fn name(self) -> &'static str {
+    pub fn name(&self) -> &'static str {
         match self {
             CompactionStyle::Leveled => "leveled",
             CompactionStyle::Gear => "gear",
             CompactionStyle::LifetimeLeveling => "ll",
+            CompactionStyle::Custom(s) => s.0.name(),
         }
     }
 
     /// The strategy itself.
-    pub fn strategy(self) -> Box<dyn CompactionStrategy> {
+    pub fn strategy(&self) -> Arc<dyn CompactionStrategy> {
         match self {
-            CompactionStyle::Leveled => Box::new(Leveled),
-            CompactionStyle::Gear => Box::new(Gear),
-            CompactionStyle::LifetimeLeveling => Box::new(LifetimeLeveling),
+            CompactionStyle::Leveled => Arc::new(Leveled),
+            CompactionStyle::Gear => Arc::new(Gear),
+            CompactionStyle::LifetimeLeveling => Arc::new(LifetimeLeveling),
+            CompactionStyle::Custom(s) => Arc::clone(&s.0),
         }
     }
 }
