@@ -13,8 +13,9 @@
 //! - An unknown name's error lists the built-in names and the registered ones.
 //!
 //! Extension points so far: a GC victim policy of the simulated block SSD
-//! ([`flashsim::VictimPolicy`]) and a compaction strategy of the engine
-//! ([`lsm::compaction::strategy::CompactionStrategy`]).
+//! ([`flashsim::VictimPolicy`]), a compaction strategy of the engine
+//! ([`lsm::compaction::strategy::CompactionStrategy`]) and a zone placement of the zoned file
+//! system ([`storage::zone::ZoneAllocator`]).
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
@@ -22,6 +23,8 @@ use std::sync::{Arc, OnceLock};
 use flashsim::{GcPolicy, VictimPolicy};
 use lsm::compaction::strategy::{CompactionStrategy, CustomStrategy};
 use lsm::CompactionStyle;
+use storage::zone::{CustomAllocator, ZoneAllocator};
+use storage::AllocPolicy;
 
 /// A registration that cannot be.
 #[derive(Debug, thiserror::Error)]
@@ -37,6 +40,7 @@ pub enum PluginError {
 pub struct Registry {
     gc_policies: BTreeMap<String, Arc<dyn VictimPolicy>>,
     strategies: BTreeMap<String, Arc<dyn CompactionStrategy>>,
+    zone_policies: BTreeMap<String, Arc<dyn ZoneAllocator>>,
 }
 
 impl Registry {
@@ -87,6 +91,36 @@ impl Registry {
                 let names: Vec<&str> =
                     CompactionStyle::NAMES.iter().copied().chain(self.strategies.keys().map(String::as_str)).collect();
                 Err(format!("unknown compaction strategy '{name}'; accepted: {}", names.join(", ")))
+            }
+        }
+    }
+
+    /// Registers a zone placement under its name (`--zone-policy NAME`, `[device] zone_policy`).
+    pub fn zone_allocator(&mut self, policy: impl ZoneAllocator + 'static) -> Result<&mut Registry, PluginError> {
+        let name = policy.name().to_string();
+        let taken = |what| Err(PluginError::Taken { kind: "zone policy", name: name.clone(), what });
+        if AllocPolicy::parse(&name).is_some() {
+            return taken("built in");
+        }
+        if self.zone_policies.contains_key(&name) {
+            return taken("registered");
+        }
+        self.zone_policies.insert(name, Arc::new(policy));
+        Ok(self)
+    }
+
+    /// The zone placement called `name`: a built-in one or a registered one; an unknown name's
+    /// error lists both.
+    pub fn zone_policy(&self, name: &str) -> Result<AllocPolicy, String> {
+        if let Some(p) = AllocPolicy::parse(name) {
+            return Ok(p);
+        }
+        match self.zone_policies.get(name) {
+            Some(p) => Ok(AllocPolicy::Custom(CustomAllocator(Arc::clone(p)))),
+            None => {
+                let names: Vec<&str> =
+                    AllocPolicy::NAMES.iter().copied().chain(self.zone_policies.keys().map(String::as_str)).collect();
+                Err(format!("unknown policy '{name}'; accepted: {}", names.join(", ")))
             }
         }
     }
@@ -189,5 +223,47 @@ mod tests {
         assert_eq!(r.compaction("ll").unwrap(), CompactionStyle::LifetimeLeveling);
         assert!(r.compaction("tiered").unwrap_err().contains("leveled, gear, ll, mine"));
         assert!(r.compaction_strategy(Mine).unwrap_err().to_string().contains("already registered"));
+    }
+
+    #[test]
+    fn zone_placements_resolve_the_same_way() {
+        #[derive(Debug)]
+        struct OneStream;
+        impl ZoneAllocator for OneStream {
+            fn name(&self) -> &str {
+                "one-stream"
+            }
+            fn class(&self, _: storage::WriteHint) -> storage::ZoneClass {
+                storage::ZoneClass::Shared
+            }
+            fn stream_per_file(&self) -> bool {
+                false
+            }
+            fn choose(&self, _: storage::ZoneClass, _: &[storage::zone::OpenZone], _: bool) -> storage::zone::Choice {
+                storage::zone::Choice::NewZone
+            }
+        }
+        let mut r = Registry::new();
+        r.zone_allocator(OneStream).unwrap();
+        assert_eq!(r.zone_policy("one-stream").unwrap().name(), "one-stream");
+        assert_eq!(r.zone_policy("per-level").unwrap(), AllocPolicy::PerLevel);
+        assert!(r.zone_policy("per-file").unwrap_err().contains("lifetime, one-stream"));
+        #[derive(Debug)]
+        struct Shadow;
+        impl ZoneAllocator for Shadow {
+            fn name(&self) -> &str {
+                "shared"
+            }
+            fn class(&self, _: storage::WriteHint) -> storage::ZoneClass {
+                storage::ZoneClass::Shared
+            }
+            fn stream_per_file(&self) -> bool {
+                false
+            }
+            fn choose(&self, _: storage::ZoneClass, _: &[storage::zone::OpenZone], _: bool) -> storage::zone::Choice {
+                storage::zone::Choice::NewZone
+            }
+        }
+        assert!(r.zone_allocator(Shadow).unwrap_err().to_string().contains("already built in"));
     }
 }

@@ -392,19 +392,22 @@ fn options_the_device_cannot_honour_are_refused_naming_the_field() {
     };
     let o = ZoneFsOptions::default();
     assert_eq!(
-        err(ZoneFsOptions { max_open_zones: Some(8), ..o }),
+        err(ZoneFsOptions { max_open_zones: Some(8), ..o.clone() }),
         "invalid options: max_open_zones: 8 exceeds the device's limit of 4"
     );
     assert_eq!(
-        err(ZoneFsOptions { max_active_zones: Some(7), ..o }),
+        err(ZoneFsOptions { max_active_zones: Some(7), ..o.clone() }),
         "invalid options: max_active_zones: 7 exceeds the device's limit of 6"
     );
-    assert!(err(ZoneFsOptions { metadata_zones: 1, ..o }).starts_with("invalid options: metadata_zones: "));
-    assert!(err(ZoneFsOptions { metadata_zones: 15, ..o }).contains("fewer than 2 data zones"));
-    assert!(err(ZoneFsOptions { write_chunk_pages: Some(0), ..o }).contains("write_chunk_pages"));
+    assert!(err(ZoneFsOptions { metadata_zones: 1, ..o.clone() }).starts_with("invalid options: metadata_zones: "));
+    assert!(err(ZoneFsOptions { metadata_zones: 15, ..o.clone() }).contains("fewer than 2 data zones"));
+    assert!(err(ZoneFsOptions { write_chunk_pages: Some(0), ..o.clone() }).contains("write_chunk_pages"));
     let gc = Some(GcOptions { free_zones_trigger: 0 });
-    assert!(err(ZoneFsOptions { gc, ..o }).contains("gc.free_zones_trigger"));
-    for e in [err(ZoneFsOptions { max_open_zones: Some(8), ..o }), err(ZoneFsOptions { metadata_zones: 1, ..o })] {
+    assert!(err(ZoneFsOptions { gc, ..o.clone() }).contains("gc.free_zones_trigger"));
+    for e in [
+        err(ZoneFsOptions { max_open_zones: Some(8), ..o.clone() }),
+        err(ZoneFsOptions { metadata_zones: 1, ..o.clone() }),
+    ] {
         assert!(!e.contains('\n'), "one line: {e}");
     }
 }

@@ -35,7 +35,7 @@ fn zonefs(policy: AllocPolicy, gc: bool, pages_per_block: u32, blocks_per_plane:
 
 /// A ZoneFs with a page cache of `cache` bytes.
 fn cached(policy: AllocPolicy, pages_per_block: u32, blocks_per_plane: u32, cache: u64) -> ZoneFs {
-    let fs = zonefs(policy, true, pages_per_block, blocks_per_plane);
+    let fs = zonefs(policy.clone(), true, pages_per_block, blocks_per_plane);
     fs.set_page_cache(PageCacheConfig::with_capacity(cache)).unwrap();
     fs
 }
@@ -45,7 +45,7 @@ fn zonefs_with_a_page_cache_passes_the_behavioural_suite() {
     // Three pages (dirty pages pushed out under pressure) and 1 MiB.
     for cache in [12 << 10, 1 << 20] {
         for policy in [AllocPolicy::Shared, AllocPolicy::PerLevel] {
-            run_all(&|| Arc::new(cached(policy, 64, 32, cache)) as Arc<dyn Fs>);
+            run_all(&|| Arc::new(cached(policy.clone(), 64, 32, cache)) as Arc<dyn Fs>);
         }
     }
 }
@@ -59,7 +59,7 @@ fn zonefs_passes_the_behavioural_suite_with_every_policy() {
         (AllocPolicy::Shared, true),
     ] {
         // 1 MiB zones, 32 of them: room for the suite's 8 MiB file.
-        run_all(&|| Arc::new(zonefs(policy, gc, 64, 32)) as Arc<dyn Fs>);
+        run_all(&|| Arc::new(zonefs(policy.clone(), gc, 64, 32)) as Arc<dyn Fs>);
     }
 }
 
@@ -122,7 +122,7 @@ proptest! {
     #[test]
     fn zonefs_keeps_the_crash_contract_of_memfs(ops in proptest::collection::vec(op(), 1..150), p in 0..3usize) {
         // 16 KiB zones (one 4 KiB page per plane), 8 data zones.
-        let r = check(&ops, &|| zonefs(POLICIES[p], true, 1, 10));
+        let r = check(&ops, &|| zonefs(POLICIES[p].clone(), true, 1, 10));
         prop_assert!(r.is_ok(), "{:?}", r.err());
         let fs = r.unwrap().0;
         prop_assert!(fs.check_consistency().is_ok(), "{:?}", fs.check_consistency());
@@ -134,7 +134,7 @@ proptest! {
         p in 0..3usize,
         pages in prop_oneof![Just(3u64), Just(64u64)],
     ) {
-        let r = check(&ops, &|| cached(POLICIES[p], 1, 10, pages * 4096));
+        let r = check(&ops, &|| cached(POLICIES[p].clone(), 1, 10, pages * 4096));
         prop_assert!(r.is_ok(), "{:?}", r.err());
         let fs = r.unwrap().0;
         prop_assert!(fs.check_consistency().is_ok(), "{:?}", fs.check_consistency());
@@ -146,7 +146,7 @@ fn long_seeded_histories_with_a_page_cache() {
     for (policy, pages) in [(AllocPolicy::Shared, 3), (AllocPolicy::Lifetime, 64)] {
         for seed in 0..8 {
             let ops = without_clone_into(random_history(seed, 400));
-            let (fs, _) = check(&ops, &|| cached(policy, 1, 8, pages * 4096))
+            let (fs, _) = check(&ops, &|| cached(policy.clone(), 1, 8, pages * 4096))
                 .unwrap_or_else(|e| panic!("{} with {pages} pages seed {seed}: {e}", policy.name()));
             fs.check_consistency().unwrap();
         }
@@ -160,7 +160,7 @@ fn long_seeded_histories_with_power_cuts_and_gc() {
         for seed in 0..16 {
             let ops = without_clone_into(random_history(seed, 400));
             // 16 KiB zones, 6 data zones: histories reuse zones and run GC.
-            let (fs, was_cut) = check(&ops, &|| zonefs(policy, true, 1, 8))
+            let (fs, was_cut) = check(&ops, &|| zonefs(policy.clone(), true, 1, 8))
                 .unwrap_or_else(|e| panic!("{} seed {seed}: {e}", policy.name()));
             fs.check_consistency().unwrap();
             let n = fs.zone_report().counters;

@@ -80,6 +80,22 @@ fn the_registered_compaction_strategy_runs_by_name() {
     assert_eq!(mine["phases"][0]["user_bytes"], leveled["phases"][0]["user_bytes"]);
 }
 
+/// The registered zone placement: the same data as the shared stream, in other zones.
+#[test]
+fn the_registered_zone_placement_runs_by_name() {
+    let bench = |policy: &str| -> serde_json::Value {
+        let args = ["bench", "--fs", "zone", "--capacity", "1GiB", "--benchmarks", "fillrandom", "--num", "150000"];
+        let (code, out, err) = run(&[&args[..], &["--value-size", "400", "--zone-policy", policy, "--json"]].concat());
+        assert_eq!(code, 0, "{policy}: {err}");
+        serde_json::from_str(&out).unwrap()
+    };
+    let (mine, shared) = (bench("hot-cold"), bench("shared"));
+    assert!(mine["device"].as_str().unwrap().contains("hot-cold placement"), "{}", mine["device"]);
+    assert_eq!(mine["phases"][0]["user_bytes"], shared["phases"][0]["user_bytes"]);
+    assert_ne!(mine["zones"]["resets"], serde_json::Value::Null);
+    assert_ne!(mine["zones"], shared["zones"], "two SST streams fill zones differently from one");
+}
+
 #[test]
 fn an_unknown_name_lists_the_registered_ones() {
     let (code, _, err) = run(&["ftl", "--gc", "lru"]);
@@ -88,4 +104,7 @@ fn an_unknown_name_lists_the_registered_ones() {
     let (code, _, err) = run(&["bench", "--compaction", "tiered"]);
     assert_eq!(code, 2);
     assert!(err.contains("leveled, gear, ll, min-overlap"), "{err}");
+    let (code, _, err) = run(&["bench", "--fs", "zone", "--zone-policy", "per-file"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("shared, per-level, per-window, lifetime, hot-cold"), "{err}");
 }

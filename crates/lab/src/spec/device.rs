@@ -420,7 +420,7 @@ impl DeviceSpec {
             ZoneGc::Off => None,
             ZoneGc::AtFreeZones(n) => Some(GcOptions { free_zones_trigger: n }),
         };
-        ZoneFsOptions { policy: self.zone_policy, gc, ..ZoneFsOptions::default() }
+        ZoneFsOptions { policy: self.zone_policy.clone(), gc, ..ZoneFsOptions::default() }
     }
 
     /// Checks everything the device needs, so a bad field fails before any run starts.

@@ -238,13 +238,12 @@ impl Named for GcDestination {
 }
 
 impl Named for AllocPolicy {
+    /// A built-in placement, or one a plug-in registered (`crate::plugins`).
     fn parse_name(text: &str) -> Result<AllocPolicy, NameError> {
-        AllocPolicy::parse(text.trim()).ok_or_else(|| {
-            format!("unknown policy '{}'; accepted: {}", text.trim(), AllocPolicy::NAMES.join(", ")).into()
-        })
+        crate::plugins::registry().zone_policy(text.trim()).map_err(NameError)
     }
     fn name(&self) -> String {
-        AllocPolicy::name(*self).to_string()
+        AllocPolicy::name(self).to_string()
     }
 }
 

@@ -36,6 +36,8 @@
 //!   zone opened (ZenFS's `FinishCheapestIOZone`). Not modelled: ZenFS's finish threshold, its
 //!   reserved open token for the WAL, and its sparse WAL format.
 
+use std::sync::Arc;
+
 use crate::fs::WriteHint;
 
 /// Where files of a class go: the unit of placement.
@@ -113,9 +115,11 @@ pub enum Choice {
     NewZone,
 }
 
-/// A placement policy.
-pub trait ZoneAllocator: Send + std::fmt::Debug {
-    fn policy(&self) -> AllocPolicy;
+/// A placement policy: the built-in ones below, or one of one's own ([`AllocPolicy::Custom`], a
+/// plug-in selected by name through the lab's registry).
+pub trait ZoneAllocator: Send + Sync + std::fmt::Debug {
+    /// The policy's name (`--zone-policy NAME`).
+    fn name(&self) -> &str;
 
     /// The placement class of a file written with `hint`.
     fn class(&self, hint: WriteHint) -> ZoneClass;
@@ -130,24 +134,45 @@ pub trait ZoneAllocator: Send + std::fmt::Debug {
 }
 
 /// The placement policies ZoneFs offers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum AllocPolicy {
     #[default]
     Shared,
     PerLevel,
     PerWindow,
     Lifetime,
+    /// A policy of one's own.
+    Custom(CustomAllocator),
 }
+
+/// A placement policy of one's own, known by its name: two are the same when their names are.
+#[derive(Clone)]
+pub struct CustomAllocator(pub Arc<dyn ZoneAllocator>);
+
+impl std::fmt::Debug for CustomAllocator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "CustomAllocator({})", self.0.name())
+    }
+}
+
+impl PartialEq for CustomAllocator {
+    fn eq(&self, other: &CustomAllocator) -> bool {
+        self.0.name() == other.0.name()
+    }
+}
+
+impl Eq for CustomAllocator {}
 
 impl AllocPolicy {
     pub const NAMES: [&'static str; 4] = ["shared", "per-level", "per-window", "lifetime"];
 
-    pub fn name(self) -> &'static str {
+    pub fn name(&self) -> &str {
         match self {
             AllocPolicy::Shared => "shared",
             AllocPolicy::PerLevel => "per-level",
             AllocPolicy::PerWindow => "per-window",
             AllocPolicy::Lifetime => "lifetime",
+            AllocPolicy::Custom(a) => a.0.name(),
         }
     }
 
@@ -162,12 +187,13 @@ impl AllocPolicy {
     }
 
     /// The allocator that implements the policy.
-    pub fn allocator(self) -> Box<dyn ZoneAllocator> {
+    pub fn allocator(&self) -> Arc<dyn ZoneAllocator> {
         match self {
-            AllocPolicy::Shared => Box::new(SharedAlloc),
-            AllocPolicy::PerLevel => Box::new(PerLevelAlloc { windows: false }),
-            AllocPolicy::PerWindow => Box::new(PerLevelAlloc { windows: true }),
-            AllocPolicy::Lifetime => Box::new(LifetimeAlloc),
+            AllocPolicy::Shared => Arc::new(SharedAlloc),
+            AllocPolicy::PerLevel => Arc::new(PerLevelAlloc { windows: false }),
+            AllocPolicy::PerWindow => Arc::new(PerLevelAlloc { windows: true }),
+            AllocPolicy::Lifetime => Arc::new(LifetimeAlloc),
+            AllocPolicy::Custom(a) => Arc::clone(&a.0),
         }
     }
 }
@@ -176,8 +202,8 @@ impl AllocPolicy {
 struct SharedAlloc;
 
 impl ZoneAllocator for SharedAlloc {
-    fn policy(&self) -> AllocPolicy {
-        AllocPolicy::Shared
+    fn name(&self) -> &str {
+        "shared"
     }
     fn class(&self, hint: WriteHint) -> ZoneClass {
         match (hint, hint.level()) {
@@ -201,11 +227,11 @@ struct PerLevelAlloc {
 }
 
 impl ZoneAllocator for PerLevelAlloc {
-    fn policy(&self) -> AllocPolicy {
+    fn name(&self) -> &str {
         if self.windows {
-            AllocPolicy::PerWindow
+            "per-window"
         } else {
-            AllocPolicy::PerLevel
+            "per-level"
         }
     }
     fn class(&self, hint: WriteHint) -> ZoneClass {
@@ -230,8 +256,8 @@ impl ZoneAllocator for PerLevelAlloc {
 struct LifetimeAlloc;
 
 impl ZoneAllocator for LifetimeAlloc {
-    fn policy(&self) -> AllocPolicy {
-        AllocPolicy::Lifetime
+    fn name(&self) -> &str {
+        "lifetime"
     }
     fn class(&self, hint: WriteHint) -> ZoneClass {
         ZoneClass::Lifetime(Lifetime::of(hint))
@@ -305,7 +331,10 @@ mod tests {
         assert_eq!(PerLevelAlloc { windows: false }.class(w(1)), ZoneClass::Level(3));
         assert_eq!(SharedAlloc.class(w(1)), ZoneClass::Shared);
         assert_eq!(Lifetime::of(w(1)), Lifetime::Extreme);
-        assert_eq!(AllocPolicy::parse("per-window").map(|p| p.allocator().policy()), Some(AllocPolicy::PerWindow));
+        assert_eq!(
+            AllocPolicy::parse("per-window").map(|p| p.allocator().name().to_string()).as_deref(),
+            Some("per-window")
+        );
     }
 
     #[test]

@@ -37,7 +37,7 @@ mod report;
 mod space;
 mod state;
 
-pub use alloc::{lifetime_diff, AllocPolicy, Choice, Lifetime, OpenZone, ZoneAllocator, ZoneClass};
+pub use alloc::{lifetime_diff, AllocPolicy, Choice, CustomAllocator, Lifetime, OpenZone, ZoneAllocator, ZoneClass};
 pub use extent::Extent;
 pub use gc::GcStep;
 pub(crate) use regions::ZoneRegions;
@@ -92,7 +92,7 @@ impl Default for GcOptions {
 }
 
 /// How a ZoneFs places data and manages zones.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ZoneFsOptions {
     pub policy: AllocPolicy,
     /// Host zone GC; `None` is seed 003's BL baseline: zones are reused only once nothing in them
@@ -308,6 +308,6 @@ impl Placement for ZonePlacement {
     }
 
     fn debug_fields(st: &St, f: &mut fmt::DebugStruct<'_, '_>) {
-        f.field("policy", &st.place.alloc.policy().name()).field("gc", &st.place.opts.gc.is_some());
+        f.field("policy", &st.place.alloc.name()).field("gc", &st.place.opts.gc.is_some());
     }
 }

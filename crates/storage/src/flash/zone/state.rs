@@ -33,7 +33,7 @@ pub(crate) struct ZoneUse {
 /// What the zone placement keeps beside the device.
 pub struct ZonePlacement {
     pub(crate) opts: ZoneFsOptions,
-    pub(crate) alloc: Box<dyn ZoneAllocator>,
+    pub(crate) alloc: std::sync::Arc<dyn ZoneAllocator>,
     pub(crate) zones: Vec<ZoneUse>,
     /// The zone each stream is writing.
     pub(crate) streams: BTreeMap<StreamKey, u32>,
@@ -53,6 +53,7 @@ impl ZonePlacement {
         opts.validate(&dev)?;
         let cfg = dev.config();
         let minus_metadata = |v: Option<u32>| v.map(|n| n - 1);
+        let metadata_zones = opts.metadata_zones;
         let place = ZonePlacement {
             alloc: opts.policy.allocator(),
             zones: vec![ZoneUse::default(); dev.num_zones() as usize],
@@ -66,7 +67,7 @@ impl ZonePlacement {
             gc_crash: None,
             opts,
         };
-        let journal = Journal::unloaded(ZoneRegions { zones: (0..opts.metadata_zones).collect() });
+        let journal = Journal::unloaded(ZoneRegions { zones: (0..metadata_zones).collect() });
         let page_size = dev.page_size() as usize;
         Ok(State::new(dev, journal, place, page_size))
     }
