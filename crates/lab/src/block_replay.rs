@@ -29,7 +29,8 @@ use crate::harness::PhaseResult;
 use crate::page_writes::{phase, Queue};
 use crate::result::{RunResult, Timing};
 use crate::runner::Outcome;
-use crate::spec::{Addresses, Named, Replay, RunSpec};
+use crate::spec::{format_size, Addresses, Named, Replay, RunSpec};
+use crate::table::Table;
 
 /// Runs the trace of `spec` (checked by `RunSpec::plan`).
 pub fn run(spec: &RunSpec, progress: bool) -> Outcome {
@@ -56,8 +57,8 @@ pub fn run(spec: &RunSpec, progress: bool) -> Outcome {
         bar.finish_and_clear();
         start = queue.drain();
         phases.push(phase("precondition", user, page, (0, start), ssd.latencies().summary(HostOp::Write)));
-        queue = Queue::new(trace.queue_depth);
-        queue.complete(start);
+        // The trace starts once the preconditioning is on the flash.
+        queue = Queue::starting_at(trace.queue_depth, start);
     }
     let file = std::fs::File::open(&trace.file).map_err(LabError::io(&trace.file, "open the trace"))?;
     let located =
@@ -132,6 +133,51 @@ pub fn run(spec: &RunSpec, progress: bool) -> Outcome {
     let wall_time_s = wall.elapsed().as_secs_f64();
     let nand_ops_per_wall_sec = Some(all.flash.nand_ops() as f64 / wall_time_s.max(1e-9));
     Ok((result, Timing { wall_time_s, nand_ops_per_wall_sec }))
+}
+
+/// A replay's tables: the device and trace, what the replay asked and what the flash did, then
+/// the requests' latencies by kind.
+pub fn render(r: &RunResult) -> String {
+    let Some(replay) = r.phases.last() else { return crate::result::render(r) };
+    let mut t = Table::new(&["metric", "value"]);
+    let mut row = |k: &str, v: String| t.row(vec![k.into(), v]);
+    row("device and trace", r.device.clone());
+    row(
+        "requests (replay)",
+        format!(
+            "{} in {:.3} simulated s ({:.0}/s); {} written, {} read",
+            replay.ops,
+            replay.elapsed_s,
+            replay.ops_per_sec,
+            format_size(replay.user_bytes),
+            format_size(replay.read_bytes)
+        ),
+    );
+    row("host writes (preconditioning included)", format_size(r.host_write_bytes));
+    let wa = r.write_amplification.map_or("-".into(), |w| format!("{w:.3}"));
+    row("write amplification (flash programs / host writes)", wa);
+    row("erases", r.erases.unwrap_or(0).to_string());
+    row("gc copied pages", r.gc_copied_pages.unwrap_or(0).to_string());
+    row("copybacks", r.copybacks.unwrap_or(0).to_string());
+    if let Some(w) = r.wear {
+        row("wear (erases per block)", format!("{} / {:.1} / {}", w.min_erases, w.mean_erases, w.max_erases));
+    }
+    let causes: Vec<String> = r.flash_by_cause.iter().flatten().map(|c| c.to_string()).collect();
+    row("flash time by cause", causes.join(", "));
+    let mut l = Table::new(&["requests", "count", "mean us", "p50 us", "p99 us", "p99.9 us", "max us"]);
+    let kinds = replay.latency_by_kind.iter().map(|(k, s)| (k.as_str(), s));
+    for (kind, s) in kinds.chain([("all", &replay.latency)]) {
+        l.row(vec![
+            kind.into(),
+            s.count.to_string(),
+            format!("{:.1}", s.mean_us),
+            format!("{:.1}", s.p50_us),
+            format!("{:.1}", s.p99_us),
+            format!("{:.1}", s.p999_us),
+            format!("{:.1}", s.max_us),
+        ]);
+    }
+    format!("{}\n{}", t.render(), l.render())
 }
 
 /// The first flash page a request touches and how many.

@@ -79,9 +79,10 @@ impl FtlArgs {
 }
 
 /// The FTL's table: the device, the measured write amplification beside greedy GC's large-block
-/// limit, GC's work, wear, flash time by cause, throughput and latency.
+/// limit, GC's work, wear, flash time by cause, throughput and latency (a trace replay's own
+/// tables for `--trace`).
 pub fn render(r: &RunResult) -> String {
-    let Some(f) = &r.ftl else { return crate::result::render(r) };
+    let Some(f) = &r.ftl else { return crate::block_replay::render(r) };
     let mut t = Table::new(&["metric", "value"]);
     let mut row = |k: &str, v: String| t.row(vec![k.into(), v]);
     row("device", r.device.clone());

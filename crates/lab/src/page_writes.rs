@@ -177,7 +177,12 @@ pub(crate) struct Queue {
 
 impl Queue {
     pub(crate) fn new(depth: u32) -> Self {
-        Queue { depth: depth as usize, outstanding: BinaryHeap::new(), last_issue: 0 }
+        Queue::starting_at(depth, 0)
+    }
+
+    /// A queue whose first request issues at `t`.
+    pub(crate) fn starting_at(depth: u32, t: Nanos) -> Self {
+        Queue { depth: depth as usize, outstanding: BinaryHeap::new(), last_issue: t }
     }
 
     pub(crate) fn issue_time(&mut self) -> Nanos {

@@ -151,6 +151,10 @@ fn block_traces_replay_on_the_simulated_ssd() {
     let kinds = blk["phases"][1]["latency_by_kind"].as_object().unwrap();
     assert!(kinds.contains_key("read") && kinds.contains_key("write") && kinds.contains_key("trim"), "{kinds:?}");
     assert_eq!(blk["phases"][1]["user_bytes"].as_u64(), Some(24 * 512), "two dispatched writes, 16 + 8 sectors");
+    // After the preconditioning, a closed-loop replay starts on an idle device: no request waits
+    // for the fill (a 256 MiB fill takes seconds; a page read or program, at most a few ms).
+    let max_us = blk["phases"][1]["latency"]["max_us"].as_f64().unwrap();
+    assert!(max_us < 20_000.0, "a request waited {max_us} us");
     let msr = format!("{data}msr-sample.csv");
     let (code, _, err) = flashkv(&["ftl", "--trace", &msr, "--capacity", "256MiB"]);
     assert_eq!(code, 2);
