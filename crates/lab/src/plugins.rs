@@ -17,6 +17,7 @@
 //! ([`lsm::compaction::strategy::CompactionStrategy`]) and a zone placement of the zoned file
 //! system ([`storage::zone::ZoneAllocator`]).
 
+use std::collections::btree_map::Entry;
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
@@ -36,11 +37,22 @@ pub enum PluginError {
 }
 
 /// The plug-ins of a binary, by extension point and name.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Registry {
-    gc_policies: BTreeMap<String, Arc<dyn VictimPolicy>>,
-    strategies: BTreeMap<String, Arc<dyn CompactionStrategy>>,
-    zone_policies: BTreeMap<String, Arc<dyn ZoneAllocator>>,
+    gc_policies: Plugins<dyn VictimPolicy>,
+    strategies: Plugins<dyn CompactionStrategy>,
+    zone_policies: Plugins<dyn ZoneAllocator>,
+}
+
+impl Default for Registry {
+    fn default() -> Registry {
+        Registry {
+            gc_policies: Plugins::new("GC policy"),
+            strategies: Plugins::new("compaction strategy"),
+            // "unknown policy 'x'", as ZoneFs's placements have always been named in errors.
+            zone_policies: Plugins::new("policy"),
+        }
+    }
 }
 
 impl Registry {
@@ -50,15 +62,8 @@ impl Registry {
 
     /// Registers a GC victim policy under its name (`--gc NAME`, `[device] gc = "NAME"`).
     pub fn gc_policy(&mut self, policy: impl VictimPolicy + 'static) -> Result<&mut Registry, PluginError> {
-        let name = policy.name().to_string();
-        let taken = |what| Err(PluginError::Taken { kind: "GC policy", name: name.clone(), what });
-        if GcPolicy::NAMES.contains(&name.as_str()) {
-            return taken("built in");
-        }
-        if self.gc_policies.contains_key(&name) {
-            return taken("registered");
-        }
-        self.gc_policies.insert(name, Arc::new(policy));
+        let built_in = GcPolicy::parse(policy.name()).is_ok();
+        self.gc_policies.add(policy.name().to_string(), built_in, Arc::new(policy))?;
         Ok(self)
     }
 
@@ -67,78 +72,79 @@ impl Registry {
         &mut self,
         strategy: impl CompactionStrategy + 'static,
     ) -> Result<&mut Registry, PluginError> {
-        let name = strategy.name().to_string();
-        let taken = |what| Err(PluginError::Taken { kind: "compaction strategy", name: name.clone(), what });
-        if name.parse::<CompactionStyle>().is_ok() {
-            return taken("built in");
-        }
-        if self.strategies.contains_key(&name) {
-            return taken("registered");
-        }
-        self.strategies.insert(name, Arc::new(strategy));
+        let built_in = strategy.name().parse::<CompactionStyle>().is_ok();
+        self.strategies.add(strategy.name().to_string(), built_in, Arc::new(strategy))?;
         Ok(self)
-    }
-
-    /// The compaction strategy called `name`: a built-in one or a registered one; an unknown
-    /// name's error lists both.
-    pub fn compaction(&self, name: &str) -> Result<CompactionStyle, String> {
-        if let Ok(s) = name.parse::<CompactionStyle>() {
-            return Ok(s);
-        }
-        match self.strategies.get(name) {
-            Some(s) => Ok(CompactionStyle::Custom(CustomStrategy(Arc::clone(s)))),
-            None => {
-                let names: Vec<&str> =
-                    CompactionStyle::NAMES.iter().copied().chain(self.strategies.keys().map(String::as_str)).collect();
-                Err(format!("unknown compaction strategy '{name}'; accepted: {}", names.join(", ")))
-            }
-        }
     }
 
     /// Registers a zone placement under its name (`--zone-policy NAME`, `[device] zone_policy`).
     pub fn zone_allocator(&mut self, policy: impl ZoneAllocator + 'static) -> Result<&mut Registry, PluginError> {
-        let name = policy.name().to_string();
-        let taken = |what| Err(PluginError::Taken { kind: "zone policy", name: name.clone(), what });
-        if AllocPolicy::parse(&name).is_some() {
-            return taken("built in");
-        }
-        if self.zone_policies.contains_key(&name) {
-            return taken("registered");
-        }
-        self.zone_policies.insert(name, Arc::new(policy));
+        let built_in = AllocPolicy::parse(policy.name()).is_some();
+        self.zone_policies.add(policy.name().to_string(), built_in, Arc::new(policy))?;
         Ok(self)
-    }
-
-    /// The zone placement called `name`: a built-in one or a registered one; an unknown name's
-    /// error lists both.
-    pub fn zone_policy(&self, name: &str) -> Result<AllocPolicy, String> {
-        if let Some(p) = AllocPolicy::parse(name) {
-            return Ok(p);
-        }
-        match self.zone_policies.get(name) {
-            Some(p) => Ok(AllocPolicy::Custom(CustomAllocator(Arc::clone(p)))),
-            None => {
-                let names: Vec<&str> =
-                    AllocPolicy::NAMES.iter().copied().chain(self.zone_policies.keys().map(String::as_str)).collect();
-                Err(format!("unknown policy '{name}'; accepted: {}", names.join(", ")))
-            }
-        }
     }
 
     /// The GC policy called `name`: a built-in one or a registered one; an unknown name's error
     /// lists both.
     pub fn gc(&self, name: &str) -> Result<GcPolicy, String> {
-        if let Ok(p) = GcPolicy::parse(name) {
-            return Ok(p);
+        GcPolicy::parse(name).or_else(|_| self.gc_policies.get(name, &GcPolicy::NAMES).map(GcPolicy::Scored))
+    }
+
+    /// The compaction strategy called `name`: a built-in one or a registered one; an unknown
+    /// name's error lists both.
+    pub fn compaction(&self, name: &str) -> Result<CompactionStyle, String> {
+        name.parse::<CompactionStyle>().or_else(|_| {
+            let s = self.strategies.get(name, &CompactionStyle::NAMES)?;
+            Ok(CompactionStyle::Custom(CustomStrategy(s)))
+        })
+    }
+
+    /// The zone placement called `name`: a built-in one or a registered one; an unknown name's
+    /// error lists both.
+    pub fn zone_policy(&self, name: &str) -> Result<AllocPolicy, String> {
+        match AllocPolicy::parse(name) {
+            Some(p) => Ok(p),
+            None => Ok(AllocPolicy::Custom(CustomAllocator(self.zone_policies.get(name, &AllocPolicy::NAMES)?))),
         }
-        match self.gc_policies.get(name) {
-            Some(p) => Ok(GcPolicy::Scored(Arc::clone(p))),
-            None => {
-                let names: Vec<&str> =
-                    GcPolicy::NAMES.iter().copied().chain(self.gc_policies.keys().map(String::as_str)).collect();
-                Err(format!("unknown GC policy '{name}'; accepted: {}", names.join(", ")))
+    }
+}
+
+/// One extension point's plug-ins, by name.
+#[derive(Debug)]
+struct Plugins<T: ?Sized> {
+    /// What they are, in errors.
+    kind: &'static str,
+    by_name: BTreeMap<String, Arc<T>>,
+}
+
+impl<T: ?Sized> Plugins<T> {
+    fn new(kind: &'static str) -> Plugins<T> {
+        Plugins { kind, by_name: BTreeMap::new() }
+    }
+
+    /// Adds `plugin` as `name`, unless the name is `built_in` or taken.
+    fn add(&mut self, name: String, built_in: bool, plugin: Arc<T>) -> Result<(), PluginError> {
+        if built_in {
+            return Err(PluginError::Taken { kind: self.kind, name, what: "built in" });
+        }
+        match self.by_name.entry(name) {
+            Entry::Vacant(free) => {
+                free.insert(plugin);
+                Ok(())
+            }
+            Entry::Occupied(taken) => {
+                Err(PluginError::Taken { kind: self.kind, name: taken.key().clone(), what: "registered" })
             }
         }
+    }
+
+    /// The plug-in called `name`; an unknown name's error lists the `built_in` names, then the
+    /// registered ones.
+    fn get(&self, name: &str, built_in: &[&str]) -> Result<Arc<T>, String> {
+        self.by_name.get(name).cloned().ok_or_else(|| {
+            let names: Vec<&str> = built_in.iter().copied().chain(self.by_name.keys().map(String::as_str)).collect();
+            format!("unknown {} '{name}'; accepted: {}", self.kind, names.join(", "))
+        })
     }
 }
 
@@ -227,11 +233,12 @@ mod tests {
 
     #[test]
     fn zone_placements_resolve_the_same_way() {
+        /// One stream for every file, under a name.
         #[derive(Debug)]
-        struct OneStream;
+        struct OneStream(&'static str);
         impl ZoneAllocator for OneStream {
             fn name(&self) -> &str {
-                "one-stream"
+                self.0
             }
             fn class(&self, _: storage::WriteHint) -> storage::ZoneClass {
                 storage::ZoneClass::Shared
@@ -244,26 +251,10 @@ mod tests {
             }
         }
         let mut r = Registry::new();
-        r.zone_allocator(OneStream).unwrap();
+        r.zone_allocator(OneStream("one-stream")).unwrap();
         assert_eq!(r.zone_policy("one-stream").unwrap().name(), "one-stream");
         assert_eq!(r.zone_policy("per-level").unwrap(), AllocPolicy::PerLevel);
         assert!(r.zone_policy("per-file").unwrap_err().contains("lifetime, one-stream"));
-        #[derive(Debug)]
-        struct Shadow;
-        impl ZoneAllocator for Shadow {
-            fn name(&self) -> &str {
-                "shared"
-            }
-            fn class(&self, _: storage::WriteHint) -> storage::ZoneClass {
-                storage::ZoneClass::Shared
-            }
-            fn stream_per_file(&self) -> bool {
-                false
-            }
-            fn choose(&self, _: storage::ZoneClass, _: &[storage::zone::OpenZone], _: bool) -> storage::zone::Choice {
-                storage::zone::Choice::NewZone
-            }
-        }
-        assert!(r.zone_allocator(Shadow).unwrap_err().to_string().contains("already built in"));
+        assert!(r.zone_allocator(OneStream("shared")).unwrap_err().to_string().contains("already built in"));
     }
 }

@@ -19,6 +19,7 @@ use std::io::BufRead;
 use std::str::FromStr;
 
 use crate::error::WorkloadError;
+use crate::trace_lines::NumberedLines;
 
 /// A trace file's format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -84,9 +85,8 @@ pub struct BlockRequest {
 
 /// The requests of a trace, in file order.
 pub struct BlockTrace<R> {
-    lines: std::io::Lines<R>,
+    lines: NumberedLines<R>,
     format: BlockTraceFormat,
-    line: usize,
     /// The first request's time in the format's unit (MSR ticks, blkparse nanoseconds).
     first: Option<u64>,
     /// blkparse's summary has begun: the events are over.
@@ -95,11 +95,11 @@ pub struct BlockTrace<R> {
 
 impl<R: BufRead> BlockTrace<R> {
     pub fn new(reader: R, format: BlockTraceFormat) -> BlockTrace<R> {
-        BlockTrace { lines: reader.lines(), format, line: 0, first: None, summary: false }
+        BlockTrace { lines: NumberedLines::new(reader), format, first: None, summary: false }
     }
 
     fn error(&self, message: impl Into<String>) -> WorkloadError {
-        WorkloadError::TraceLine { line: self.line, message: message.into() }
+        self.lines.error(message)
     }
 
     /// The request on `text`, `None` for a line the format skips.
@@ -116,7 +116,7 @@ impl<R: BufRead> BlockTrace<R> {
 
     fn parse_msr(&self, text: &str) -> Result<Option<(u64, BlockOp, u64, u64)>, WorkloadError> {
         let fields: Vec<&str> = text.split(',').map(str::trim).collect();
-        if self.line == 1 && fields[0].eq_ignore_ascii_case("timestamp") {
+        if self.lines.line == 1 && fields[0].eq_ignore_ascii_case("timestamp") {
             return Ok(None);
         }
         if fields.len() < 6 {
@@ -205,14 +205,10 @@ impl<R: BufRead> Iterator for BlockTrace<R> {
 
     fn next(&mut self) -> Option<Self::Item> {
         loop {
-            let text = match self.lines.next()? {
+            let text = match self.lines.next_line()? {
                 Ok(t) => t,
-                Err(e) => {
-                    self.line += 1;
-                    return Some(Err(self.error(format!("cannot read: {e}"))));
-                }
+                Err(e) => return Some(Err(e)),
             };
-            self.line += 1;
             match self.parse(&text) {
                 Err(e) => return Some(Err(e)),
                 Ok(None) => continue,
@@ -223,7 +219,7 @@ impl<R: BufRead> Iterator for BlockTrace<R> {
                         BlockTraceFormat::Msr => ticks.saturating_mul(100),
                         BlockTraceFormat::Blkparse => ticks,
                     };
-                    return Some(Ok(BlockRequest { line: self.line, time_ns, op, offset, size }));
+                    return Some(Ok(BlockRequest { line: self.lines.line, time_ns, op, offset, size }));
                 }
             }
         }

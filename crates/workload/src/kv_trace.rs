@@ -27,6 +27,7 @@ use std::io::BufRead;
 use crate::error::WorkloadError;
 use crate::op::Op;
 use crate::rng::seeded;
+use crate::trace_lines::NumberedLines;
 use crate::value_data::ValueData;
 use crate::ycsb::fill_random_printable;
 
@@ -38,8 +39,7 @@ const MAX_VALUE: u64 = 64 << 20;
 
 /// The ops of a key-value trace, in file order.
 pub struct KvTrace<R> {
-    lines: std::io::Lines<R>,
-    line: usize,
+    lines: NumberedLines<R>,
     values: ValueData,
     rng: rand_pcg::Pcg64Mcg,
 }
@@ -47,11 +47,11 @@ pub struct KvTrace<R> {
 impl<R: BufRead> KvTrace<R> {
     /// The trace on `reader`, its values' bytes from `seed` (or zeros).
     pub fn new(reader: R, values: ValueData, seed: u64) -> KvTrace<R> {
-        KvTrace { lines: reader.lines(), line: 0, values, rng: seeded(seed) }
+        KvTrace { lines: NumberedLines::new(reader), values, rng: seeded(seed) }
     }
 
     fn error(&self, message: impl Into<String>) -> WorkloadError {
-        WorkloadError::TraceLine { line: self.line, message: message.into() }
+        self.lines.error(message)
     }
 
     fn value(&mut self, size: u64) -> Vec<u8> {
@@ -136,14 +136,10 @@ impl<R: BufRead> Iterator for KvTrace<R> {
 
     fn next(&mut self) -> Option<Self::Item> {
         loop {
-            let text = match self.lines.next()? {
+            let text = match self.lines.next_line()? {
                 Ok(t) => t,
-                Err(e) => {
-                    self.line += 1;
-                    return Some(Err(self.error(format!("cannot read: {e}"))));
-                }
+                Err(e) => return Some(Err(e)),
             };
-            self.line += 1;
             match self.parse(&text) {
                 Ok(None) => continue,
                 Ok(Some(op)) => return Some(Ok(op)),

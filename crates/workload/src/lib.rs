@@ -18,6 +18,7 @@ pub mod mt19937;
 pub mod op;
 pub mod park_miller;
 pub mod rng;
+mod trace_lines;
 pub mod value_data;
 pub mod value_size;
 pub mod workload;
