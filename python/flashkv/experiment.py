@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any, Mapping, Optional, Union
@@ -78,14 +79,19 @@ def run(
     a Ray started here with ``workers`` CPUs.
 
     ``binary``: a flashkv binary of one's own, with plug-ins registered (docs/extending.md), that
-    runs the experiment (``BINARY run FILE --out FOLDER``) so that it may name them; local only.
+    runs the experiment (``BINARY run FILE --out FOLDER --executor ...``) so that it may name them;
+    on Ray, the binary is shipped to the workers and each task runs it (a Ray it starts here takes
+    every CPU, so ``workers`` does not apply).
     """
     text = experiment_text(experiment)
     folder = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="flashkv-"))
     if binary is not None:
-        if executor != "local":
-            raise ValueError("binary: a plug-in binary runs its experiments locally; executor must be 'local'")
-        _run_binary(Path(binary), text, folder, progress)
+        if executor not in ("local", "ray"):
+            raise ValueError(f"executor: unknown executor {executor!r}; accepted: local, ray")
+        if workers is not None:
+            raise ValueError("workers: a plug-in binary's Ray takes every CPU; leave workers unset")
+        on = executor if address is None or executor == "local" else f"ray={address}"
+        _run_binary(Path(binary), text, folder, progress, on)
     elif executor == "local":
         _native.run_experiment(text, str(folder), "local", progress)
     elif executor == "ray":
@@ -104,7 +110,7 @@ def run(
     return Results(folder)
 
 
-def _run_binary(binary: Path, text: str, folder: Path, progress: bool) -> None:
+def _run_binary(binary: Path, text: str, folder: Path, progress: bool, executor: str) -> None:
     """``binary run`` on ``text``, its result folder ``folder``; its error is raised as FlashkvError."""
     import subprocess
 
@@ -115,7 +121,9 @@ def _run_binary(binary: Path, text: str, folder: Path, progress: bool) -> None:
         f.write(text)
     try:
         done = subprocess.run(
-            [str(binary), "run", f.name, "--out", str(folder)],
+            [str(binary), "run", f.name, "--out", str(folder), "--executor", executor],
+            # On Ray, the binary runs this interpreter's flashkv.ray_runs.
+            env={**os.environ, "FLASHKV_PYTHON": os.environ.get("FLASHKV_PYTHON", sys.executable)},
             stdout=None if progress else subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,

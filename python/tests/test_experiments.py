@@ -98,3 +98,29 @@ def test_a_plug_in_binary_runs_its_own_gc_policy(tmp_path):
     assert "GC cost-age-time" in results.runs[0]["device"]
     with pytest.raises(flashkv.FlashkvError, match="cost-age-time"):
         flashkv.run(experiment, out=tmp_path / "native")
+
+
+def test_a_plug_in_binary_runs_on_ray(tmp_path):
+    """On Ray, the plug-in binary is shipped to the workers and each task runs it: the results are
+    those of its local run, for a plug-in FTL and a plug-in key-value SSD."""
+    from conftest import REPO
+
+    binary = REPO / "target" / "release" / "flashkv-plugins"
+    experiment = {
+        "title": "plug-ins on ray",
+        "device": {"capacity": "64MiB", "pages_per_block": 64, "ftl": "block-map"},
+        "workload": {"name": "pages", "pages": {"writes": 1.0, "pattern": "uniform"}},
+        "variant": [
+            {"name": "block-map"},
+            {
+                "name": "hash-kv",
+                "engine": {"name": "hash-kv"},
+                "device": {"ftl": "page", "capacity": "256MiB", "pages_per_block": 256},
+                "workload": {"name": "fillrandom", "records": 3000},
+            },
+        ],
+    }
+    local = flashkv.run(experiment, out=tmp_path / "local", binary=binary)
+    on_ray = flashkv.run(experiment, out=tmp_path / "ray", binary=binary, executor="ray")
+    assert local.runs[0]["ftl"]["write_amplification"] == 64.0
+    assert (on_ray.folder / "results.json").read_bytes() == (local.folder / "results.json").read_bytes()

@@ -89,6 +89,10 @@ pub enum FlashError {
     #[error("zone is offline: {op} of zone {zone}")]
     ZoneIsOffline { zone: u32, op: &'static str },
 
+    /// A command the device's FTL does not offer (a plug-in FTL without `remap`).
+    #[error("the {ftl} FTL has no {op} command")]
+    Unsupported { ftl: String, op: &'static str },
+
     /// The sparse backing file failed.
     #[error("backing file {path}: {op}: {source}")]
     Backing { path: PathBuf, op: &'static str, source: std::io::Error },

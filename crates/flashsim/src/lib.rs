@@ -2,7 +2,8 @@
 //!
 //! - [`media`]: the NAND array every device drives: geometry, the die / channel timeline, block and
 //!   page states, OOB, wear, page contents, counters per [`Cause`] and latency histograms.
-//! - Devices are FTLs on it. [`BlockSsd`]: a block-interface SSD (page-mapped FTL, greedy /
+//! - Devices are FTLs on it. [`Ftl`]: what a block-interface SSD offers (a plug-in FTL implements
+//!   it); [`BlockSsd`], the built-in one: a block-interface SSD (page-mapped FTL, greedy /
 //!   cost-benefit / FIFO GC with a device-wide reserve, TRIM, `remap` with a remap log, an optional
 //!   DFTL mapping cache, power-cut recovery). [`ZonedSsd`]: an NVMe ZNS SSD (zone states, open and
 //!   active limits, zone append, reset; no device GC), its zones striped over the planes.
@@ -19,6 +20,7 @@ mod bits;
 pub mod cause;
 pub mod clock;
 pub mod error;
+pub mod ftl;
 pub mod geometry;
 pub mod latency;
 pub mod media;
@@ -31,6 +33,7 @@ pub mod zoned;
 pub use cause::{Cause, HostLabel};
 pub use clock::{Lane, LaneTime, SimClock, Wait};
 pub use error::{FlashError, Result};
+pub use ftl::Ftl;
 pub use geometry::{Geometry, PageAddr};
 pub use latency::{HostOp, Latencies, LatencySummary};
 pub use media::{CauseCounts, CauseReport, DataMode, FlashCounters, Media, MediaConfig, PageWrite, Wear};

@@ -14,6 +14,7 @@
 //!   factor, whose idle pages (`SsdConfig::idle_pages`) the run's measured ones agree with.
 
 use flashsim::theory::greedy_wa_limit;
+use flashsim::Ftl;
 use flashsim::{BlockSsd, DataMode, GcDestination, GcPolicy, Geometry, HostLabel, Preset, SsdConfig, Timing};
 use rand::{Rng, SeedableRng};
 

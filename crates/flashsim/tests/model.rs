@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 
+use flashsim::Ftl;
 use flashsim::{
     BlockSsd, Cause, DataMode, FlashError, GcDestination, GcPolicy, Geometry, HostLabel, MappingMode, SsdConfig, Timing,
 };

@@ -1,5 +1,6 @@
 //! Remap: a mapping change with no NAND program, whose entries survive GC and power loss.
 
+use flashsim::Ftl;
 use flashsim::{BlockSsd, HostLabel, Preset, SsdConfig};
 
 /// Host I/O without a label.

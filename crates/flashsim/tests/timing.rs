@@ -1,5 +1,6 @@
 //! Timing: operations on independent dies overlap; operations on one die queue.
 
+use flashsim::Ftl;
 use flashsim::{BlockSsd, Geometry, HostLabel, HostOp, SsdConfig, Timing};
 
 /// Host I/O without a label.

@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 use std::io::BufReader;
 use std::time::Instant;
 
-use flashsim::{BlockSsd, DataMode, HostLabel, HostOp, Latencies, LatencySummary, Nanos};
+use flashsim::{DataMode, HostLabel, HostOp, Latencies, LatencySummary, Nanos};
 use hdrhistogram::Histogram;
 use workload::block_trace::{BlockOp, BlockRequest, BlockTrace};
 
@@ -39,7 +39,7 @@ pub fn run(spec: &RunSpec, progress: bool) -> Outcome {
     let mut config = spec.device.ssd_config()?;
     // Page contents are never read back: only the mapping, the counts and the timing matter.
     config.media.store = DataMode::MetadataOnly;
-    let mut ssd = BlockSsd::new(config)?;
+    let mut ssd = spec.device.ftl_on(&config)?;
     let user = ssd.user_pages();
     let page = ssd.page_size() as u64;
     let mut queue = Queue::new(trace.queue_depth);

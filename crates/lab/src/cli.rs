@@ -72,6 +72,10 @@ enum Command {
         /// The result folder.
         dir: PathBuf,
     },
+    /// Runs the run specification (JSON) on stdin and prints its outcome (JSON): what a Ray task
+    /// runs when the binary has plug-ins.
+    #[command(hide = true)]
+    RunSpec,
 }
 
 /// Runs flashkv's command line with `plugins` installed (the `flashkv` binary installs none; a
@@ -98,6 +102,7 @@ pub fn main(plugins: Registry) -> ExitCode {
         Some(Command::Repro(args)) => repro::run(&args),
         Some(Command::Repair { dir }) => crate::repair::run(&dir),
         Some(Command::Calibrate(args)) => crate::calibrate::run(&args, progress),
+        Some(Command::RunSpec) => crate::ray::run_spec_on_stdin(),
         Some(Command::Report { dir }) => {
             report::rebuild(&dir).map(|index| println!("report: {}", index.display())).map_err(LabError::from)
         }

@@ -33,6 +33,7 @@ impl KvDesign {
             KvDesign::DftlKv { mapping_ram } => {
                 Box::new(DftlKv::new(DftlKvConfig { ram_budget: mapping_ram, ..DftlKvConfig::new(media) })?)
             }
+            KvDesign::Plugin(name) => crate::plugins::registry().build_kv_ssd(name, &media)?,
         }))
     }
 }

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BinaryHeap};
 use std::time::Instant;
 
 use flashsim::theory::greedy_wa_limit;
-use flashsim::{BlockSsd, DataMode, HostLabel, HostOp, LatencySummary, Nanos, NvramUsage};
+use flashsim::{DataMode, HostLabel, HostOp, LatencySummary, Nanos, NvramUsage};
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
 use workload::zipfian::Zipfian;
@@ -51,7 +51,7 @@ pub fn run(spec: &RunSpec, progress: bool) -> Outcome {
     let mut config = spec.device.ssd_config()?;
     // Page contents are never read back: only the mapping and the counts matter.
     config.media.store = DataMode::MetadataOnly;
-    let mut ssd = BlockSsd::new(config.clone())?;
+    let mut ssd = spec.device.ftl_on(&config)?;
     let user = ssd.user_pages();
     let overwrites = (pages.writes * user as f64).round() as u64;
     let measure_from = (pages.warmup * overwrites as f64).round() as u64;

@@ -12,20 +12,26 @@
 //!   naming it, at registration).
 //! - An unknown name's error lists the built-in names and the registered ones.
 //!
-//! Extension points so far: a GC victim policy of the simulated block SSD
-//! ([`flashsim::VictimPolicy`]), a compaction strategy of the engine
-//! ([`lsm::compaction::strategy::CompactionStrategy`]) and a zone placement of the zoned file
-//! system ([`storage::zone::ZoneAllocator`]).
+//! Extension points: a GC victim policy of the simulated block SSD ([`flashsim::VictimPolicy`]),
+//! a compaction strategy of the engine ([`lsm::compaction::strategy::CompactionStrategy`]), a
+//! zone placement of the zoned file system ([`storage::zone::ZoneAllocator`]), a whole FTL on the
+//! media layer ([`flashsim::Ftl`], built from the device's [`SsdConfig`]) and a key-value SSD
+//! design ([`kvssd::KvDevice`], built from the device's [`MediaConfig`]). The last two register
+//! a constructor under a name, as a device is built anew for every run.
 
 use std::collections::btree_map::Entry;
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
-use flashsim::{GcPolicy, VictimPolicy};
+use flashsim::{Ftl, GcPolicy, MediaConfig, SsdConfig, VictimPolicy};
+use kvssd::KvDevice;
 use lsm::compaction::strategy::{CompactionStrategy, CustomStrategy};
 use lsm::CompactionStyle;
 use storage::zone::{CustomAllocator, ZoneAllocator};
 use storage::AllocPolicy;
+
+use crate::error::LabError;
+use crate::spec::{EngineName, FtlName};
 
 /// A registration that cannot be.
 #[derive(Debug, thiserror::Error)]
@@ -36,12 +42,32 @@ pub enum PluginError {
     Installed,
 }
 
+/// Builds a plug-in FTL on a device configuration (geometry, timings, spare factor, GC policy
+/// and reserve, where pages are kept: what `[device]` and the device flags give).
+pub type FtlBuilder = dyn Fn(&SsdConfig) -> flashsim::Result<Box<dyn Ftl>> + Send + Sync;
+
+/// Builds a plug-in key-value SSD on a NAND array's configuration.
+pub type KvSsdBuilder = dyn Fn(&MediaConfig) -> kvssd::Result<Box<dyn KvDevice + Send>> + Send + Sync;
+
 /// The plug-ins of a binary, by extension point and name.
-#[derive(Debug)]
 pub struct Registry {
     gc_policies: Plugins<dyn VictimPolicy>,
     strategies: Plugins<dyn CompactionStrategy>,
     zone_policies: Plugins<dyn ZoneAllocator>,
+    ftls: Plugins<FtlBuilder>,
+    kv_ssds: Plugins<KvSsdBuilder>,
+}
+
+impl std::fmt::Debug for Registry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Registry")
+            .field("gc_policies", &self.gc_policies.names())
+            .field("strategies", &self.strategies.names())
+            .field("zone_policies", &self.zone_policies.names())
+            .field("ftls", &self.ftls.names())
+            .field("kv_ssds", &self.kv_ssds.names())
+            .finish()
+    }
 }
 
 impl Default for Registry {
@@ -51,6 +77,8 @@ impl Default for Registry {
             strategies: Plugins::new("compaction strategy"),
             // "unknown policy 'x'", as ZoneFs's placements have always been named in errors.
             zone_policies: Plugins::new("policy"),
+            ftls: Plugins::new("FTL"),
+            kv_ssds: Plugins::new("engine"),
         }
     }
 }
@@ -58,6 +86,15 @@ impl Default for Registry {
 impl Registry {
     pub fn new() -> Registry {
         Registry::default()
+    }
+
+    /// Whether nothing is registered (the `flashkv` binary's own registry).
+    pub fn is_empty(&self) -> bool {
+        self.gc_policies.by_name.is_empty()
+            && self.strategies.by_name.is_empty()
+            && self.zone_policies.by_name.is_empty()
+            && self.ftls.by_name.is_empty()
+            && self.kv_ssds.by_name.is_empty()
     }
 
     /// Registers a GC victim policy under its name (`--gc NAME`, `[device] gc = "NAME"`).
@@ -81,6 +118,32 @@ impl Registry {
     pub fn zone_allocator(&mut self, policy: impl ZoneAllocator + 'static) -> Result<&mut Registry, PluginError> {
         let built_in = AllocPolicy::parse(policy.name()).is_some();
         self.zone_policies.add(policy.name().to_string(), built_in, Arc::new(policy))?;
+        Ok(self)
+    }
+
+    /// Registers a whole FTL under `name` (`--ftl NAME`, `[device] ftl = "NAME"`): `build` makes
+    /// one on the device's configuration for every run on a simulated block SSD (`fs = sim`,
+    /// the `pages` and `block-trace` workloads).
+    pub fn ftl(
+        &mut self,
+        name: &str,
+        build: impl Fn(&SsdConfig) -> flashsim::Result<Box<dyn Ftl>> + Send + Sync + 'static,
+    ) -> Result<&mut Registry, PluginError> {
+        let built_in = FtlName::BUILT_IN.contains(&name);
+        self.ftls.add(name.to_string(), built_in, Arc::new(build))?;
+        Ok(self)
+    }
+
+    /// Registers a key-value SSD design under `name` (`--engine NAME`, `[engine] name = "NAME"`):
+    /// `build` makes one on the NAND array the device specification gives (preset, geometry,
+    /// capacity, timings) for every run.
+    pub fn kv_ssd(
+        &mut self,
+        name: &str,
+        build: impl Fn(&MediaConfig) -> kvssd::Result<Box<dyn KvDevice + Send>> + Send + Sync + 'static,
+    ) -> Result<&mut Registry, PluginError> {
+        let built_in = EngineName::BUILT_IN.iter().any(|e| e.as_str() == name);
+        self.kv_ssds.add(name.to_string(), built_in, Arc::new(build))?;
         Ok(self)
     }
 
@@ -109,8 +172,37 @@ impl Registry {
     }
 }
 
+impl Registry {
+    /// The FTL called `name` (its name as the registry holds it); an unknown name's error lists
+    /// the built-in and the registered ones.
+    pub fn ftl_name(&'static self, name: &str) -> Result<FtlName, String> {
+        match FtlName::BUILT_IN.iter().position(|&b| b == name) {
+            Some(_) => Ok(FtlName::Page),
+            None => self.ftls.key(name, &FtlName::BUILT_IN).map(FtlName::Plugin),
+        }
+    }
+
+    /// A new FTL called `name` (registered) on `cfg`.
+    pub fn build_ftl(&self, name: &str, cfg: &SsdConfig) -> crate::error::Result<Box<dyn Ftl>> {
+        let build = self.ftls.get(name, &FtlName::BUILT_IN).map_err(|e| LabError::invalid("device.ftl", e))?;
+        Ok(build(cfg)?)
+    }
+
+    /// The registered key-value SSD design called `name`, as the registry holds its name; an
+    /// unknown name's error lists the built-in engines and the registered designs.
+    pub fn kv_ssd_name(&'static self, name: &str) -> Result<&'static str, String> {
+        let built_in: Vec<&str> = EngineName::BUILT_IN.iter().map(|e| e.as_str()).collect();
+        self.kv_ssds.key(name, &built_in)
+    }
+
+    /// A new key-value SSD of the registered design `name` on `media`.
+    pub fn build_kv_ssd(&self, name: &str, media: &MediaConfig) -> crate::error::Result<Box<dyn KvDevice + Send>> {
+        let build = self.kv_ssds.get(name, &[]).map_err(|e| LabError::invalid("engine.name", e))?;
+        Ok(build(media)?)
+    }
+}
+
 /// One extension point's plug-ins, by name.
-#[derive(Debug)]
 struct Plugins<T: ?Sized> {
     /// What they are, in errors.
     kind: &'static str,
@@ -141,10 +233,22 @@ impl<T: ?Sized> Plugins<T> {
     /// The plug-in called `name`; an unknown name's error lists the `built_in` names, then the
     /// registered ones.
     fn get(&self, name: &str, built_in: &[&str]) -> Result<Arc<T>, String> {
-        self.by_name.get(name).cloned().ok_or_else(|| {
-            let names: Vec<&str> = built_in.iter().copied().chain(self.by_name.keys().map(String::as_str)).collect();
-            format!("unknown {} '{name}'; accepted: {}", self.kind, names.join(", "))
-        })
+        self.by_name.get(name).cloned().ok_or_else(|| self.unknown(name, built_in))
+    }
+
+    /// The name of the plug-in called `name`, as held here (a registry installed for the process
+    /// lends it for the process's life).
+    fn key<'a>(&'a self, name: &str, built_in: &[&str]) -> Result<&'a str, String> {
+        self.by_name.get_key_value(name).map(|(k, _)| k.as_str()).ok_or_else(|| self.unknown(name, built_in))
+    }
+
+    fn unknown(&self, name: &str, built_in: &[&str]) -> String {
+        let names: Vec<&str> = built_in.iter().copied().chain(self.by_name.keys().map(String::as_str)).collect();
+        format!("unknown {} '{name}'; accepted: {}", self.kind, names.join(", "))
+    }
+
+    fn names(&self) -> Vec<&str> {
+        self.by_name.keys().map(String::as_str).collect()
     }
 }
 
@@ -229,6 +333,28 @@ mod tests {
         assert_eq!(r.compaction("ll").unwrap(), CompactionStyle::LifetimeLeveling);
         assert!(r.compaction("tiered").unwrap_err().contains("leveled, gear, ll, mine"));
         assert!(r.compaction_strategy(Mine).unwrap_err().to_string().contains("already registered"));
+    }
+
+    #[test]
+    fn ftls_and_kv_ssds_register_constructors_under_names_of_their_own() {
+        let mut r = Registry::new();
+        let media = flashsim::SsdConfig::from_preset(flashsim::Preset::Femu, Some(64 << 20)).unwrap().media;
+        r.ftl("page-again", |cfg| Ok(Box::new(flashsim::BlockSsd::new(cfg.clone())?))).unwrap();
+        r.kv_ssd("plsc-again", |m| Ok(Box::new(kvssd::Plsc::new(kvssd::PlscConfig::new(m.clone()))?))).unwrap();
+        let cfg = flashsim::SsdConfig {
+            media: media.clone(),
+            ..flashsim::SsdConfig::new(media.geometry.clone(), media.timing.clone())
+        };
+        assert_eq!(r.build_ftl("page-again", &cfg).unwrap().name(), "page");
+        assert_eq!(r.build_kv_ssd("plsc-again", &media).unwrap().name(), "plsc");
+        let e = r.build_ftl("hybrid", &cfg).unwrap_err().to_string();
+        assert!(e.contains("device.ftl") && e.contains("accepted: page, page-again"), "{e}");
+        let e = r.build_kv_ssd("nope", &media).err().unwrap().to_string();
+        assert!(e.contains("engine.name") && e.contains("plsc-again"), "{e}");
+        let taken = r.ftl("page", |cfg| Ok(Box::new(flashsim::BlockSsd::new(cfg.clone())?))).unwrap_err();
+        assert!(taken.to_string().contains("already built in"), "{taken}");
+        let taken = r.kv_ssd("dftl-kv", |m| Ok(Box::new(kvssd::Plsc::new(kvssd::PlscConfig::new(m.clone()))?)));
+        assert!(taken.unwrap_err().to_string().contains("already built in"));
     }
 
     #[test]

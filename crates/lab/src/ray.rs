@@ -10,6 +10,10 @@
 //!   "timing"}` or `{"error"}`. Its stderr (Ray's own lines) passes through.
 //!
 //! The Python interpreter is `$FLASHKV_PYTHON`, or `python3`.
+//!
+//! A binary with plug-ins (`crate::plugins`) passes itself as `--binary`: the tasks run it
+//! (`BINARY run-spec`, a spec on stdin and its outcome on stdout) instead of the package's native
+//! module, which knows no plug-in's name; Ray ships it to the workers.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
@@ -54,6 +58,20 @@ impl From<Reply> for Outcome {
     }
 }
 
+/// `flashkv run-spec`: runs the specification (JSON) on stdin and prints its outcome (JSON), as a
+/// Ray task does through the native module.
+pub fn run_spec_on_stdin() -> Result<()> {
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+        .map_err(|e| LabError::Ray(format!("reading a run specification on stdin: {e}")))?;
+    let reply = match serde_json::from_str::<RunSpec>(&text) {
+        Ok(spec) => Reply::from(crate::runner::run(&spec, false)),
+        Err(e) => Reply::Failed { error: format!("run specification: {e}") },
+    };
+    println!("{}", serde_json::to_string(&reply).map_err(LabError::json("a run's outcome"))?);
+    Ok(())
+}
+
 #[derive(Deserialize)]
 struct Finished {
     index: usize,
@@ -77,6 +95,10 @@ pub fn run(address: Option<&str>, runs: &[(usize, &RunSpec)], mut finished: impl
     cmd.args(["-m", "flashkv.ray_runs"]);
     if let Some(a) = address {
         cmd.args(["--address", a]);
+    }
+    if !crate::plugins::registry().is_empty() {
+        let me = std::env::current_exe().map_err(|e| LabError::Ray(format!("cannot find this binary to ship: {e}")))?;
+        cmd.arg("--binary").arg(me);
     }
     let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().map_err(|e| {
         LabError::Ray(format!(

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use flashsim::{BlockSsd, FlashReport, Lane, SimClock, ZonedSsd};
+use flashsim::{FlashReport, Lane, SimClock, ZonedSsd};
 use serde::{Deserialize, Serialize};
 use storage::{
     Fs, HostWriteStats, MemFs, PageCacheConfig, PageCacheStats, PosixFs, SimFs, SimFsOptions, ZoneFs, ZoneReport,
@@ -43,7 +43,7 @@ impl Stack {
         let (fs, backend, clock): (Arc<dyn Fs>, Backend, Option<SimClock>) = match &a.fs {
             FsKind::Sim => {
                 let clock = SimClock::new();
-                let fs = SimFs::format(BlockSsd::new(a.ssd_config()?)?, clock.clone(), SimFsOptions::default())?;
+                let fs = SimFs::format(a.block_ssd()?, clock.clone(), SimFsOptions::default())?;
                 fs.set_page_cache(PageCacheConfig::with_capacity(a.page_cache.0))?;
                 (Arc::new(fs.clone()), Backend::Sim(fs), Some(clock))
             }

@@ -1,9 +1,12 @@
 //! flashkv with this crate's plug-ins: `flashkv-plugins ftl --gc cost-age-time`,
-//! `flashkv-plugins bench --compaction min-overlap`, `... bench --fs zone --zone-policy hot-cold`, or `gc = "cost-age-time"` in an experiment
-//! file's `[device]` (`compaction = "min-overlap"` in its `[engine]`), run with
-//! `flashkv-plugins run FILE`.
+//! `... ftl --ftl block-map`, `... bench --compaction min-overlap`,
+//! `... bench --fs zone --zone-policy hot-cold`, `... bench --engine hash-kv`; or the same names
+//! in an experiment file (`[device] gc = "cost-age-time"`, `[engine] compaction = "min-overlap"`,
+//! ...), run with `flashkv-plugins run FILE`.
 
+mod block_map;
 mod cost_age_time;
+mod hash_kv;
 mod hot_cold;
 mod min_overlap;
 
@@ -15,6 +18,8 @@ fn main() -> ExitCode {
         .gc_policy(cost_age_time::CostAgeTime)
         .and_then(|p| p.compaction_strategy(min_overlap::MinOverlap))
         .and_then(|p| p.zone_allocator(hot_cold::HotCold))
+        .and_then(|p| p.ftl(block_map::NAME, |cfg| Ok(Box::new(block_map::BlockMap::new(cfg)?))))
+        .and_then(|p| p.kv_ssd(hash_kv::NAME, |media| Ok(Box::new(hash_kv::HashKv::new(media)?))))
         .map(|_| ());
     if let Err(e) = registered {
         eprintln!("flashkv-plugins: {e}");

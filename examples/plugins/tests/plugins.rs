@@ -96,6 +96,78 @@ fn the_registered_zone_placement_runs_by_name() {
     assert_ne!(mine["zones"], shared["zones"], "two SST streams fill zones differently from one");
 }
 
+/// The registered FTL: a random overwrite of a full block merges it whole (write amplification
+/// = pages per block), and the engine on a file system on it finds what it finds on the
+/// page-mapped FTL.
+#[test]
+fn the_registered_ftl_runs_by_name() {
+    let pages = |ftl: &str| -> serde_json::Value {
+        let args = ["ftl", "--capacity", "64MiB", "--pages-per-block", "64", "--writes", "1", "--pattern", "uniform"];
+        let (code, out, err) = run(&[&args[..], &["--ftl", ftl, "--json"]].concat());
+        assert_eq!(code, 0, "{ftl}: {err}");
+        serde_json::from_str(&out).unwrap()
+    };
+    let (mine, page) = (pages("block-map"), pages("page"));
+    assert!(mine["device"].as_str().unwrap().contains("block-map FTL"), "{}", mine["device"]);
+    assert_eq!(mine["ftl"]["write_amplification"], 64.0);
+    assert!(page["ftl"]["write_amplification"].as_f64().unwrap() < 10.0, "{}", page["ftl"]);
+    let bench = |ftl: &str| -> serde_json::Value {
+        let args = ["bench", "--capacity", "256MiB", "--benchmarks", "fillrandom,readrandom", "--num", "20000"];
+        let (code, out, err) = run(&[&args[..], &["--ftl", ftl, "--json"]].concat());
+        assert_eq!(code, 0, "{ftl}: {err}");
+        serde_json::from_str(&out).unwrap()
+    };
+    let (mine, page) = (bench("block-map"), bench("page"));
+    assert_eq!(mine["phases"][1]["found"], page["phases"][1]["found"]);
+    assert_eq!(mine["user_bytes"], page["user_bytes"]);
+    // An experiment file selects it the same way.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("ftl.toml");
+    std::fs::write(
+        &file,
+        "title = \"ftl\"\n[device]\ncapacity = \"64MiB\"\npages_per_block = 64\nftl = \"block-map\"\n\
+         [workload]\nname = \"pages\"\npages = { writes = 1.0, pattern = \"uniform\" }\n",
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let (code, _, err) = run(&["run", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let set: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("results.json")).unwrap()).unwrap();
+    assert_eq!(set["runs"][0]["ftl"]["write_amplification"], 64.0);
+}
+
+/// The registered key-value SSD design: db_bench's gets find what they find on the PLSC-tree,
+/// from the command line and from an experiment file.
+#[test]
+fn the_registered_kv_ssd_runs_by_name() {
+    let bench = |engine: &str| -> serde_json::Value {
+        let args = ["bench", "--capacity", "256MiB", "--benchmarks", "fillrandom,readrandom", "--num", "5000"];
+        let (code, out, err) = run(&[&args[..], &["--engine", engine, "--json"]].concat());
+        assert_eq!(code, 0, "{engine}: {err}");
+        serde_json::from_str(&out).unwrap()
+    };
+    let (mine, plsc) = (bench("hash-kv"), bench("plsc"));
+    assert!(mine["engine"].as_str().unwrap().contains("hash-kv"), "{}", mine["engine"]);
+    let found = &mine["phases"][1]["found"];
+    assert!(found.as_u64().unwrap() > 2000, "{found}");
+    assert_eq!(found, &plsc["phases"][1]["found"]);
+    // A page per pair: 5000 puts program at least 5000 pages.
+    assert!(mine["flash_program_bytes"].as_u64().unwrap() >= 5000 * 4096, "{}", mine["flash_program_bytes"]);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("kv.toml");
+    std::fs::write(
+        &file,
+        "title = \"kv\"\n[engine]\nname = \"hash-kv\"\n[device]\ncapacity = \"256MiB\"\n\
+         [workload]\nname = \"fillrandom\"\nrecords = 5000\n",
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let (code, _, err) = run(&["run", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let set: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("results.json")).unwrap()).unwrap();
+    assert_eq!(set["runs"][0]["phases"][0]["ops"], 5000);
+}
+
 #[test]
 fn an_unknown_name_lists_the_registered_ones() {
     let (code, _, err) = run(&["ftl", "--gc", "lru"]);
@@ -107,4 +179,10 @@ fn an_unknown_name_lists_the_registered_ones() {
     let (code, _, err) = run(&["bench", "--fs", "zone", "--zone-policy", "per-file"]);
     assert_eq!(code, 2);
     assert!(err.contains("shared, per-level, per-window, lifetime, hot-cold"), "{err}");
+    let (code, _, err) = run(&["ftl", "--ftl", "hybrid"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown FTL 'hybrid'; accepted: page, block-map"), "{err}");
+    let (code, _, err) = run(&["bench", "--engine", "hash-table"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("kvftl-ws, dftl-kv, hash-kv"), "{err}");
 }

@@ -125,6 +125,12 @@ enum Kind {
     Program,
 }
 
+impl std::fmt::Debug for Media {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Media").field("geometry", &self.geo).field("counters", &self.counters).finish_non_exhaustive()
+    }
+}
+
 impl Media {
     /// An erased array.
     pub fn new(cfg: &MediaConfig) -> Result<Media> {

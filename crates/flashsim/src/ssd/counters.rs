@@ -6,6 +6,7 @@
 //! `copybacks`, `remapped_pages`, ...). GC relocations count as NAND programs; remaps program
 //! nothing and only count as `remapped_pages`.
 
+use crate::ftl::Ftl;
 use serde::Serialize;
 
 use crate::media::{CauseReport, FlashCounters, Wear};

@@ -18,6 +18,7 @@
 
 use crate::cause::Cause;
 use crate::error::{FlashError, Result};
+use crate::ftl::Ftl;
 use crate::media::NO_OWNER;
 use crate::ssd::space::Space;
 use crate::ssd::BlockSsd;

@@ -40,8 +40,8 @@ pub use victim::{Candidate, VictimPolicy};
 
 use crate::cause::{Cause, HostLabel};
 use crate::error::{FlashError, Result};
-use crate::geometry::Geometry;
-use crate::latency::{HostOp, Latencies};
+use crate::ftl::{self, Ftl};
+use crate::latency::HostOp;
 use crate::media::{Media, PageWrite, Wear};
 use crate::timing::Nanos;
 use dftl::Cmt;
@@ -105,42 +105,6 @@ impl BlockSsd {
         &self.cfg
     }
 
-    pub fn geometry(&self) -> &Geometry {
-        self.media.geometry()
-    }
-
-    pub fn page_size(&self) -> u32 {
-        self.geometry().page_size
-    }
-
-    /// LPNs the host can address.
-    pub fn user_pages(&self) -> u64 {
-        self.user_pages
-    }
-
-    /// The FTL's counters with the media's beside them.
-    pub fn counters(&self) -> Counters {
-        Counters::new(self.counters, *self.media.counters())
-    }
-
-    /// Everything under the project's accounting names.
-    pub fn report(&self) -> FlashReport {
-        FlashReport::new(self)
-    }
-
-    pub fn latencies(&self) -> &Latencies {
-        self.media.latencies()
-    }
-
-    pub fn reset_latencies(&mut self) {
-        self.media.latencies_mut().clear();
-    }
-
-    /// NVRAM the remap log occupies.
-    pub fn nvram(&self) -> NvramUsage {
-        self.map.log.usage()
-    }
-
     /// Erases per block.
     pub fn wear(&self) -> Wear {
         self.media.wear()
@@ -151,112 +115,9 @@ impl BlockSsd {
         self.media.idle_at()
     }
 
-    /// The media layer under the FTL (read-only: block states, OOB, counters, wear).
-    pub fn media(&self) -> &Media {
-        &self.media
-    }
-
-    /// Whether `lpn` currently maps to a physical page.
-    pub fn is_mapped(&self, lpn: u64) -> bool {
-        (lpn < self.user_pages) && self.map.get(lpn as u32) != NONE
-    }
-
     /// Free (erased) blocks over all planes.
     pub fn free_blocks(&self) -> u64 {
         self.space.free_blocks()
-    }
-
-    /// The spare factor GC worked with over the window `c` (a delta of [`BlockSsd::counters`]):
-    /// 1 - (user + translation pages) / (physical pages - the mean idle pages as host pages were
-    /// placed: free blocks and the unwritten part of open blocks). Without host writes in the
-    /// window, the idle pages now. Meaningful once the host has filled the device; at steady state
-    /// it is close to [`SsdConfig::effective_spare_factor`], the FTL's design figure.
-    pub fn measured_spare_factor(&self, c: &Counters) -> f64 {
-        let idle = match c.ftl.host_write_pages {
-            0 => self.space.idle_pages() as f64,
-            n => c.ftl.idle_page_samples as f64 / n as f64,
-        };
-        let held = (self.user_pages + self.cfg.translation_pages()) as f64;
-        1.0 - held / (self.geometry().total_pages() as f64 - idle)
-    }
-
-    /// Writes whole pages of `data` starting at `lpn`.
-    pub fn write(&mut self, at: Nanos, lpn: u64, data: &[u8], label: HostLabel) -> Result<Nanos> {
-        let pages = self.whole_pages(data.len(), "write")?;
-        self.host_write(at, lpn, pages, Some(data), label)
-    }
-
-    /// Writes `pages` pages without keeping data: the accounting and timing of a write, for FTL
-    /// studies and for callers that never read the pages back. Reading them is a `NoData` error.
-    pub fn write_no_data(&mut self, at: Nanos, lpn: u64, pages: u64, label: HostLabel) -> Result<Nanos> {
-        self.host_write(at, lpn, pages, None, label)
-    }
-
-    /// Reads whole pages into `buf` starting at `lpn`.
-    pub fn read(&mut self, at: Nanos, lpn: u64, buf: &mut [u8], label: HostLabel) -> Result<Nanos> {
-        let pages = self.whole_pages(buf.len(), "read")?;
-        self.check_range(lpn, pages)?;
-        self.media.arrive(at);
-        let ps = self.page_size() as usize;
-        for i in 0..pages as usize {
-            let l = lpn as usize + i;
-            let out = &mut buf[i * ps..(i + 1) * ps];
-            let ppn = self.map.get(l as u32);
-            if ppn == NONE {
-                out.fill(0);
-            } else if !self.media.contents(ppn, out)? {
-                return Err(FlashError::NoData { lpn: l as u64 });
-            }
-        }
-        self.host_read_timing(at, lpn, pages, label)
-    }
-
-    /// The timing and accounting of a read, without data.
-    pub fn read_no_data(&mut self, at: Nanos, lpn: u64, pages: u64, label: HostLabel) -> Result<Nanos> {
-        self.check_range(lpn, pages)?;
-        self.media.arrive(at);
-        self.host_read_timing(at, lpn, pages, label)
-    }
-
-    /// Unmaps `pages` pages starting at `lpn`; they read as zeros afterwards.
-    pub fn trim(&mut self, at: Nanos, lpn: u64, pages: u64) -> Result<Nanos> {
-        self.check_range(lpn, pages)?;
-        self.media.arrive(at);
-        let t = self.translate_range(at, lpn, pages, true)?;
-        for l in lpn as u32..(lpn + pages) as u32 {
-            self.unmap(l);
-            self.map.log_trim_if_needed(l);
-        }
-        self.counters.host_trim_pages += pages;
-        let done = self.finish_internal_work(t)?;
-        self.media.record_latency(HostOp::Trim, done - at);
-        Ok(done)
-    }
-
-    /// Makes `dst..dst+pages` map to the physical pages of `src..src+pages`: no NAND program.
-    pub fn remap(&mut self, at: Nanos, src: u64, dst: u64, pages: u64) -> Result<Nanos> {
-        self.check_range(src, pages)?;
-        self.check_range(dst, pages)?;
-        if src < dst + pages && dst < src + pages {
-            return Err(FlashError::OverlappingRemap { src, dst, len: pages });
-        }
-        self.media.arrive(at);
-        let t = self.translate_range(at, src, pages, false)?;
-        let t = self.translate_range(t, dst, pages, true)?;
-        for i in 0..pages as u32 {
-            let (s, d) = (src as u32 + i, dst as u32 + i);
-            let ppn = self.map.get(s);
-            self.unmap(d);
-            if ppn == NONE {
-                self.map.log_trim_if_needed(d);
-                continue;
-            }
-            self.map.share(d, ppn);
-            self.counters.remapped_pages += 1;
-        }
-        let done = self.finish_internal_work(t)?;
-        self.media.record_latency(HostOp::Remap, done - at);
-        Ok(done)
     }
 
     fn host_write(&mut self, at: Nanos, lpn: u64, pages: u64, data: Option<&[u8]>, label: HostLabel) -> Result<Nanos> {
@@ -364,17 +225,156 @@ impl BlockSsd {
     }
 
     fn whole_pages(&self, len: usize, op: &'static str) -> Result<u64> {
-        let ps = self.page_size();
-        if len % ps as usize != 0 {
-            return Err(FlashError::Misaligned { op, len, page_size: ps });
-        }
-        Ok((len / ps as usize) as u64)
+        ftl::whole_pages(len, self.page_size(), op)
     }
 
     fn check_range(&self, lpn: u64, pages: u64) -> Result<()> {
-        match lpn.checked_add(pages) {
-            Some(end) if end <= self.user_pages => Ok(()),
-            _ => Err(FlashError::OutOfRange { lpn, len: pages, capacity: self.user_pages }),
+        ftl::check_range(lpn, pages, self.user_pages)
+    }
+}
+
+impl std::fmt::Debug for BlockSsd {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BlockSsd").field("user_pages", &self.user_pages).field("counters", &self.counters).finish()
+    }
+}
+
+impl Ftl for BlockSsd {
+    fn name(&self) -> &str {
+        "page"
+    }
+
+    /// LPNs the host can address.
+    fn user_pages(&self) -> u64 {
+        self.user_pages
+    }
+
+    /// Everything under the project's accounting names.
+    fn report(&self) -> FlashReport {
+        FlashReport::new(self)
+    }
+
+    /// NVRAM the remap log occupies.
+    fn nvram(&self) -> NvramUsage {
+        self.map.log.usage()
+    }
+
+    /// The media layer under the FTL (read-only: block states, OOB, counters, wear).
+    fn media(&self) -> &Media {
+        &self.media
+    }
+
+    /// Whether `lpn` currently maps to a physical page.
+    fn is_mapped(&self, lpn: u64) -> bool {
+        (lpn < self.user_pages) && self.map.get(lpn as u32) != NONE
+    }
+
+    /// The spare factor GC worked with over the window `c` (a delta of [`Ftl::counters`]):
+    /// 1 - (user + translation pages) / (physical pages - the mean idle pages as host pages were
+    /// placed: free blocks and the unwritten part of open blocks). Without host writes in the
+    /// window, the idle pages now. Meaningful once the host has filled the device; at steady state
+    /// it is close to [`SsdConfig::effective_spare_factor`], the FTL's design figure.
+    fn measured_spare_factor(&self, c: &Counters) -> f64 {
+        let idle = match c.ftl.host_write_pages {
+            0 => self.space.idle_pages() as f64,
+            n => c.ftl.idle_page_samples as f64 / n as f64,
+        };
+        let held = (self.user_pages + self.cfg.translation_pages()) as f64;
+        1.0 - held / (self.geometry().total_pages() as f64 - idle)
+    }
+
+    /// Writes whole pages of `data` starting at `lpn`.
+    fn write(&mut self, at: Nanos, lpn: u64, data: &[u8], label: HostLabel) -> Result<Nanos> {
+        let pages = self.whole_pages(data.len(), "write")?;
+        self.host_write(at, lpn, pages, Some(data), label)
+    }
+
+    /// Writes `pages` pages without keeping data: the accounting and timing of a write, for FTL
+    /// studies and for callers that never read the pages back. Reading them is a `NoData` error.
+    fn write_no_data(&mut self, at: Nanos, lpn: u64, pages: u64, label: HostLabel) -> Result<Nanos> {
+        self.host_write(at, lpn, pages, None, label)
+    }
+
+    /// Reads whole pages into `buf` starting at `lpn`.
+    fn read(&mut self, at: Nanos, lpn: u64, buf: &mut [u8], label: HostLabel) -> Result<Nanos> {
+        let pages = self.whole_pages(buf.len(), "read")?;
+        self.check_range(lpn, pages)?;
+        self.media.arrive(at);
+        let ps = self.page_size() as usize;
+        for i in 0..pages as usize {
+            let l = lpn as usize + i;
+            let out = &mut buf[i * ps..(i + 1) * ps];
+            let ppn = self.map.get(l as u32);
+            if ppn == NONE {
+                out.fill(0);
+            } else if !self.media.contents(ppn, out)? {
+                return Err(FlashError::NoData { lpn: l as u64 });
+            }
         }
+        self.host_read_timing(at, lpn, pages, label)
+    }
+
+    /// The timing and accounting of a read, without data.
+    fn read_no_data(&mut self, at: Nanos, lpn: u64, pages: u64, label: HostLabel) -> Result<Nanos> {
+        self.check_range(lpn, pages)?;
+        self.media.arrive(at);
+        self.host_read_timing(at, lpn, pages, label)
+    }
+
+    /// Unmaps `pages` pages starting at `lpn`; they read as zeros afterwards.
+    fn trim(&mut self, at: Nanos, lpn: u64, pages: u64) -> Result<Nanos> {
+        self.check_range(lpn, pages)?;
+        self.media.arrive(at);
+        let t = self.translate_range(at, lpn, pages, true)?;
+        for l in lpn as u32..(lpn + pages) as u32 {
+            self.unmap(l);
+            self.map.log_trim_if_needed(l);
+        }
+        self.counters.host_trim_pages += pages;
+        let done = self.finish_internal_work(t)?;
+        self.media.record_latency(HostOp::Trim, done - at);
+        Ok(done)
+    }
+
+    /// Makes `dst..dst+pages` map to the physical pages of `src..src+pages`: no NAND program.
+    fn remap(&mut self, at: Nanos, src: u64, dst: u64, pages: u64) -> Result<Nanos> {
+        self.check_range(src, pages)?;
+        self.check_range(dst, pages)?;
+        if src < dst + pages && dst < src + pages {
+            return Err(FlashError::OverlappingRemap { src, dst, len: pages });
+        }
+        self.media.arrive(at);
+        let t = self.translate_range(at, src, pages, false)?;
+        let t = self.translate_range(t, dst, pages, true)?;
+        for i in 0..pages as u32 {
+            let (s, d) = (src as u32 + i, dst as u32 + i);
+            let ppn = self.map.get(s);
+            self.unmap(d);
+            if ppn == NONE {
+                self.map.log_trim_if_needed(d);
+                continue;
+            }
+            self.map.share(d, ppn);
+            self.counters.remapped_pages += 1;
+        }
+        let done = self.finish_internal_work(t)?;
+        self.media.record_latency(HostOp::Remap, done - at);
+        Ok(done)
+    }
+
+    fn media_mut(&mut self) -> &mut Media {
+        &mut self.media
+    }
+
+    fn power_cut(&mut self) {
+        self.recover()
+    }
+
+    fn ftl_counters(&self) -> FtlCounters {
+        self.counters
+    }
+
+    fn design_spare_factor(&self) -> f64 {
+        self.cfg.spare_factor
     }
 }

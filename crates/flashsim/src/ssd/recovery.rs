@@ -10,13 +10,14 @@
 //! Blocks that were open are closed as they stand; their unwritten pages come back at their next
 //! erase. Recovery time is not modelled.
 
+use crate::ftl::Ftl;
 use crate::media::NO_OWNER;
 use crate::ssd::map::{LpnEntry, NONE};
 use crate::ssd::BlockSsd;
 
 impl BlockSsd {
-    /// Loses all volatile state and rebuilds the mapping from flash and NVRAM.
-    pub fn power_cut(&mut self) {
+    /// Loses all volatile state and rebuilds the mapping from flash and NVRAM (`Ftl::power_cut`).
+    pub(crate) fn recover(&mut self) {
         self.counters.power_cuts += 1;
         if let Some(cmt) = self.cmt.as_mut() {
             cmt.clear();

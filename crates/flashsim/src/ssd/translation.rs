@@ -7,6 +7,7 @@
 
 use crate::cause::Cause;
 use crate::error::Result;
+use crate::ftl::Ftl;
 use crate::ssd::map::NONE;
 use crate::ssd::BlockSsd;
 use crate::timing::Nanos;

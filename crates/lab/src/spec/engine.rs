@@ -32,10 +32,13 @@ pub enum EngineName {
     KvftlWs,
     /// Seed 004's baseline.
     DftlKv,
+    /// A key-value SSD design a plug-in registered, by the name the process's registry holds
+    /// (`crate::plugins`).
+    Plugin(&'static str),
 }
 
 impl EngineName {
-    pub const ALL: [EngineName; 9] = [
+    pub const BUILT_IN: [EngineName; 9] = [
         EngineName::Lsm,
         EngineName::Plsc,
         EngineName::LsmInDevice,
@@ -58,16 +61,17 @@ impl EngineName {
             EngineName::KvftlNp => "kvftl-np",
             EngineName::KvftlWs => "kvftl-ws",
             EngineName::DftlKv => "dftl-kv",
+            EngineName::Plugin(name) => name,
         }
     }
 }
 
 impl Named for EngineName {
     fn parse_name(text: &str) -> Result<EngineName, NameError> {
-        EngineName::ALL.into_iter().find(|e| e.as_str() == text.trim()).ok_or_else(|| {
-            let names: Vec<&str> = EngineName::ALL.iter().map(|e| e.as_str()).collect();
-            format!("unknown engine '{}'; accepted: {}", text.trim(), names.join(", ")).into()
-        })
+        match EngineName::BUILT_IN.into_iter().find(|e| e.as_str() == text.trim()) {
+            Some(e) => Ok(e),
+            None => crate::plugins::registry().kv_ssd_name(text.trim()).map(EngineName::Plugin).map_err(NameError),
+        }
     }
     fn name(&self) -> String {
         self.as_str().to_string()
@@ -115,8 +119,8 @@ pub struct EngineSpec {
     /// The engine: lsm (the LSM engine on --fs) or a key-value SSD design: plsc (the PLSC-tree,
     /// seed 002), lsm-in-device (seed 002's baseline: LevelDB inside the device; -striped spreads
     /// an SST's pages over every plane), kvftl, kvftl-sp, kvftl-np, kvftl-ws (seed 004's KVFTL and
-    /// its variants), dftl-kv (seed 004's baseline); a device is --preset at --capacity, with no
-    /// file system.
+    /// its variants), dftl-kv (seed 004's baseline), or a plug-in's design; a device is --preset
+    /// at --capacity, with no file system.
     #[arg(long = "engine", value_name = "ENGINE", default_value = "lsm", value_parser = parser::<EngineName>)]
     #[serde(with = "serde_name")]
     pub name: EngineName,
@@ -201,7 +205,7 @@ pub struct EngineSpec {
 }
 
 /// A key-value SSD design with its parameters.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum KvDesign {
     /// The PLSC-tree (seed 002).
     Plsc,
@@ -217,6 +221,8 @@ pub enum KvDesign {
     /// cached mapping table (whole translation pages) in `mapping_ram` bytes (`None`: the whole
     /// map in RAM).
     DftlKv { mapping_ram: Option<u64> },
+    /// A plug-in's design (`crate::plugins`), by its registered name.
+    Plugin(&'static str),
 }
 
 impl KvDesign {
@@ -227,6 +233,7 @@ impl KvDesign {
             KvDesign::LsmInDevice { filters: false } => "lsm-in-device-one-plane",
             KvDesign::Kvftl { variant, .. } => variant.name(),
             KvDesign::DftlKv { .. } => "dftl-kv",
+            KvDesign::Plugin(name) => name,
         }
     }
 }
@@ -237,6 +244,7 @@ impl From<KvDesign> for EngineSpec {
         let ram = |r: Option<u64>| r.map(MappingRam::Bytes);
         match design {
             KvDesign::Plsc => EngineSpec::kv(EngineName::Plsc),
+            KvDesign::Plugin(name) => EngineSpec::kv(EngineName::Plugin(name)),
             KvDesign::LsmInDevice { filters: true } => EngineSpec::kv(EngineName::LsmInDevice),
             KvDesign::LsmInDevice { filters: false } => EngineSpec::kv(EngineName::LsmInDeviceOnePlane),
             KvDesign::DftlKv { mapping_ram } => {
@@ -300,6 +308,7 @@ impl EngineSpec {
             EngineName::KvftlSp => Some(self.kvftl(Variant::SP)?),
             EngineName::KvftlNp => Some(self.kvftl(Variant::NP)?),
             EngineName::KvftlWs => Some(self.kvftl(Variant::WS)?),
+            EngineName::Plugin(name) => Some(KvDesign::Plugin(name)),
         };
         self.check_applies(design)?;
         match design {

@@ -23,7 +23,7 @@ pub mod workload;
 
 use serde::{Deserialize, Serialize};
 
-pub use self::device::{DeviceSpec, FsKind, Store, ZoneGc};
+pub use self::device::{DeviceSpec, FsKind, FtlName, Store, ZoneGc};
 pub use self::engine::{Engine, EngineName, EngineSpec, KvDesign, MappingRam};
 pub use self::host::HostSpec;
 pub use self::named::{format_size, Bytes, BytesOrOff, Named};

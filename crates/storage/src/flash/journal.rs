@@ -427,7 +427,7 @@ mod tests {
 mod block_tests {
     use super::*;
     use crate::flash::block::{BlockRegions, LpnRun};
-    use flashsim::{BlockSsd, HostLabel, Preset, SsdConfig};
+    use flashsim::{BlockSsd, Ftl, HostLabel, Preset, SsdConfig};
 
     fn regions() -> BlockRegions {
         BlockRegions { pages: 8 }
@@ -439,7 +439,8 @@ mod block_tests {
 
     #[test]
     fn commits_roll_overs_and_a_torn_commit_replay_on_lpn_regions() {
-        let mut dev = BlockSsd::new(SsdConfig::from_preset(Preset::Femu, Some(64 << 20)).unwrap()).unwrap();
+        let mut dev: Box<dyn Ftl> =
+            Box::new(BlockSsd::new(SsdConfig::from_preset(Preset::Femu, Some(64 << 20)).unwrap()).unwrap());
         let (mut j, _) = Journal::format(&mut dev, 0, regions()).unwrap();
         let mut meta = DurableMeta::<LpnRun>::empty();
         let mut ino = 1;

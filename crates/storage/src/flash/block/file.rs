@@ -7,7 +7,7 @@
 //! one, whose synced prefix does not change); a clone over pages of the durable snapshot puts them
 //! at fresh LPNs and sets `cow`.
 
-use flashsim::{BlockSsd, HostLabel, Nanos, SimClock, Wait};
+use flashsim::{Ftl, HostLabel, Nanos, SimClock, Wait};
 
 use super::{BlockPlacement, DURABLE, VOLATILE};
 use crate::error::{FsError, Result};
@@ -53,7 +53,7 @@ impl Inode {
     }
 
     /// Reads the partly filled last page back into memory after a remount.
-    pub fn load_tail(&mut self, dev: &mut BlockSsd, clock: &SimClock, page_size: usize, ino: u64) -> Result<()> {
+    pub fn load_tail(&mut self, dev: &mut dyn Ftl, clock: &SimClock, page_size: usize, ino: u64) -> Result<()> {
         let rem = (self.len % page_size as u64) as usize;
         if rem == 0 {
             return Ok(());

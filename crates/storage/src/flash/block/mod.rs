@@ -22,7 +22,7 @@ mod regions;
 
 use std::fmt;
 
-use flashsim::{BlockSsd, Nanos, SimClock, Wait};
+use flashsim::{Ftl, Nanos, SimClock, Wait};
 
 use super::meta_codec::Cursor;
 use super::records::{DurableInode, DurableMeta, MapItem, Record};
@@ -84,7 +84,8 @@ pub struct BlockPlacement {
 
 impl SimFs {
     /// Formats `dev` (an empty file system) and mounts it.
-    pub fn format(mut dev: BlockSsd, clock: SimClock, opts: SimFsOptions) -> Result<SimFs> {
+    pub fn format(dev: impl Into<Box<dyn Ftl>>, clock: SimClock, opts: SimFsOptions) -> Result<SimFs> {
+        let mut dev = dev.into();
         let region = BlockRegions::COUNT * opts.journal_region_pages;
         if opts.journal_region_pages < 2 || region as u64 * 2 > dev.user_pages() {
             return Err(FsError::NoSpace {
@@ -107,9 +108,13 @@ impl SimFs {
     }
 
     /// Mounts a formatted device, reading its metadata.
-    pub fn mount(dev: BlockSsd, clock: SimClock, opts: SimFsOptions) -> Result<SimFs> {
+    pub fn mount(dev: impl Into<Box<dyn Ftl>>, clock: SimClock, opts: SimFsOptions) -> Result<SimFs> {
         FlashFs::mount_state(
-            BlockPlacement::state(dev, Journal::unloaded(BlockRegions { pages: opts.journal_region_pages }), opts),
+            BlockPlacement::state(
+                dev.into(),
+                Journal::unloaded(BlockRegions { pages: opts.journal_region_pages }),
+                opts,
+            ),
             clock,
         )
     }
@@ -134,7 +139,7 @@ impl SimFs {
 }
 
 impl BlockPlacement {
-    fn state(dev: BlockSsd, journal: Journal, opts: SimFsOptions) -> State<BlockPlacement> {
+    fn state(dev: Box<dyn Ftl>, journal: Journal, opts: SimFsOptions) -> State<BlockPlacement> {
         let page_size = dev.page_size() as usize;
         let place = BlockPlacement { opts, flags: Vec::new(), alloc: Allocator::new(0, 0) };
         State::new(dev, journal, place, page_size)
@@ -146,14 +151,14 @@ impl BlockPlacement {
 }
 
 impl Placement for BlockPlacement {
-    type Device = BlockSsd;
+    type Device = Box<dyn Ftl>;
     type Journal = Journal;
     type Item = LpnRun;
     type Inode = Inode;
     const NAME: &'static str = "SimFs";
     const CLONES: bool = true;
 
-    fn power_cut(dev: &mut BlockSsd) {
+    fn power_cut(dev: &mut Box<dyn Ftl>) {
         dev.power_cut();
     }
 
@@ -180,7 +185,7 @@ impl Placement for BlockPlacement {
             st.place.flags[lpn as usize] = VOLATILE | DURABLE;
         }
         let mut inode = Inode::restored(pages, d.len);
-        inode.load_tail(&mut st.dev, clock, st.page_size, ino)?;
+        inode.load_tail(st.dev.as_mut(), clock, st.page_size, ino)?;
         Ok(inode)
     }
 
