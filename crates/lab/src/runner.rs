@@ -112,22 +112,33 @@ fn run_phases(
 
 /// Replays the key-value trace in `file` as one phase (`phase(ops, count)`): a first pass checks
 /// every line and counts the operations, so that a malformed line stops the run before it starts.
+/// A RocksDB query trace (`workload::rocksdb_trace`) is told by its header; any other file is in
+/// `workload::kv_trace`'s format.
 fn replay_kv_trace(
     file: &std::path::Path,
     values: workload::ValueData,
     seed: u64,
     phase: &mut dyn FnMut(Box<dyn Iterator<Item = Op> + Send>, u64) -> Result<()>,
 ) -> Result<()> {
+    use std::io::BufRead;
     use std::sync::Mutex;
     use workload::kv_trace::KvTrace;
-    let open = || -> Result<_> {
-        let f = std::fs::File::open(file).map_err(LabError::io(file, "open the key-value trace"))?;
-        Ok(std::io::BufReader::new(f))
-    };
+    use workload::rocksdb_trace::{is_rocksdb_trace, RocksDbTrace};
+    type Ops = Box<dyn Iterator<Item = std::result::Result<Op, workload::WorkloadError>> + Send>;
     let located =
         |e: workload::WorkloadError| LabError::invalid("workload.kv_trace", format!("{}, {e}", file.display()));
+    let open = |values: workload::ValueData| -> Result<Ops> {
+        let f = std::fs::File::open(file).map_err(LabError::io(file, "open the key-value trace"))?;
+        let mut reader = std::io::BufReader::new(f);
+        let start = reader.fill_buf().map_err(LabError::io(file, "read the key-value trace"))?;
+        Ok(if is_rocksdb_trace(start) {
+            Box::new(RocksDbTrace::new(reader, values).map_err(located)?)
+        } else {
+            Box::new(KvTrace::new(reader, values, seed))
+        })
+    };
     let mut count = 0;
-    for op in KvTrace::new(open()?, workload::ValueData::Zeros, seed) {
+    for op in open(workload::ValueData::Zeros)? {
         op.map_err(located)?;
         count += 1;
     }
@@ -135,7 +146,7 @@ fn replay_kv_trace(
     // ends the phase and is the run's error.
     let failed = Arc::new(Mutex::new(None));
     let seen = Arc::clone(&failed);
-    let ops = KvTrace::new(open()?, values, seed)
+    let ops = open(values)?
         .map_while(move |op| op.map_err(|e| *seen.lock().unwrap_or_else(|p| p.into_inner()) = Some(e)).ok());
     phase(Box::new(ops), count)?;
     let error = failed.lock().unwrap_or_else(|p| p.into_inner()).take();

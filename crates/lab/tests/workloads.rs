@@ -496,3 +496,38 @@ engine = { compaction_readahead = 0 }
     let pages = |r: &serde_json::Value| r["flash_read_bytes"].as_f64().unwrap();
     assert!(pages(ahead) < pages(blockwise) * 1.2, "readahead reads about the same pages");
 }
+
+/// Query traces RocksDB's db_bench wrote (tests/data/rocksdb, with the commands that made them):
+/// replayed from an empty store, the gets find what db_bench's found, on the engine and on a
+/// key-value SSD; seeks are one-record scans and a multi-get a read per key.
+#[test]
+fn rocksdb_query_traces_replay_as_db_bench_ran_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/rocksdb");
+    let run = |name: &str, engine: &str, trace: &str| -> serde_json::Value {
+        let path = dir.path().join(format!("{name}.toml"));
+        let text = format!(
+            "title = \"t\"\n{engine}[device]\ncapacity = \"256MiB\"\n[workload]\nname = \"kv-trace\"\n\
+             kv_trace = \"{data}/{trace}.trace\"\n"
+        );
+        std::fs::write(&path, text).unwrap();
+        let out = dir.path().join(name);
+        let (code, _, err) = flashkv(&["run", path.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+        assert_eq!(code, 0, "{name}: {err}");
+        let v: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("results.json")).unwrap()).unwrap();
+        v["runs"][0]["phases"][0].clone()
+    };
+    let count = |p: &serde_json::Value, kind: &str| p["latency_by_kind"][kind]["count"].as_u64();
+    // reads:200 writes:200 total:400 found:34
+    for engine in ["", "engine = \"plsc\"\n"] {
+        let p = run(&format!("rrwr{}", engine.len()), engine, "readrandomwriterandom");
+        assert_eq!((p["ops"].as_u64(), count(&p, "read"), count(&p, "insert")), (Some(400), Some(200), Some(200)));
+        assert_eq!(p["found"], 34, "{engine}");
+        // The puts carry the trace's own 16-byte keys and 24-byte values.
+        assert_eq!(p["user_bytes"], 200 * (16 + 24), "{engine}");
+    }
+    let p = run("seek", "", "seekrandom");
+    assert_eq!((p["ops"].as_u64(), count(&p, "scan")), (Some(50), Some(50)));
+    let p = run("multiget", "", "multireadrandom");
+    assert_eq!((p["ops"].as_u64(), count(&p, "read")), (Some(48), Some(48)));
+}

@@ -44,6 +44,16 @@ pub enum WorkloadError {
         /// What is wrong and what was expected.
         message: String,
     },
+    /// A record of a binary trace that is not what its format says a record is.
+    #[error("record {record} (byte {offset}): {message}")]
+    TraceRecord {
+        /// The record number, from 1 (the header).
+        record: usize,
+        /// The byte offset at which the record starts.
+        offset: u64,
+        /// What is wrong and what was expected.
+        message: String,
+    },
     /// An error on a line of a YCSB property file.
     #[error("{file}, line {line}: {error}")]
     PropertyLine {

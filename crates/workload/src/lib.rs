@@ -18,6 +18,7 @@ pub mod mt19937;
 pub mod op;
 pub mod park_miller;
 pub mod rng;
+pub mod rocksdb_trace;
 mod trace_lines;
 pub mod value_data;
 pub mod value_size;

@@ -28,7 +28,7 @@ pub enum WorkloadKind {
     /// A recorded block trace replayed on a simulated block SSD alone (`WorkloadSpec::trace`).
     BlockTrace,
     /// A recorded key-value trace replayed on the engine or a key-value SSD
-    /// (`WorkloadSpec::kv_trace`, in `workload::kv_trace`'s format).
+    /// (`WorkloadSpec::kv_trace`, in `workload::kv_trace`'s format or a RocksDB query trace).
     KvTrace,
 }
 
