@@ -170,16 +170,14 @@ impl Registry {
             None => Ok(AllocPolicy::Custom(CustomAllocator(self.zone_policies.get(name, &AllocPolicy::NAMES)?))),
         }
     }
-}
 
-impl Registry {
-    /// The FTL called `name` (its name as the registry holds it); an unknown name's error lists
-    /// the built-in and the registered ones.
+    /// The FTL called `name` (a registered one by its name as the registry holds it); an unknown
+    /// name's error lists the built-in and the registered ones.
     pub fn ftl_name(&'static self, name: &str) -> Result<FtlName, String> {
-        match FtlName::BUILT_IN.iter().position(|&b| b == name) {
-            Some(_) => Ok(FtlName::Page),
-            None => self.ftls.key(name, &FtlName::BUILT_IN).map(FtlName::Plugin),
+        if FtlName::BUILT_IN.contains(&name) {
+            return Ok(FtlName::Page);
         }
+        self.ftls.key(name, &FtlName::BUILT_IN).map(FtlName::Plugin)
     }
 
     /// A new FTL called `name` (registered) on `cfg`.
