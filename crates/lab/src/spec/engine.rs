@@ -151,16 +151,16 @@ pub struct EngineSpec {
     #[arg(long, value_parser = parser::<Bytes>)]
     #[serde(with = "serde_name_opt")]
     pub write_buffer_size: Option<Bytes>,
-    /// Target size of an SST (LevelDB: 2MiB).
-    #[arg(long, value_parser = parser::<Bytes>)]
+    /// Target size of an SST (LevelDB: 2MiB; db_bench's --target-file-size-base).
+    #[arg(long, visible_alias = "target-file-size-base", value_parser = parser::<Bytes>)]
     #[serde(with = "serde_name_opt")]
     pub max_file_size: Option<Bytes>,
     /// Target size of an SST's data block (LevelDB: 4KiB).
     #[arg(long = "table-block-size", value_parser = parser::<Bytes>)]
     #[serde(with = "serde_name_opt")]
     pub block_size: Option<Bytes>,
-    /// Bytes of data blocks cached (8MiB).
-    #[arg(long, value_parser = parser::<Bytes>)]
+    /// Bytes of data blocks cached (8MiB; db_bench's --cache-size).
+    #[arg(long, visible_alias = "cache-size", value_parser = parser::<Bytes>)]
     #[serde(with = "serde_name_opt")]
     pub block_cache: Option<Bytes>,
     /// Bytes a compaction reads ahead in each input table (128KiB; 0 reads block by block).
@@ -174,15 +174,17 @@ pub struct EngineSpec {
     #[arg(long, value_parser = parser::<Bytes>)]
     #[serde(with = "serde_name_opt")]
     pub max_bytes_for_level_base: Option<Bytes>,
-    /// Bloom filter bits per key (10; 0 for no filter).
-    #[arg(long)]
+    /// Bloom filter bits per key (10; 0 for no filter; db_bench's --bloom-bits).
+    #[arg(long, visible_alias = "bloom-bits")]
     pub bloom_bits_per_key: Option<u32>,
-    /// L0 files that trigger a compaction (4), slow writes (8) and stop writes (12).
-    #[arg(long)]
+    /// L0 files that trigger a compaction (4), slow writes (8) and stop writes (12) (db_bench's
+    /// --level0-file-num-compaction-trigger, --level0-slowdown-writes-trigger,
+    /// --level0-stop-writes-trigger).
+    #[arg(long, visible_alias = "level0-file-num-compaction-trigger")]
     pub l0_compaction_trigger: Option<usize>,
-    #[arg(long)]
+    #[arg(long, visible_alias = "level0-slowdown-writes-trigger")]
     pub l0_slowdown_writes_trigger: Option<usize>,
-    #[arg(long)]
+    #[arg(long, visible_alias = "level0-stop-writes-trigger")]
     pub l0_stop_writes_trigger: Option<usize>,
     /// kvftl-sp: the smallest partition (a power of two; the paper's evaluation: 4KiB).
     #[arg(long, value_parser = parser::<Bytes>)]

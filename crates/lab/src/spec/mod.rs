@@ -229,6 +229,37 @@ mod tests {
         assert_eq!(f.host, HostSpec::default());
     }
 
+    /// db_bench's option names, in our spelling, set the same fields as ours.
+    #[test]
+    fn db_bench_option_names_are_aliases() {
+        #[derive(clap::Parser)]
+        struct Flags {
+            #[command(flatten)]
+            engine: EngineSpec,
+        }
+        let parse = |args: &[&str]| <Flags as clap::Parser>::try_parse_from(args).unwrap().engine;
+        let theirs = parse(&[
+            "flashkv",
+            "--target-file-size-base=4MiB",
+            "--cache-size=16MiB",
+            "--bloom-bits=12",
+            "--level0-file-num-compaction-trigger=5",
+            "--level0-slowdown-writes-trigger=20",
+            "--level0-stop-writes-trigger=36",
+        ]);
+        let ours = parse(&[
+            "flashkv",
+            "--max-file-size=4MiB",
+            "--block-cache=16MiB",
+            "--bloom-bits-per-key=12",
+            "--l0-compaction-trigger=5",
+            "--l0-slowdown-writes-trigger=20",
+            "--l0-stop-writes-trigger=36",
+        ]);
+        assert_eq!(theirs, ours);
+        assert_ne!(ours, EngineSpec::default());
+    }
+
     #[test]
     fn a_key_value_ssd_has_no_file_system() {
         let spec = RunSpec::new(
