@@ -94,7 +94,10 @@ impl<R: Read> RocksDbTrace<R> {
         let first = match t.read_record() {
             Ok(Some(record)) => record,
             Ok(None) => return Err(t.error("an empty file, not a RocksDB trace")),
-            Err(e) => return Err(t.error(format!("not a RocksDB trace ({e})"))),
+            Err(WorkloadError::TraceRecord { message, .. }) => {
+                return Err(t.error(format!("not a RocksDB trace: {message}")))
+            }
+            Err(e) => return Err(e),
         };
         let (kind, payload) = first;
         if kind != BEGIN || !payload.starts_with(MAGIC) {
