@@ -134,6 +134,10 @@ fn the_registered_ftl_runs_by_name() {
     assert_eq!(code, 0, "{err}");
     let set: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("results.json")).unwrap()).unwrap();
     assert_eq!(set["runs"][0]["ftl"]["write_amplification"], 64.0);
+    // A zoned device has no FTL to replace.
+    let (code, _, err) = run(&["bench", "--fs", "zone", "--ftl", "block-map", "--num", "1000"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--ftl: applies to a simulated block SSD (fs = sim), not to 'zone'"), "{err}");
 }
 
 /// The registered key-value SSD design: db_bench's gets find what they find on the PLSC-tree,

@@ -487,6 +487,12 @@ impl DeviceSpec {
                 format!("only a simulated file system (sim, zone) has one; '{}' uses the host's", self.fs.name()),
             ));
         }
+        if !self.ftl.is_page() && !matches!(self.fs, FsKind::Sim) {
+            return Err(invalid(
+                "ftl",
+                format!("applies to a simulated block SSD (fs = sim), not to '{}'", self.fs.name()),
+            ));
+        }
         match self.fs {
             FsKind::Sim => self.ssd_config().map(|_| ()),
             FsKind::Zone => self.zoned_config().map(|_| ()),
