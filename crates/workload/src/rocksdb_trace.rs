@@ -166,42 +166,13 @@ impl<R: Read> RocksDbTrace<R> {
                 self.write_batch(rep)
             }
             GET => {
-                let (cf, key) = if self.version < 2 {
-                    (p.fixed32(), p.string())
-                } else {
-                    let (mut cf, mut key) = (Some(0), None);
-                    for bit in p.map().ok_or_else(|| self.error(bad("get")))? {
-                        match bit {
-                            GET_CF => cf = p.fixed32(),
-                            GET_KEY => key = p.string(),
-                            b => return Err(self.error(format!("get record: unknown payload field {b}"))),
-                        }
-                    }
-                    (cf, key)
-                };
-                let (cf, key) = cf.zip(key).ok_or_else(|| self.error(bad("get")))?;
-                self.default_cf(cf)?;
-                self.push(Op::Read { key: key.to_vec() })
+                let key = self.key_of(&mut p, "get", (GET_CF, GET_KEY), &[])?;
+                self.push(Op::Read { key })
             }
             SEEK => {
-                let (cf, key) = if self.version < 2 {
-                    (p.fixed32(), p.string())
-                } else {
-                    let (mut cf, mut key) = (Some(0), None);
-                    for bit in p.map().ok_or_else(|| self.error(bad("seek")))? {
-                        match bit {
-                            ITER_CF => cf = p.fixed32(),
-                            ITER_KEY => key = p.string(),
-                            // The iterator's bounds limit its Next calls, which the trace does not hold.
-                            ITER_LOWER | ITER_UPPER => p.string().map(|_| ()).ok_or_else(|| self.error(bad("seek")))?,
-                            b => return Err(self.error(format!("seek record: unknown payload field {b}"))),
-                        }
-                    }
-                    (cf, key)
-                };
-                let (cf, key) = cf.zip(key).ok_or_else(|| self.error(bad("seek")))?;
-                self.default_cf(cf)?;
-                self.push(Op::Scan { start_key: key.to_vec(), len: 1 })
+                // The iterator's bounds limit its Next calls, which the trace does not hold.
+                let key = self.key_of(&mut p, "seek", (ITER_CF, ITER_KEY), &[ITER_LOWER, ITER_UPPER])?;
+                self.push(Op::Scan { start_key: key, len: 1 })
             }
             SEEK_FOR_PREV => Err(self.error("SeekForPrev has no counterpart in the op stream (scans go forward)")),
             MULTI_GET => {
@@ -234,6 +205,38 @@ impl<R: Read> RocksDbTrace<R> {
             }
             k => Err(self.error(format!("unknown record type {k}"))),
         }
+    }
+
+    /// The key of a get or seek record (`what`), in the default column family: fixed fields
+    /// before trace version 0.2, else the payload map's `(cf, key)` bits, with the strings of the
+    /// `skipped` bits read past.
+    fn key_of(
+        &self,
+        p: &mut Payload<'_>,
+        what: &str,
+        (cf_bit, key_bit): (u32, u32),
+        skipped: &[u32],
+    ) -> Result<Vec<u8>, WorkloadError> {
+        let bad = || self.error(format!("a malformed {what} record"));
+        let (cf, key) = if self.version < 2 {
+            (p.fixed32(), p.string())
+        } else {
+            let (mut cf, mut key) = (Some(0), None);
+            for bit in p.map().ok_or_else(bad)? {
+                match bit {
+                    b if b == cf_bit => cf = p.fixed32(),
+                    b if b == key_bit => key = p.string(),
+                    b if skipped.contains(&b) => {
+                        p.string().ok_or_else(bad)?;
+                    }
+                    b => return Err(self.error(format!("{what} record: unknown payload field {b}"))),
+                }
+            }
+            (cf, key)
+        };
+        let (cf, key) = cf.zip(key).ok_or_else(bad)?;
+        self.default_cf(cf)?;
+        Ok(key.to_vec())
     }
 
     /// The puts of a WriteBatch's representation.
