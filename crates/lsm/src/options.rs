@@ -1,11 +1,60 @@
-//! Options of the engine, with LevelDB's defaults.
+//! Options of the engine. The defaults are LevelDB's, except for the level-0 write triggers,
+//! which are RocksDB's ([`Profile::Flashkv`]); [`Profile::LevelDb`] is LevelDB 1.23 throughout,
+//! which the seeds' reproductions pin.
 
 pub use crate::compaction::remapcom::RemapMode;
 pub use crate::compaction::strategy::CompactionStyle;
 pub use crate::db::WalRecoveryMode;
 use crate::error::{Accepted, Error, Result};
 use crate::key::SequenceNumber;
+use std::fmt;
+use std::str::FromStr;
 use storage::{Fs, RandomAccessFile, WritableFile, WriteHint};
+
+/// A named set of defaults for [`Options`].
+///
+/// They differ only in policy, not in format: a database written under one opens under the other.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum Profile {
+    /// LevelDB's defaults, but writes slow down at 20 level-0 files and stop at 36 (RocksDB's
+    /// triggers) instead of 8 and 12. LevelDB's triggers stall writes whenever a burst of flushes
+    /// outruns the level-0 compaction, which is most of a large-value fill's time (issue 34,
+    /// docs/performance.md).
+    #[default]
+    Flashkv,
+    /// LevelDB 1.23's defaults: slow down at 8 level-0 files, stop at 12. The seeds ran LevelDB,
+    /// so their reproductions use this profile; its per-level writes are LevelDB's.
+    LevelDb,
+}
+
+impl Profile {
+    pub const NAMES: [&'static str; 2] = ["flashkv", "leveldb"];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::Flashkv => "flashkv",
+            Profile::LevelDb => "leveldb",
+        }
+    }
+}
+
+impl fmt::Display for Profile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Profile {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "flashkv" => Ok(Profile::Flashkv),
+            "leveldb" => Ok(Profile::LevelDb),
+            other => Err(Error::UnknownName { option: "profile", name: other.to_string(), accepted: &Profile::NAMES }),
+        }
+    }
+}
 
 /// How a database is opened and tuned.
 /// Serializable so that a run can be sent to another process (a Ray worker); time and scheduling
@@ -66,7 +115,8 @@ pub struct Options {
     /// zoned SSDs). See
     /// [`crate::compaction::strategy`].
     pub compaction: CompactionStyle,
-    /// L0 files that trigger a compaction (4), slow writes (8) and stop writes (12).
+    /// L0 files that trigger a compaction (4), slow writes (20; LevelDB's 8) and stop writes (36;
+    /// LevelDB's 12). See [`Profile`].
     pub l0_compaction_trigger: usize,
     pub l0_slowdown_writes_trigger: usize,
     pub l0_stop_writes_trigger: usize,
@@ -85,7 +135,19 @@ pub struct Options {
 }
 
 impl Default for Options {
+    /// [`Profile::Flashkv`]'s options.
     fn default() -> Self {
+        Options::profile(Profile::Flashkv)
+    }
+}
+
+impl Options {
+    /// The options of `profile`.
+    pub fn profile(profile: Profile) -> Options {
+        let (l0_slowdown_writes_trigger, l0_stop_writes_trigger) = match profile {
+            Profile::Flashkv => (20, 36),
+            Profile::LevelDb => (8, 12),
+        };
         Options {
             create_if_missing: false,
             error_if_exists: false,
@@ -107,8 +169,8 @@ impl Default for Options {
             direct_writes: false,
             compaction: CompactionStyle::Leveled,
             l0_compaction_trigger: 4,
-            l0_slowdown_writes_trigger: 8,
-            l0_stop_writes_trigger: 12,
+            l0_slowdown_writes_trigger,
+            l0_stop_writes_trigger,
             max_bytes_for_level_base: 10 << 20,
             level_size_multiplier: 10,
             num_levels: 7,
@@ -117,9 +179,7 @@ impl Default for Options {
             cpu: None,
         }
     }
-}
 
-impl Options {
     /// Creates one of the engine's files (a WAL, an SST, a MANIFEST): for direct I/O under
     /// `direct_writes`.
     pub(crate) fn create_file(&self, fs: &dyn Fs, path: &str, hint: WriteHint) -> Result<Box<dyn WritableFile>> {
@@ -240,6 +300,27 @@ mod tests {
     #[test]
     fn defaults_are_valid() {
         Options::default().validate().unwrap();
+        Options::profile(Profile::LevelDb).validate().unwrap();
+    }
+
+    #[test]
+    fn the_profiles_differ_in_the_level0_write_triggers_alone() {
+        let leveldb = Options::profile(Profile::LevelDb);
+        assert_eq!(
+            (leveldb.l0_compaction_trigger, leveldb.l0_slowdown_writes_trigger, leveldb.l0_stop_writes_trigger),
+            (4, 8, 12)
+        );
+        let flashkv = Options::default();
+        assert_eq!(
+            (flashkv.l0_compaction_trigger, flashkv.l0_slowdown_writes_trigger, flashkv.l0_stop_writes_trigger),
+            (4, 20, 36)
+        );
+        let as_leveldb = Options { l0_slowdown_writes_trigger: 8, l0_stop_writes_trigger: 12, ..flashkv };
+        assert_eq!(serde_json::to_string(&as_leveldb).unwrap(), serde_json::to_string(&leveldb).unwrap());
+        for p in [Profile::Flashkv, Profile::LevelDb] {
+            assert_eq!(p.name().parse::<Profile>().unwrap(), p);
+        }
+        assert!(matches!("rocksdb".parse::<Profile>(), Err(Error::UnknownName { option: "profile", .. })));
     }
 
     #[test]
@@ -258,8 +339,8 @@ mod tests {
     fn l0_triggers_must_ascend() {
         let slowdown = Accepted::AtLeastOption { option: "l0_compaction_trigger", value: 4 };
         assert_invalid(refused(|o| o.l0_slowdown_writes_trigger = 3), "l0_slowdown_writes_trigger", "3", slowdown);
-        let stop = Accepted::AtLeastOption { option: "l0_slowdown_writes_trigger", value: 8 };
-        assert_invalid(refused(|o| o.l0_stop_writes_trigger = 7), "l0_stop_writes_trigger", "7", stop);
+        let stop = Accepted::AtLeastOption { option: "l0_slowdown_writes_trigger", value: 20 };
+        assert_invalid(refused(|o| o.l0_stop_writes_trigger = 19), "l0_stop_writes_trigger", "19", stop);
         // Equal triggers are accepted.
         let o = Options { l0_slowdown_writes_trigger: 4, l0_stop_writes_trigger: 4, ..Options::default() };
         o.validate().unwrap();
@@ -293,8 +374,8 @@ mod tests {
 
     #[test]
     fn messages_are_one_line_naming_option_value_and_accepted() {
-        let e = refused(|o| o.l0_stop_writes_trigger = 7).to_string();
-        assert_eq!(e, "l0_stop_writes_trigger: 7 is invalid; accepted: at least l0_slowdown_writes_trigger (8)");
+        let e = refused(|o| o.l0_stop_writes_trigger = 19).to_string();
+        assert_eq!(e, "l0_stop_writes_trigger: 19 is invalid; accepted: at least l0_slowdown_writes_trigger (20)");
         let e = refused(|o| o.remap = RemapMode::Base).to_string();
         assert_eq!(e, "remap: base is invalid; accepted: only off while align_blocks is false");
         let e = "fast".parse::<RemapMode>().unwrap_err().to_string();

@@ -307,3 +307,29 @@ fn publish_folder(out: &std::path::Path, set: &ResultSet, timings: &[Timing]) ->
     println!("report: {}", out.join("index.html").display());
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The seeds ran LevelDB, so every run of the engine in a repro keeps LevelDB's policies (its
+    /// level-0 write triggers): per-level writes stay LevelDB's whatever flashkv's defaults become.
+    #[test]
+    fn every_repro_runs_the_engine_with_leveldbs_profile() {
+        for repro in registry() {
+            let c = Context {
+                scale: Scale::parse("tiny", repro.scales()).unwrap(),
+                store: Store::default(),
+                only: None,
+                timing: None,
+                cpu: None,
+            };
+            let runs = repro.runs(&c).unwrap();
+            let lsm: Vec<&Run> = runs.iter().filter(|r| !r.spec.engine.is_kv_ssd()).collect();
+            assert!(lsm.len() > 1 || repro.name() == "kvftl", "{}: {} engine runs", repro.name(), lsm.len());
+            for run in lsm {
+                assert_eq!(run.spec.engine.profile, lsm::Profile::LevelDb, "{} {}", repro.name(), run.key);
+            }
+        }
+    }
+}

@@ -173,6 +173,8 @@ pub fn spec(scale: &Scale, row: Row, store: &Store, workload: Workload, records:
     };
     let size = |b: u64| Some(Bytes(scale.size(b)));
     let engine = EngineSpec {
+        // The paper ran LevelDB 1.19: its write triggers too, so that per-level writes are LevelDB's.
+        profile: lsm::Profile::LevelDb,
         compaction: row.compaction.parse().expect("ROWS name known strategies"),
         write_buffer_size: size(12 * MIB),
         max_file_size: size(4 * MIB),

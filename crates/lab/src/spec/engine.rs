@@ -112,7 +112,7 @@ impl MappingRam {
 }
 
 /// The engine of a run (`--engine` and its options; `[engine]`). The LSM engine's options left
-/// out keep LevelDB's defaults.
+/// out keep its profile's defaults.
 #[derive(clap::Args, Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct EngineSpec {
@@ -124,6 +124,12 @@ pub struct EngineSpec {
     #[arg(long = "engine", value_name = "ENGINE", default_value = "lsm", value_parser = parser::<EngineName>)]
     #[serde(with = "serde_name")]
     pub name: EngineName,
+    /// The LSM engine's defaults: flashkv (LevelDB's, with RocksDB's level-0 write triggers: slow
+    /// at 20 files, stop at 36) or leveldb (LevelDB 1.23's throughout, which the seeds' repros
+    /// pin). The options below override it.
+    #[arg(long, default_value = "flashkv", value_parser = parser::<lsm::Profile>)]
+    #[serde(with = "serde_name", skip_serializing_if = "is_flashkv")]
+    pub profile: lsm::Profile,
     /// Align SST data blocks to the file system's block size (RemapCom needs it).
     #[arg(long)]
     pub align_blocks: bool,
@@ -177,7 +183,8 @@ pub struct EngineSpec {
     /// Bloom filter bits per key (10; 0 for no filter; db_bench's --bloom-bits).
     #[arg(long, visible_alias = "bloom-bits")]
     pub bloom_bits_per_key: Option<u32>,
-    /// L0 files that trigger a compaction (4), slow writes (8) and stop writes (12) (db_bench's
+    /// L0 files that trigger a compaction (4), slow writes (20; leveldb: 8) and stop writes (36;
+    /// leveldb: 12) (db_bench's
     /// --level0-file-num-compaction-trigger, --level0-slowdown-writes-trigger,
     /// --level0-stop-writes-trigger).
     #[arg(long, visible_alias = "level0-file-num-compaction-trigger")]
@@ -283,6 +290,10 @@ pub enum Engine {
     Device,
 }
 
+fn is_flashkv(p: &lsm::Profile) -> bool {
+    *p == lsm::Profile::Flashkv
+}
+
 fn invalid(field: &str, reason: impl Into<String>) -> LabError {
     LabError::invalid(format!("engine.{field}"), reason)
 }
@@ -367,9 +378,9 @@ impl EngineSpec {
         Ok(())
     }
 
-    /// The LSM engine's options: LevelDB's defaults with the given ones applied.
+    /// The LSM engine's options: the profile's with the given ones applied.
     pub fn lsm_options(&self) -> Result<lsm::Options> {
-        let mut o = lsm::Options { create_if_missing: true, ..lsm::Options::default() };
+        let mut o = lsm::Options { create_if_missing: true, ..lsm::Options::profile(self.profile) };
         let bytes = |b: Option<Bytes>| b.map(|b| b.0);
         if let Some(v) = bytes(self.write_buffer_size) {
             o.write_buffer_size = v as usize;
@@ -461,6 +472,25 @@ mod tests {
             EngineSpec { l0_compaction_trigger: Some(9), l0_slowdown_writes_trigger: Some(8), ..EngineSpec::default() };
         let e = spec.resolve().unwrap_err().to_string();
         assert!(e.starts_with("engine.l0_slowdown_writes_trigger: 8 is invalid"), "{e}");
+    }
+
+    #[test]
+    fn the_profile_sets_the_defaults_and_the_given_options_override_it() {
+        let triggers = |spec: EngineSpec| {
+            let o = spec.lsm_options().unwrap();
+            (o.l0_slowdown_writes_trigger, o.l0_stop_writes_trigger)
+        };
+        assert_eq!(triggers(EngineSpec::default()), (20, 36));
+        let leveldb = EngineSpec { profile: lsm::Profile::LevelDb, ..EngineSpec::default() };
+        assert_eq!(triggers(leveldb.clone()), (8, 12));
+        assert_eq!(triggers(EngineSpec { l0_stop_writes_trigger: Some(16), ..leveldb.clone() }), (8, 16));
+        // Only a profile other than the default is written out, so older specifications read the same.
+        assert!(!serde_json::to_string(&EngineSpec::default()).unwrap().contains("profile"));
+        let json = serde_json::to_string(&leveldb).unwrap();
+        assert!(json.contains(r#""profile":"leveldb""#), "{json}");
+        assert_eq!(serde_json::from_str::<EngineSpec>(&json).unwrap(), leveldb);
+        let e = serde_json::from_str::<EngineSpec>(r#"{"profile":"rocksdb"}"#).unwrap_err().to_string();
+        assert!(e.contains("flashkv, leveldb"), "{e}");
     }
 
     #[test]

@@ -61,6 +61,8 @@ fn mib(b: u64) -> String {
 pub(super) fn engine(scale: &Scale, mode: Mode) -> EngineSpec {
     let size = |b: u64| Some(Bytes(scale.size(b)));
     EngineSpec {
+        // The paper ran LevelDB: its write triggers too, so that per-level writes are LevelDB's.
+        profile: lsm::Profile::LevelDb,
         write_buffer_size: size(4 * MIB),
         max_file_size: size(2 * MIB),
         max_bytes_for_level_base: size(10 * MIB),
