@@ -7,10 +7,12 @@ use std::ops::Bound;
 use std::sync::Arc;
 
 use flashsim::{BlockSsd, Preset, SimClock, SsdConfig};
-use lsm::{CompactionStyle, Db, DbStats, Options, ReadOptions, WriteOptions};
+use lsm::{CompactionStyle, Db, DbStats, Options, Profile, ReadOptions, WriteOptions};
 use rand::{Rng, SeedableRng};
 use storage::{Env, SimFs, SimFsOptions};
 
+/// Small sizes, so that a few thousand writes reach level 3, with LevelDB's level-0 triggers (the
+/// seeds' strategies ran on LevelDB; the workload below was shaped for them).
 fn options(style: CompactionStyle) -> Options {
     Options {
         create_if_missing: true,
@@ -20,7 +22,7 @@ fn options(style: CompactionStyle) -> Options {
         level_size_multiplier: 4,
         block_size: 1024,
         compaction: style,
-        ..Options::default()
+        ..Options::profile(Profile::LevelDb)
     }
 }
 
