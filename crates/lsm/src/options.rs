@@ -17,9 +17,8 @@ use storage::{Fs, RandomAccessFile, WritableFile, WriteHint};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Profile {
     /// LevelDB's defaults, but writes slow down at 20 level-0 files and stop at 36 (RocksDB's
-    /// triggers) instead of 8 and 12. LevelDB's triggers stall writes whenever a burst of flushes
-    /// outruns the level-0 compaction, which is most of a large-value fill's time (issue 34,
-    /// docs/performance.md).
+    /// triggers) instead of 8 and 12. LevelDB's stall writes whenever flushes outrun the level-0
+    /// compaction: about half of a 1 KiB-value fill's time on real files (docs/performance.md).
     #[default]
     Flashkv,
     /// LevelDB 1.23's defaults: slow down at 8 level-0 files, stop at 12. The seeds ran LevelDB,
