@@ -14,7 +14,7 @@ use storage::{Fs, RandomAccessFile, WritableFile, WriteHint};
 /// A named set of defaults for [`Options`].
 ///
 /// They differ only in policy, not in format: a database written under one opens under the other.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Profile {
     /// LevelDB's defaults, but writes slow down at 20 level-0 files and stop at 36 (RocksDB's
     /// triggers) instead of 8 and 12. LevelDB's stall writes whenever flushes outrun the level-0
