@@ -125,7 +125,7 @@ pub struct EngineSpec {
     #[serde(with = "serde_name")]
     pub name: EngineName,
     /// The LSM engine's defaults: flashkv (LevelDB's, with RocksDB's level-0 write triggers: slow
-    /// at 20 files, stop at 36) or leveldb (LevelDB 1.23's throughout, which the seeds' repros
+    /// at 20 files, stop at 36, slowed writes paced at 16 MiB/s) or leveldb (LevelDB 1.23's throughout, which the seeds' repros
     /// pin). The options below override it.
     #[arg(long, default_value = "flashkv", value_parser = parser::<lsm::Profile>)]
     #[serde(with = "serde_name", skip_serializing_if = "is_flashkv")]
@@ -193,6 +193,11 @@ pub struct EngineSpec {
     pub l0_slowdown_writes_trigger: Option<usize>,
     #[arg(long, visible_alias = "level0-stop-writes-trigger")]
     pub l0_stop_writes_trigger: Option<usize>,
+    /// Bytes per second that writes are held to while level 0 is at the slowdown trigger
+    /// (RocksDB's delayed_write_rate; flashkv: 16MiB); 0 for LevelDB's 1 ms per write (leveldb).
+    #[arg(long, value_parser = parser::<ByteCount>)]
+    #[serde(with = "serde_name_opt", skip_serializing_if = "Option::is_none")]
+    pub delayed_write_rate: Option<ByteCount>,
     /// kvftl-sp: the smallest partition (a power of two; the paper's evaluation: 4KiB).
     #[arg(long, value_parser = parser::<Bytes>)]
     #[serde(with = "serde_name_opt")]
@@ -415,6 +420,9 @@ impl EngineSpec {
         if let Some(v) = self.l0_stop_writes_trigger {
             o.l0_stop_writes_trigger = v;
         }
+        if let Some(v) = self.delayed_write_rate {
+            o.delayed_write_rate = (v.0 > 0).then_some(v.0);
+        }
         o.remap = self.remap;
         // RemapCom clones whole data blocks, which only page-aligned blocks are.
         o.align_blocks = self.align_blocks || self.remap != lsm::RemapMode::Off;
@@ -484,6 +492,12 @@ mod tests {
         let leveldb = EngineSpec { profile: lsm::Profile::LevelDb, ..EngineSpec::default() };
         assert_eq!(triggers(leveldb.clone()), (8, 12));
         assert_eq!(triggers(EngineSpec { l0_stop_writes_trigger: Some(16), ..leveldb.clone() }), (8, 16));
+        let rate = |spec: EngineSpec| spec.lsm_options().unwrap().delayed_write_rate;
+        assert_eq!(rate(EngineSpec::default()), Some(16 << 20));
+        assert_eq!(rate(leveldb.clone()), None);
+        assert_eq!(rate(EngineSpec { delayed_write_rate: Some(ByteCount(0)), ..EngineSpec::default() }), None);
+        assert_eq!(rate(EngineSpec { delayed_write_rate: Some(ByteCount(1 << 20)), ..leveldb.clone() }), Some(1 << 20));
+        assert!(!serde_json::to_string(&leveldb).unwrap().contains("delayed_write_rate"));
         // Only a profile other than the default is written out, so older specifications read the same.
         assert!(!serde_json::to_string(&EngineSpec::default()).unwrap().contains("profile"));
         let json = serde_json::to_string(&leveldb).unwrap();

@@ -486,7 +486,7 @@ pub(super) fn flush_now(inner: &Arc<DbInner>) -> Result<()> {
         let mut w = inner.writer();
         let st = inner.lock();
         if !st.mem.is_empty() {
-            drop(super::write::make_room_for_write(inner, &mut w, st, true)?);
+            drop(super::write::make_room_for_write(inner, &mut w, st, 0, true)?);
         }
     }
     let mut st = inner.lock();

@@ -77,13 +77,17 @@ pub(crate) struct DbInner {
     pub cpu: CpuMeter,
 }
 
-/// What only writers touch: the WAL.
+/// What only writers touch: the WAL, and the pace of writes slowed by level 0.
 #[derive(Default)]
 pub(crate) struct Writer {
     pub wal: Option<LogWriter>,
     /// Whether the current WAL's directory entry is known durable; a synced write makes it so
     /// first (until then nothing in that WAL was promised to survive a crash).
     pub wal_dir_synced: bool,
+    /// Under a delayed-write rate ([`crate::options::Options::delayed_write_rate`]), when (on the
+    /// Env's clock, nanoseconds) the next slowed write may go: the writes slowed so far, paced at
+    /// the rate, have used the time up to here.
+    pub delayed_until: u64,
 }
 
 pub(crate) struct DbState {
@@ -157,7 +161,7 @@ impl Db {
         cpu::discard_pending();
         let wal = recovery::open(&inner)?;
         inner.cpu.charge(&inner.env, Lane::Foreground);
-        *inner.writer() = Writer { wal: Some(wal), wal_dir_synced: true };
+        *inner.writer() = Writer { wal: Some(wal), wal_dir_synced: true, delayed_until: 0 };
         let bg = Arc::clone(&inner);
         inner.worker.start("flashkv-lsm-bg", move || bg.background_step())?;
         let db = Db { inner };

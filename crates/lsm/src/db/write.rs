@@ -21,7 +21,7 @@ use crate::options::WriteOptions;
 use crate::wal::LogWriter;
 
 /// LevelDB slows each write by 1 ms once level 0 reaches the slowdown trigger.
-const SLOWDOWN: Duration = Duration::from_millis(1);
+const LEVELDB_SLOWDOWN: Duration = Duration::from_millis(1);
 
 pub(super) fn write(inner: &Arc<DbInner>, opts: &WriteOptions, mut batch: WriteBatch) -> Result<()> {
     let o = &inner.options;
@@ -37,7 +37,7 @@ pub(super) fn write(inner: &Arc<DbInner>, opts: &WriteOptions, mut batch: WriteB
     if st.closed {
         return Err(Error::Closed);
     }
-    let st = make_room_for_write(inner, &mut w, st, false)?;
+    let st = make_room_for_write(inner, &mut w, st, batch.data().len(), false)?;
     // Only writers move the sequence, and they hold the WAL's lock.
     let seq = st.versions.last_sequence + 1;
     let mem = Arc::clone(&st.mem);
@@ -47,7 +47,7 @@ pub(super) fn write(inner: &Arc<DbInner>, opts: &WriteOptions, mut batch: WriteB
     cpu::count(Term::Insert, u64::from(batch.count()));
     inner.cpu.charge(&inner.env, Lane::Foreground);
     batch.set_sequence(seq);
-    let Writer { wal, wal_dir_synced } = &mut *w;
+    let Writer { wal, wal_dir_synced, .. } = &mut *w;
     let wal = wal.as_mut().ok_or(Error::Closed)?;
     let mut r = wal.add_record(batch.data());
     if r.is_ok() && opts.sync {
@@ -86,13 +86,15 @@ pub(super) fn write(inner: &Arc<DbInner>, opts: &WriteOptions, mut batch: WriteB
     Ok(())
 }
 
-/// Makes sure the memtable has room, switching to a new one (and a new WAL) when it is full and
-/// waiting where LevelDB would: level 0 at the slowdown trigger (1 ms, once), a previous memtable
-/// still being flushed, level 0 at the stop trigger. With `force`, switches even if not full.
+/// Makes sure the memtable has room for a write of `bytes`, switching to a new one (and a new
+/// WAL) when it is full and waiting where LevelDB would: level 0 at the slowdown trigger (once:
+/// [`slowdown`]), a previous memtable still being flushed, level 0 at the stop trigger. With
+/// `force`, switches even if not full.
 pub(super) fn make_room_for_write<'a>(
     inner: &'a DbInner,
     w: &mut Writer,
     mut st: StateGuard<'a>,
+    bytes: usize,
     mut force: bool,
 ) -> Result<StateGuard<'a>> {
     let o = &inner.options;
@@ -105,12 +107,17 @@ pub(super) fn make_room_for_write<'a>(
         let l0 = st.versions.current_ref().num_files(0);
         if allow_delay && l0 >= o.l0_slowdown_writes_trigger {
             allow_delay = false;
-            st.stats.slowdowns += 1;
             drop(st);
             let t = inner.env.now_nanos();
-            inner.env.sleep(SLOWDOWN, Wait::Stall);
+            let delay = slowdown(o.delayed_write_rate, &mut w.delayed_until, t, bytes);
+            if !delay.is_zero() {
+                inner.env.sleep(delay, Wait::Stall);
+            }
             st = inner.lock();
-            st.stats.stall_nanos += inner.env.now_nanos().saturating_sub(t);
+            if !delay.is_zero() {
+                st.stats.slowdowns += 1;
+                st.stats.stall_nanos += inner.env.now_nanos().saturating_sub(t);
+            }
             continue;
         }
         if !force && st.mem.approximate_memory_usage() <= o.write_buffer_size {
@@ -164,6 +171,21 @@ pub(super) fn make_room_for_write<'a>(
     }
 }
 
+/// How long a write of `bytes` made at `now` (nanoseconds on the Env's clock) waits while level 0
+/// is at the slowdown trigger. LevelDB's rule (`rate` `None`): 1 ms, whatever the write. Under a
+/// rate (RocksDB's `delayed_write_rate`, bytes per second), slowed writes are paced to it: each
+/// is due when the slowed writes before it have had their share of time at the rate, so a writer
+/// slower than the rate is not held at all and one faster is held to it.
+fn slowdown(rate: Option<u64>, delayed_until: &mut u64, now: u64, bytes: usize) -> Duration {
+    let Some(rate) = rate.filter(|&r| r > 0) else {
+        return LEVELDB_SLOWDOWN;
+    };
+    let start = (*delayed_until).max(now);
+    let share = (bytes as u128 * 1_000_000_000 / u128::from(rate)) as u64;
+    *delayed_until = start.saturating_add(share);
+    Duration::from_nanos(start - now)
+}
+
 /// Waits for a background job to finish (the worker has been asked for it), and counts the wait.
 fn stall<'a>(inner: &'a DbInner, mut st: StateGuard<'a>) -> Result<StateGuard<'a>> {
     let t = inner.env.now_nanos();
@@ -171,4 +193,29 @@ fn stall<'a>(inner: &'a DbInner, mut st: StateGuard<'a>) -> Result<StateGuard<'a
     let mut st = inner.env.wait(&inner.done, st, Wait::Stall)?;
     st.stats.stall_nanos += inner.env.now_nanos().saturating_sub(t);
     Ok(st)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn leveldb_sleeps_a_millisecond_and_a_delayed_write_rate_paces_the_slowed_writes() {
+        let mut until = 0;
+        assert_eq!(slowdown(None, &mut until, 5_000, 100), Duration::from_millis(1));
+        assert_eq!(slowdown(None, &mut until, 5_000, 1 << 20), Duration::from_millis(1), "whatever the size");
+        assert_eq!(until, 0);
+        // 1 MiB/s: 1 KiB is 976,562 ns of the rate. The first slowed write goes at once.
+        let rate = Some(1 << 20);
+        assert_eq!(slowdown(rate, &mut until, 1_000, 1024), Duration::ZERO);
+        assert_eq!(until, 1_000 + 976_562);
+        // The next, 100 us later, waits for the rest of the first's share.
+        assert_eq!(slowdown(rate, &mut until, 101_000, 1024), Duration::from_nanos(876_562));
+        assert_eq!(until, 1_000 + 2 * 976_562);
+        // One made while the writer was already slower than the rate is not held.
+        assert_eq!(slowdown(rate, &mut until, 10_000_000, 1024), Duration::ZERO);
+        assert_eq!(until, 10_000_000 + 976_562);
+        // A rate of 0 is no rate: LevelDB's rule.
+        assert_eq!(slowdown(Some(0), &mut until, 20_000_000, 1024), Duration::from_millis(1));
+    }
 }
