@@ -125,7 +125,7 @@ pub struct EngineSpec {
     #[serde(with = "serde_name")]
     pub name: EngineName,
     /// The LSM engine's defaults: flashkv (LevelDB's, with RocksDB's level-0 write triggers: slow
-    /// at 20 files, stop at 36, slowed writes paced at 16 MiB/s) or leveldb (LevelDB 1.23's throughout, which the seeds' repros
+    /// at 20 files, stop at 36) or leveldb (LevelDB 1.23's throughout, which the seeds' repros
     /// pin). The options below override it.
     #[arg(long, default_value = "flashkv", value_parser = parser::<lsm::Profile>)]
     #[serde(with = "serde_name", skip_serializing_if = "is_flashkv")]
@@ -194,7 +194,7 @@ pub struct EngineSpec {
     #[arg(long, visible_alias = "level0-stop-writes-trigger")]
     pub l0_stop_writes_trigger: Option<usize>,
     /// Bytes per second that writes are held to while level 0 is at the slowdown trigger
-    /// (RocksDB's delayed_write_rate; flashkv: 16MiB); 0 for LevelDB's 1 ms per write (leveldb).
+    /// (RocksDB's delayed_write_rate, e.g. its 16MiB); 0 or absent: LevelDB's 1 ms per write.
     #[arg(long, value_parser = parser::<ByteCount>)]
     #[serde(with = "serde_name_opt", skip_serializing_if = "Option::is_none")]
     pub delayed_write_rate: Option<ByteCount>,
@@ -493,8 +493,11 @@ mod tests {
         assert_eq!(triggers(leveldb.clone()), (8, 12));
         assert_eq!(triggers(EngineSpec { l0_stop_writes_trigger: Some(16), ..leveldb.clone() }), (8, 16));
         let rate = |spec: EngineSpec| spec.lsm_options().unwrap().delayed_write_rate;
-        assert_eq!(rate(EngineSpec::default()), Some(16 << 20));
-        assert_eq!(rate(leveldb.clone()), None);
+        assert_eq!(rate(EngineSpec::default()), None);
+        assert_eq!(
+            rate(EngineSpec { delayed_write_rate: Some(ByteCount(16 << 20)), ..EngineSpec::default() }),
+            Some(16 << 20)
+        );
         assert_eq!(rate(EngineSpec { delayed_write_rate: Some(ByteCount(0)), ..EngineSpec::default() }), None);
         assert_eq!(rate(EngineSpec { delayed_write_rate: Some(ByteCount(1 << 20)), ..leveldb.clone() }), Some(1 << 20));
         assert!(!serde_json::to_string(&leveldb).unwrap().contains("delayed_write_rate"));
