@@ -95,7 +95,7 @@ pub struct DbStats {
     pub flushes: u64,
     pub flush_bytes: u64,
     pub compactions: u64,
-    /// Writes delayed by 1 ms at the level-0 slowdown trigger.
+    /// Writes delayed at the level-0 slowdown trigger (1 ms each, or paced at `delayed_write_rate`).
     pub slowdowns: u64,
     /// Writes that waited for a memtable flush, and for level 0 below the stop trigger.
     pub memtable_stalls: u64,
