@@ -1,5 +1,5 @@
-//! Options of the engine. The defaults are LevelDB's, except for the level-0 write triggers,
-//! which are RocksDB's ([`Profile::Flashkv`]); [`Profile::LevelDb`] is LevelDB 1.23 throughout,
+//! Options of the engine. The defaults are LevelDB's, except for the level-0 write triggers and
+//! the flush lane, which are RocksDB's ([`Profile::Flashkv`]); [`Profile::LevelDb`] is LevelDB 1.23 throughout,
 //! which the seeds' reproductions pin.
 
 pub use crate::compaction::remapcom::RemapMode;
@@ -17,8 +17,11 @@ use storage::{Fs, RandomAccessFile, WritableFile, WriteHint};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Profile {
     /// LevelDB's defaults, but writes slow down at 20 level-0 files and stop at 36 (RocksDB's
-    /// triggers) instead of 8 and 12. LevelDB's stall writes whenever flushes outrun the level-0
-    /// compaction: about half of a 1 KiB-value fill's time on real files (docs/performance.md).
+    /// triggers) instead of 8 and 12, and flushes run on a lane of their own
+    /// ([`Options::flush_lane`], as RocksDB's flush thread). LevelDB's triggers stall writes
+    /// whenever flushes outrun the level-0 compaction: about half of a 1 KiB-value fill's time on
+    /// real files; its one background thread makes a flush wait for a compaction's syncs
+    /// (docs/performance.md).
     #[default]
     Flashkv,
     /// LevelDB 1.23's defaults: slow down at 8 level-0 files, stop at 12. The seeds ran LevelDB,
@@ -124,6 +127,12 @@ pub struct Options {
     /// LevelDB's 1 ms sleep per write, whatever its size.
     #[serde(default)]
     pub delayed_write_rate: Option<u64>,
+    /// Flushes run on a background lane of their own, beside the one compactions run on (as
+    /// RocksDB's flush thread does): a flush never waits for a compaction's syncs or its install.
+    /// Off (LevelDB, [`Profile::LevelDb`]): one background thread runs both, and a memtable that
+    /// fills during a compaction is flushed from inside it, between merged entries.
+    #[serde(default)]
+    pub flush_lane: bool,
     /// Target bytes of level 1 (10 MiB); each deeper level is `level_size_multiplier` times larger.
     pub max_bytes_for_level_base: u64,
     pub level_size_multiplier: u64,
@@ -148,9 +157,9 @@ impl Default for Options {
 impl Options {
     /// The options of `profile`.
     pub fn profile(profile: Profile) -> Options {
-        let (l0_slowdown_writes_trigger, l0_stop_writes_trigger) = match profile {
-            Profile::Flashkv => (20, 36),
-            Profile::LevelDb => (8, 12),
+        let (l0_slowdown_writes_trigger, l0_stop_writes_trigger, flush_lane) = match profile {
+            Profile::Flashkv => (20, 36, true),
+            Profile::LevelDb => (8, 12, false),
         };
         Options {
             create_if_missing: false,
@@ -178,6 +187,7 @@ impl Options {
             // RocksDB's pacing was tried in the flashkv profile and left out: it trades the read
             // after a fill for the fill (docs/performance.md).
             delayed_write_rate: None,
+            flush_lane,
             max_bytes_for_level_base: 10 << 20,
             level_size_multiplier: 10,
             num_levels: 7,
@@ -311,7 +321,7 @@ mod tests {
     }
 
     #[test]
-    fn the_profiles_differ_in_the_level0_write_triggers_alone() {
+    fn the_profiles_differ_in_the_level0_write_triggers_and_the_flush_lane_alone() {
         let leveldb = Options::profile(Profile::LevelDb);
         assert_eq!(
             (leveldb.l0_compaction_trigger, leveldb.l0_slowdown_writes_trigger, leveldb.l0_stop_writes_trigger),
@@ -324,7 +334,9 @@ mod tests {
             (4, 20, 36)
         );
         assert_eq!(flashkv.delayed_write_rate, None);
-        let as_leveldb = Options { l0_slowdown_writes_trigger: 8, l0_stop_writes_trigger: 12, ..flashkv };
+        assert!(flashkv.flush_lane && !leveldb.flush_lane);
+        let as_leveldb =
+            Options { l0_slowdown_writes_trigger: 8, l0_stop_writes_trigger: 12, flush_lane: false, ..flashkv };
         assert_eq!(serde_json::to_string(&as_leveldb).unwrap(), serde_json::to_string(&leveldb).unwrap());
         for p in [Profile::Flashkv, Profile::LevelDb] {
             assert_eq!(p.name().parse::<Profile>().unwrap(), p);

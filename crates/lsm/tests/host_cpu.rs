@@ -108,9 +108,11 @@ fn each_lane_is_charged_its_counts_times_the_model() {
         assert!(bg.get(t) > 0, "background {}: {bg:?}", t.name());
     }
     assert_eq!(bg.write_byte + bg.get + bg.insert, 0, "a job does no user operation: {bg:?}");
-    // Charged time = counts x coefficients (in ps, truncated once per lane).
+    // Charged time = counts x coefficients (in ps, truncated once per lane: the flush lane and
+    // the compaction lane are two background lanes, whose truncations may lose a nanosecond).
     assert_eq!(r.fg.cpu_ns, cost_ns(&m, fg));
-    assert_eq!(r.bg.cpu_ns, cost_ns(&m, bg));
+    let bg_cost = cost_ns(&m, bg);
+    assert!(r.bg.cpu_ns <= bg_cost && bg_cost - r.bg.cpu_ns < 2, "{} vs {bg_cost}", r.bg.cpu_ns);
     // A core per lane by default: nobody queued for one. Parts still sum to the lane's time.
     assert_eq!(r.fg.cpu_queue_ns + r.bg.cpu_queue_ns, 0);
     assert_eq!(r.fg.total_ns(), r.fg_end);

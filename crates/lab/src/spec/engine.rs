@@ -124,8 +124,8 @@ pub struct EngineSpec {
     #[arg(long = "engine", value_name = "ENGINE", default_value = "lsm", value_parser = parser::<EngineName>)]
     #[serde(with = "serde_name")]
     pub name: EngineName,
-    /// The LSM engine's defaults: flashkv (LevelDB's, with RocksDB's level-0 write triggers: slow
-    /// at 20 files, stop at 36) or leveldb (LevelDB 1.23's throughout, which the seeds' repros
+    /// The LSM engine's defaults: flashkv (LevelDB's, with RocksDB's level-0 write triggers, slow
+    /// at 20 files and stop at 36, and flushes on a lane of their own) or leveldb (LevelDB 1.23's throughout, which the seeds' repros
     /// pin). The options below override it.
     #[arg(long, default_value = "flashkv", value_parser = parser::<lsm::Profile>)]
     #[serde(with = "serde_name", skip_serializing_if = "is_flashkv")]
@@ -176,6 +176,11 @@ pub struct EngineSpec {
     /// LevelDB's seek-triggered compaction (true by default).
     #[arg(long)]
     pub seek_compaction: Option<bool>,
+    /// Flushes on a background lane of their own, beside the compactions' (flashkv: true, as
+    /// RocksDB's flush thread; leveldb: false, one background thread for both).
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flush_lane: Option<bool>,
     /// Target bytes of level 1 (LevelDB: 10MiB).
     #[arg(long, value_parser = parser::<Bytes>)]
     #[serde(with = "serde_name_opt")]
@@ -402,6 +407,9 @@ impl EngineSpec {
         if let Some(v) = self.compaction_readahead {
             o.compaction_readahead = v.0 as usize;
         }
+        if let Some(v) = self.flush_lane {
+            o.flush_lane = v;
+        }
         if let Some(v) = self.seek_compaction {
             o.seek_compaction = v;
         }
@@ -501,6 +509,11 @@ mod tests {
         assert_eq!(rate(EngineSpec { delayed_write_rate: Some(ByteCount(0)), ..EngineSpec::default() }), None);
         assert_eq!(rate(EngineSpec { delayed_write_rate: Some(ByteCount(1 << 20)), ..leveldb.clone() }), Some(1 << 20));
         assert!(!serde_json::to_string(&leveldb).unwrap().contains("delayed_write_rate"));
+        let lane = |spec: EngineSpec| spec.lsm_options().unwrap().flush_lane;
+        assert!(lane(EngineSpec::default()) && !lane(leveldb.clone()));
+        assert!(!lane(EngineSpec { flush_lane: Some(false), ..EngineSpec::default() }));
+        assert!(lane(EngineSpec { flush_lane: Some(true), ..leveldb.clone() }));
+        assert!(!serde_json::to_string(&leveldb).unwrap().contains("flush_lane"));
         // Only a profile other than the default is written out, so older specifications read the same.
         assert!(!serde_json::to_string(&EngineSpec::default()).unwrap().contains("profile"));
         let json = serde_json::to_string(&leveldb).unwrap();

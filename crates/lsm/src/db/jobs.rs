@@ -1,6 +1,8 @@
 //! Background work: memtable flushes and compactions, run one at a time by the database's
-//! [`storage::Worker`] (a thread, or a background lane in simulated time), how their results are
-//! installed, and the deletion of files no version needs any more.
+//! [`storage::Worker`] (a thread, or a background lane in simulated time), or under
+//! [`crate::Options::flush_lane`] flushes on a second worker of their own; how their results are
+//! installed (one edit at a time, whichever lane made it), and the deletion of files no version
+//! needs any more.
 
 use std::sync::atomic::Ordering as AtomicOrdering;
 use std::sync::Arc;
@@ -30,25 +32,16 @@ enum Step {
     Ran,
 }
 
-/// Where a flushed memtable may go.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum FlushTo<'a> {
-    /// As deep as LevelDB's PickLevelForMemTableOutput allows.
-    Deepest,
-    /// A compaction of the user keys [smallest, largest] is running: its outputs, not yet
-    /// installed, lie in that range and may span the gap between two files of a deeper level
-    /// where the table would otherwise go. A table that overlaps the range goes to level 0; one
-    /// outside it as deep as allowed (LevelDB flushes from inside a compaction as from outside).
-    Beside(&'a [u8], &'a [u8]),
-}
-
 impl DbInner {
     /// Asks the worker for a step if work is due (a memtable to flush, a level to compact).
     pub(crate) fn maybe_schedule(&self, st: &mut StateGuard<'_>) {
         if st.shutting_down || st.bg_error.is_some() {
             return;
         }
-        if st.imm.is_some() || self.strategy.needs_compaction(st.versions.current_ref(), &self.options) {
+        if st.imm.is_some() {
+            self.flusher.as_ref().unwrap_or(&self.worker).request();
+        }
+        if self.strategy.needs_compaction(st.versions.current_ref(), &self.options) {
             self.worker.request();
         }
     }
@@ -77,15 +70,34 @@ impl DbInner {
         self.remove_files(&doomed);
     }
 
-    /// One job: flush the immutable memtable if there is one, else the picker's compaction.
+    /// The flush lane's step: flush the immutable memtable if there is one.
+    pub(crate) fn flush_step(&self) {
+        let imm = {
+            let st = self.lock();
+            if st.shutting_down || st.bg_error.is_some() {
+                None
+            } else {
+                st.imm.clone()
+            }
+        };
+        let r = match imm {
+            Some(imm) => self.flush_memtable(&imm).map(|()| Step::Ran),
+            None => Ok(Step::Idle),
+        };
+        self.cpu.charge(&self.env, Lane::Background);
+        self.job_ended(r.as_ref().err(), matches!(r, Ok(Step::Ran)));
+    }
+
+    /// One job: flush the immutable memtable if there is one (unless the flush lane does), else
+    /// the picker's compaction.
     fn background_job(&self) -> Result<Step> {
         let st = self.lock();
         if st.shutting_down || st.bg_error.is_some() {
             return Ok(Step::Idle);
         }
-        if let Some(imm) = st.imm.clone() {
+        if let (Some(imm), None) = (st.imm.clone(), &self.flusher) {
             drop(st);
-            return self.flush_memtable(&imm, FlushTo::Deepest).map(|()| Step::Ran);
+            return self.flush_memtable(&imm).map(|()| Step::Ran);
         }
         let c = {
             let ctx = PickContext {
@@ -102,29 +114,44 @@ impl DbInner {
         }
     }
 
-    /// Writes `imm` to an SST, installs it, and drops the memtable and its WAL.
-    fn flush_memtable(&self, imm: &Arc<MemTable>, to: FlushTo<'_>) -> Result<()> {
+    /// Writes `imm` to an SST, installs it, and drops the memtable and its WAL. The table goes
+    /// as deep as the strategy allows (LevelDB's PickLevelForMemTableOutput), unless a running
+    /// compaction's range overlaps it: that compaction's outputs, not yet installed, may span the
+    /// gap in a deeper level where the table would otherwise go, so it goes to level 0 (LevelDB
+    /// flushes from inside a compaction as from outside).
+    fn flush_memtable(&self, imm: &Arc<MemTable>) -> Result<()> {
         let started = self.env.now_nanos();
-        let (number, base) = {
+        let number = {
             let mut st = self.lock();
             let n = st.versions.new_file_number();
             st.pending_outputs.insert(n);
-            (n, st.versions.current())
+            n
         };
         let built = self.write_table(number, imm, Lane::Background);
         let mut st = self.lock();
+        let (size, smallest, largest) = match built {
+            Ok(b) => b,
+            Err(e) => {
+                st.pending_outputs.remove(&number);
+                return Err(e);
+            }
+        };
+        // The level is chosen on the version the edit applies to.
+        let mut st = match self.install_turn(st) {
+            Ok(st) => st,
+            Err(e) => {
+                self.lock().pending_outputs.remove(&number);
+                return Err(e);
+            }
+        };
         st.pending_outputs.remove(&number);
-        let (size, smallest, largest) = built?;
         let mut edit = VersionEdit::default();
         let mut level = 0;
         if size > 0 {
             let (lo, hi) = (user_key(&smallest), user_key(&largest));
-            let outside = match to {
-                FlushTo::Deepest => true,
-                FlushTo::Beside(from, to) => hi < from || lo > to,
-            };
+            let outside = st.compacting.as_ref().is_none_or(|(from, to)| hi < from.as_slice() || lo > to.as_slice());
             if outside {
-                level = self.strategy.flush_level(&base, &self.options, lo, hi);
+                level = self.strategy.flush_level(st.versions.current_ref(), &self.options, lo, hi);
             }
             edit.add_file(level, number, size, smallest, largest);
         }
@@ -145,14 +172,14 @@ impl DbInner {
     }
 
     /// Flushes the immutable memtable if one is waiting (called from inside a running compaction
-    /// of the user keys `range` on the worker) and wakes the writers that wait for it.
-    fn flush_imm_during_job(&self, range: (&[u8], &[u8])) -> Result<()> {
-        if !self.imm_pending.load(AtomicOrdering::Acquire) {
+    /// on the worker, when there is no flush lane) and wakes the writers that wait for it.
+    fn flush_imm_during_job(&self) -> Result<()> {
+        if self.flusher.is_some() || !self.imm_pending.load(AtomicOrdering::Acquire) {
             return Ok(());
         }
         let imm = self.lock().imm.clone();
         if let Some(imm) = imm {
-            self.flush_memtable(&imm, FlushTo::Beside(range.0, range.1))?;
+            self.flush_memtable(&imm)?;
             self.env.notify_all(&self.done);
         }
         Ok(())
@@ -178,7 +205,7 @@ impl DbInner {
             if let Some(k) = &c.next_pointer {
                 edit.compact_pointers.push((c.level, k.clone()));
             }
-            let (mut st, installed) = self.install(self.lock(), &mut edit);
+            let (mut st, installed) = self.install(self.install_turn(self.lock())?, &mut edit);
             installed?;
             let s = st.stats.level_mut(c.output_level);
             s.bytes_moved += f.size;
@@ -195,7 +222,7 @@ impl DbInner {
         let flushing = std::cell::Cell::new(0u64);
         let flush_imm = || {
             let t = self.env.now_nanos();
-            let r = self.flush_imm_during_job((smallest, largest));
+            let r = self.flush_imm_during_job();
             flushing.set(flushing.get() + self.env.now_nanos().saturating_sub(t));
             r
         };
@@ -208,10 +235,13 @@ impl DbInner {
             flush_imm: Some(&flush_imm),
             charge: &charge,
         };
+        self.lock().compacting = Some((smallest.to_vec(), largest.to_vec()));
+        let mut numbered = Vec::new();
         let mut new_number = || {
             let mut st = self.lock();
             let n = st.versions.new_file_number();
             st.pending_outputs.insert(n);
+            numbered.push(n);
             n
         };
         // Off is plain LevelDB; any other mode runs RemapCom's state machine over the merge.
@@ -239,10 +269,18 @@ impl DbInner {
             });
         let udb = remap.stats();
         let mut st = self.lock();
-        let (outputs, moved, stats) = match result {
-            Ok(x) => x,
+        // This job's numbers leave the pending set whatever happens (the flush lane has its own).
+        let (outputs, moved, stats) = match result.and_then(|x| Ok((x, self.install_turn(st)?))) {
+            Ok((x, turn)) => {
+                st = turn;
+                x
+            }
             Err(e) => {
-                st.pending_outputs.clear();
+                let mut st = self.lock();
+                st.compacting = None;
+                for n in &numbered {
+                    st.pending_outputs.remove(n);
+                }
                 return Err(e);
             }
         };
@@ -260,8 +298,9 @@ impl DbInner {
             edit.compact_pointers.push((c.level, k.clone()));
         }
         let (mut st, installed) = self.install(st, &mut edit);
-        for o in outputs.iter().chain(&moved) {
-            st.pending_outputs.remove(&o.number);
+        st.compacting = None;
+        for n in &numbered {
+            st.pending_outputs.remove(n);
         }
         installed?;
         let micros = self.micros_since(started).saturating_sub(flushing.get() / 1000);
@@ -271,12 +310,34 @@ impl DbInner {
         Ok(())
     }
 
+    /// Waits until no other job is installing, then holds the turn for the caller's
+    /// [`DbInner::install`] (under a flush lane two lanes make edits; each applies to the version
+    /// the one before it made). The wait is the MANIFEST write of another lane.
+    fn install_turn<'a>(&'a self, mut st: StateGuard<'a>) -> Result<StateGuard<'a>> {
+        while st.installing {
+            st = self.env.wait(&self.install_turn_free, st, Wait::Metadata)?;
+        }
+        st.installing = true;
+        Ok(st)
+    }
+
     /// Makes new files' directory entries durable, then logs and applies `edit`; the files and
-    /// WALs it makes obsolete are queued for deletion. The directory sync and the MANIFEST write
-    /// run with the lock released, so writers go on meanwhile (as in LevelDB); the caller runs on
-    /// the worker, whose one thread runs jobs one at a time, so no other edit interleaves. Returns
-    /// the lock again, with the outcome.
-    fn install<'a>(&'a self, mut st: StateGuard<'a>, edit: &mut VersionEdit) -> (StateGuard<'a>, Result<()>) {
+    /// WALs it makes obsolete are queued for deletion. The caller holds the install turn
+    /// ([`DbInner::install_turn`]), which this gives back, so no other edit interleaves. The
+    /// directory sync and the MANIFEST write run with the lock released, so writers go on meanwhile
+    /// (as in LevelDB). Returns the lock again, with the outcome.
+    fn install<'a>(&'a self, st: StateGuard<'a>, edit: &mut VersionEdit) -> (StateGuard<'a>, Result<()>) {
+        let (mut st, r) = self.install_in_turn(st, edit);
+        st.installing = false;
+        // Without a flush lane no one waits for the turn (one worker runs every job).
+        if self.flusher.is_some() {
+            self.env.notify_all(&self.install_turn_free);
+        }
+        (st, r)
+    }
+
+    fn install_in_turn<'a>(&'a self, mut st: StateGuard<'a>, edit: &mut VersionEdit) -> (StateGuard<'a>, Result<()>) {
+        debug_assert!(st.installing, "an install without the turn");
         let old_manifest = st.versions.manifest_number;
         let mut write = match st.versions.prepare(edit) {
             Ok(w) => w,
@@ -536,6 +597,11 @@ pub(super) fn wait_idle(inner: &Arc<DbInner>) -> Result<()> {
         inner.maybe_schedule(&mut st);
     }
     // Each job asks for the next one it makes due, so an idle worker has nothing left to do.
+    // The flush lane's jobs make compactions due, never the other way round: so the flusher
+    // first, then the worker.
+    if let Some(flusher) = &inner.flusher {
+        flusher.wait_idle()?;
+    }
     inner.worker.wait_idle()?;
     inner.lock().check_background()
 }

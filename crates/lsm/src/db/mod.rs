@@ -69,8 +69,12 @@ pub(crate) struct DbInner {
     pub writer: Mutex<Writer>,
     /// Signalled when a job finishes or the state changes in a way waiters care about.
     pub done: Signal,
-    /// The background worker: flushes and compactions, one at a time.
+    /// Signalled when an install gives back its turn (only another lane's job waits for it).
+    pub install_turn_free: Signal,
+    /// The background worker: compactions, one at a time, and flushes too without a flush lane.
     pub worker: Arc<Worker>,
+    /// The flush lane's worker, under [`Options::flush_lane`]: flushes, one at a time.
+    pub flusher: Option<Arc<Worker>>,
     /// Mirrors `DbState::imm.is_some()`, for a running compaction to notice without the lock.
     pub imm_pending: AtomicBool,
     /// The host CPU the engine's work costs (see [`crate::cpu`]).
@@ -111,6 +115,13 @@ pub(crate) struct DbState {
     pub wal_numbers: BTreeSet<u64>,
     pub stats: DbStats,
     pub lock: Option<Box<dyn FileLock>>,
+    /// A job is installing an edit (between its MANIFEST write's start and its commit): another
+    /// waits for its turn, so that edits apply one after another (two lanes run jobs under a
+    /// flush lane).
+    pub installing: bool,
+    /// The user-key range of the compaction running now, whose outputs are not installed yet: a
+    /// flush on the flush lane that overlaps it goes to level 0.
+    pub compacting: Option<(Vec<u8>, Vec<u8>)>,
 }
 
 /// A consistent read view; reads through it see the database as of its creation.
@@ -151,7 +162,9 @@ impl Db {
             dir: dir.to_string(),
             strategy,
             done: Signal::new(),
+            install_turn_free: Signal::new(),
             worker: Worker::new(&env),
+            flusher: options.flush_lane.then(|| Worker::new(&env)),
             cpu: CpuMeter::new(options.cpu.as_ref()),
             env,
             options,
@@ -164,6 +177,10 @@ impl Db {
         *inner.writer() = Writer { wal: Some(wal), wal_dir_synced: true, delayed_until: 0 };
         let bg = Arc::clone(&inner);
         inner.worker.start("flashkv-lsm-bg", move || bg.background_step())?;
+        if let Some(flusher) = &inner.flusher {
+            let bg = Arc::clone(&inner);
+            flusher.start("flashkv-lsm-flush", move || bg.flush_step())?;
+        }
         let db = Db { inner };
         db.inner.maybe_schedule(&mut db.inner.lock());
         Ok(db)
@@ -310,8 +327,12 @@ impl Db {
             st.shutting_down = true;
             self.inner.env.notify_all(&self.inner.done);
         }
-        // The running job finishes; writers stalled meanwhile see the shutdown and give up.
+        // The running jobs finish; writers stalled meanwhile see the shutdown and give up.
         let stopped = self.inner.worker.stop();
+        let stopped = match &self.inner.flusher {
+            Some(flusher) => stopped.and(flusher.stop()),
+            None => stopped,
+        };
         self.inner.env.notify_all(&self.inner.done);
         self.inner.writer().wal = None;
         let mut st = self.inner.lock();
@@ -344,6 +365,8 @@ impl DbState {
             wal_numbers: BTreeSet::new(),
             stats: DbStats::default(),
             lock: None,
+            installing: false,
+            compacting: None,
         }
     }
 
