@@ -213,9 +213,10 @@ impl DbInner {
             return Ok(());
         }
         let smallest_snapshot = self.lock().smallest_snapshot();
-        // A memtable that fills during a long compaction is flushed from inside it (as LevelDB's
-        // DoCompactionWork does), so writes do not wait for the whole compaction. The flush's
-        // time is its own job's, not the compaction's.
+        // Without a flush lane, a memtable that fills during a long compaction is flushed from
+        // inside it (as LevelDB's DoCompactionWork does), so writes do not wait for the whole
+        // compaction. The flush's time is its own job's, not the compaction's. The range is what
+        // a flush meanwhile, on either lane, must not go deeper beside.
         let files = || c.all_inputs().map(|(_, f)| f).chain(&c.moves);
         let smallest = files().map(|f| f.smallest_user()).min().unwrap_or_default();
         let largest = files().map(|f| f.largest_user()).max().unwrap_or_default();
