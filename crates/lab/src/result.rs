@@ -110,7 +110,7 @@ pub struct RunResult {
 
 /// What every simulated run's report says of its time base.
 pub const SIMULATED_TIME_NOTE: &str = "Simulated time: each flash operation occupies its die for its latency and its \
-     channel for its transfer; the caller's operations and the engine's background jobs (compactions, and flushes on a lane of their own) run as \
+     channel for its transfer; the caller's operations and the engine's background job (flushes, compactions) run as \
      lanes of one clock whose requests reach the flash in simulated-time order, so an operation waits only for what \
      was queued ahead of it, and a background job's result is visible from its end. A device's own work (GC, a \
      key-value SSD's compactions) runs inside the request that sets it off. What remains approximate is measured in \
