@@ -83,6 +83,9 @@ pub struct RunResult {
     pub latency: flashsim::LatencySummary,
     pub stall_count: u64,
     pub stall_s: f64,
+    /// The same stalls by cause (the LSM engine only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stalls_by_cause: Option<StallsByCause>,
     /// RemapCom: UDBs / data blocks of the compaction inputs, and cloned UDBs / output data blocks.
     pub udb_ratio_inputs: f64,
     pub udb_ratio_outputs: f64,
@@ -135,6 +138,28 @@ pub struct Lanes {
     /// Die time lost to device operations queued before their input was ready.
     #[serde(default)]
     pub head_of_line_ns: u64,
+}
+
+/// An LSM run's stalls by cause: LevelDB's slowdown (a write delayed at the level-0 slowdown
+/// trigger), a wait for the previous memtable's flush, a wait for level 0 below the stop trigger.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct StallsByCause {
+    pub slowdown: StallTime,
+    pub memtable: StallTime,
+    pub l0_stop: StallTime,
+}
+
+/// How many stalls, and their time in all (simulated seconds in simulation, wall-clock otherwise).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct StallTime {
+    pub count: u64,
+    pub s: f64,
+}
+
+impl From<lsm::Stalls> for StallTime {
+    fn from(s: lsm::Stalls) -> StallTime {
+        StallTime { count: s.count, s: s.nanos as f64 / 1e9 }
+    }
 }
 
 /// The host CPU an LSM run used: the model and cores (in words) and the work each lane counted
@@ -213,8 +238,14 @@ impl RunResult {
             out_of_order_ns: flash.map_or(0, |f| f.out_of_order_ns),
             head_of_line_ns: flash.map_or(0, |f| f.head_of_line_ns),
         });
-        r.stall_count = stats.slowdowns + stats.memtable_stalls + stats.l0_stop_stalls;
-        r.stall_s = stats.stall_nanos as f64 / 1e9;
+        let all = stats.stalls();
+        r.stall_count = all.count;
+        r.stall_s = all.nanos as f64 / 1e9;
+        r.stalls_by_cause = Some(StallsByCause {
+            slowdown: stats.slowdowns.into(),
+            memtable: stats.memtable_stalls.into(),
+            l0_stop: stats.l0_stop_stalls.into(),
+        });
         (r.udb_ratio_inputs, r.udb_ratio_outputs) = stats.udb_ratios();
         r.levels = stats
             .levels
@@ -302,6 +333,7 @@ impl RunResult {
             latency: last.map_or_else(empty_latency, |p| p.latency.clone()),
             stall_count: 0,
             stall_s: 0.0,
+            stalls_by_cause: None,
             udb_ratio_inputs: 0.0,
             udb_ratio_outputs: 0.0,
             levels: Vec::new(),
@@ -528,7 +560,14 @@ fn accounting(r: &RunResult) -> String {
             out.push_str(&format!("SSTs read per get: {n:.2}\n"));
         }
     }
-    out.push_str(&format!("stalls: {} ({:.3} s)\n", r.stall_count, r.stall_s));
+    out.push_str(&format!("stalls: {} ({:.3} s)", r.stall_count, r.stall_s));
+    if let Some(c) = &r.stalls_by_cause {
+        out.push_str(&format!(
+            ": {} slowdowns ({:.3} s), {} memtable ({:.3} s), {} level-0 stop ({:.3} s)",
+            c.slowdown.count, c.slowdown.s, c.memtable.count, c.memtable.s, c.l0_stop.count, c.l0_stop.s
+        ));
+    }
+    out.push('\n');
     if let Some(l) = r.lanes.filter(|l| l.out_of_order_requests > 0) {
         out.push_str(&format!(
             "flash operations issued out of simulated-time order: {} ({:.3} s late in total)\n",

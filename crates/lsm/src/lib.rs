@@ -21,7 +21,7 @@ pub mod wal;
 pub use batch::WriteBatch;
 pub use db::{
     destroy, Db, DbIterator, DbStats, LevelStats, RecoveryReport, RepairReport, RepairedTable, ScanIter, Snapshot,
-    WalBreak, WalRecoveryMode,
+    Stalls, WalBreak, WalRecoveryMode,
 };
 pub use error::{Accepted, CloneProblem, Error, Result};
 pub use options::{CompactionStyle, Options, Profile, ReadOptions, RemapMode, WriteOptions};

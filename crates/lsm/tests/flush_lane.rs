@@ -5,141 +5,33 @@
 //! with the lane, memtables go on being flushed while a compaction is stuck in a sync; without it
 //! the writer would wait for that sync. And the lane changes no data.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use flashsim::{BlockSsd, Preset, SimClock, SsdConfig};
 use lsm::{Db, Options, ReadOptions, WriteOptions};
 use rand::{Rng, SeedableRng};
-use storage::{
-    CloneOutcome, Env, FileLock, Fs, MemFs, RandomAccessFile, Result, SimFs, SimFsOptions, WritableFile, WriteHint,
-};
+use storage::{Env, Fs, MemFs, SimFs, SimFsOptions, WriteHint};
+
+mod gated_fs;
+
+use gated_fs::{Gate, GatedFs};
 
 fn key(i: u64) -> Vec<u8> {
     format!("key{i:012}").into_bytes()
-}
-
-/// Whether compaction outputs' syncs are held, and how many are waiting now.
-#[derive(Debug, Default)]
-struct Gate {
-    held: Mutex<bool>,
-    opened: Condvar,
-    waiting: AtomicU64,
-}
-
-impl Gate {
-    fn pass(&self) {
-        self.waiting.fetch_add(1, Ordering::SeqCst);
-        let mut held = self.held.lock().unwrap();
-        while *held {
-            held = self.opened.wait(held).unwrap();
-        }
-        self.waiting.fetch_sub(1, Ordering::SeqCst);
-    }
-
-    fn open(&self) {
-        *self.held.lock().unwrap() = false;
-        self.opened.notify_all();
-    }
-}
-
-/// MemFs, with the syncs of files written for a compaction held at the gate.
-#[derive(Debug)]
-struct GatedFs {
-    inner: MemFs,
-    gate: Arc<Gate>,
-}
-
-#[derive(Debug)]
-struct GatedFile {
-    inner: Box<dyn WritableFile>,
-    gate: Arc<Gate>,
-}
-
-impl WritableFile for GatedFile {
-    fn path(&self) -> &str {
-        self.inner.path()
-    }
-    fn len(&self) -> u64 {
-        self.inner.len()
-    }
-    fn append(&mut self, data: &[u8]) -> Result<()> {
-        self.inner.append(data)
-    }
-    fn flush(&mut self) -> Result<()> {
-        self.inner.flush()
-    }
-    fn sync(&mut self) -> Result<()> {
-        self.gate.pass();
-        self.inner.sync()
-    }
-    fn append_cloned(&mut self, src: &str, src_offset: u64, len: u64) -> Result<CloneOutcome> {
-        self.inner.append_cloned(src, src_offset, len)
-    }
-}
-
-impl Fs for GatedFs {
-    fn block_size(&self) -> u64 {
-        self.inner.block_size()
-    }
-    fn create(&self, path: &str) -> Result<Box<dyn WritableFile>> {
-        self.inner.create(path)
-    }
-    fn create_with_hint(&self, path: &str, hint: WriteHint) -> Result<Box<dyn WritableFile>> {
-        let file = self.inner.create_with_hint(path, hint)?;
-        Ok(match hint {
-            WriteHint::Compaction { .. } => Box::new(GatedFile { inner: file, gate: Arc::clone(&self.gate) }),
-            _ => file,
-        })
-    }
-    fn open_append(&self, path: &str) -> Result<Box<dyn WritableFile>> {
-        self.inner.open_append(path)
-    }
-    fn open(&self, path: &str) -> Result<Box<dyn RandomAccessFile>> {
-        self.inner.open(path)
-    }
-    fn file_size(&self, path: &str) -> Result<u64> {
-        self.inner.file_size(path)
-    }
-    fn exists(&self, path: &str) -> Result<bool> {
-        self.inner.exists(path)
-    }
-    fn list(&self, dir: &str) -> Result<Vec<String>> {
-        self.inner.list(dir)
-    }
-    fn create_dir_all(&self, dir: &str) -> Result<()> {
-        self.inner.create_dir_all(dir)
-    }
-    fn remove_dir(&self, dir: &str) -> Result<()> {
-        self.inner.remove_dir(dir)
-    }
-    fn rename(&self, from: &str, to: &str) -> Result<()> {
-        self.inner.rename(from, to)
-    }
-    fn remove(&self, path: &str) -> Result<()> {
-        self.inner.remove(path)
-    }
-    fn sync_dir(&self, dir: &str) -> Result<()> {
-        self.inner.sync_dir(dir)
-    }
-    fn lock(&self, path: &str) -> Result<Box<dyn FileLock>> {
-        self.inner.lock(path)
-    }
-    fn clone_range(&self, src: &str, src_offset: u64, dst: &str, dst_offset: u64, len: u64) -> Result<()> {
-        self.inner.clone_range(src, src_offset, dst, dst_offset, len)
-    }
-    fn supports_clone(&self) -> bool {
-        self.inner.supports_clone()
-    }
 }
 
 #[test]
 fn with_a_flush_lane_memtables_are_flushed_while_a_compaction_waits_in_a_sync() {
     let gate = Arc::new(Gate::default());
     *gate.held.lock().unwrap() = true;
-    let fs: Arc<dyn Fs> = Arc::new(GatedFs { inner: MemFs::new(), gate: Arc::clone(&gate) });
+    let fs: Arc<dyn Fs> = Arc::new(GatedFs {
+        inner: MemFs::new(),
+        gate: Arc::clone(&gate),
+        gated: |hint| matches!(hint, WriteHint::Compaction { .. }),
+    });
     let o = Options { create_if_missing: true, write_buffer_size: 64 << 10, flush_lane: true, ..Options::default() };
     let db = Arc::new(Db::open(Env::new(fs), "db", o).unwrap());
     let value = vec![7u8; 1000];

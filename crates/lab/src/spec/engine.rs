@@ -181,6 +181,11 @@ pub struct EngineSpec {
     #[arg(long)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub flush_lane: Option<bool>,
+    /// A memtable switch syncs the WAL it closes (flashkv: false, as LevelDB and RocksDB; leveldb:
+    /// true, the rule the seeds' repros were measured with).
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sync_closed_wal: Option<bool>,
     /// Target bytes of level 1 (LevelDB: 10MiB).
     #[arg(long, value_parser = parser::<Bytes>)]
     #[serde(with = "serde_name_opt")]
@@ -410,6 +415,9 @@ impl EngineSpec {
         if let Some(v) = self.flush_lane {
             o.flush_lane = v;
         }
+        if let Some(v) = self.sync_closed_wal {
+            o.sync_closed_wal = v;
+        }
         if let Some(v) = self.seek_compaction {
             o.seek_compaction = v;
         }
@@ -514,6 +522,11 @@ mod tests {
         assert!(!lane(EngineSpec { flush_lane: Some(false), ..EngineSpec::default() }));
         assert!(lane(EngineSpec { flush_lane: Some(true), ..leveldb.clone() }));
         assert!(!serde_json::to_string(&leveldb).unwrap().contains("flush_lane"));
+        let sync = |spec: EngineSpec| spec.lsm_options().unwrap().sync_closed_wal;
+        assert!(!sync(EngineSpec::default()) && sync(leveldb.clone()));
+        assert!(sync(EngineSpec { sync_closed_wal: Some(true), ..EngineSpec::default() }));
+        assert!(!sync(EngineSpec { sync_closed_wal: Some(false), ..leveldb.clone() }));
+        assert!(!serde_json::to_string(&leveldb).unwrap().contains("sync_closed_wal"));
         // Only a profile other than the default is written out, so older specifications read the same.
         assert!(!serde_json::to_string(&EngineSpec::default()).unwrap().contains("profile"));
         let json = serde_json::to_string(&leveldb).unwrap();

@@ -40,7 +40,7 @@ pub use destroy::destroy;
 pub use iter::{DbIterator, ScanIter};
 pub use recovery_report::{RecoveryReport, WalBreak, WalRecoveryMode, WalReplay};
 pub use repair::{RepairReport, RepairedTable};
-pub use stats::{DbStats, LevelStats};
+pub use stats::{DbStats, LevelStats, Stalls};
 
 use crate::batch::WriteBatch;
 use crate::compaction::strategy::CompactionStrategy;
@@ -85,6 +85,10 @@ pub(crate) struct DbInner {
 #[derive(Default)]
 pub(crate) struct Writer {
     pub wal: Option<LogWriter>,
+    /// The WAL before `wal` (its number and writer), unsynced: a memtable switch does not sync
+    /// it, so a synced write syncs it first (a synced write must never survive a crash that loses
+    /// writes before it). Dropped at the next switch, which comes after its memtable's flush.
+    pub closed_wal: Option<(u64, LogWriter)>,
     /// Whether the current WAL's directory entry is known durable; a synced write makes it so
     /// first (until then nothing in that WAL was promised to survive a crash).
     pub wal_dir_synced: bool,
@@ -174,7 +178,7 @@ impl Db {
         cpu::discard_pending();
         let wal = recovery::open(&inner)?;
         inner.cpu.charge(&inner.env, Lane::Foreground);
-        *inner.writer() = Writer { wal: Some(wal), wal_dir_synced: true, delayed_until: 0 };
+        *inner.writer() = Writer { wal: Some(wal), closed_wal: None, wal_dir_synced: true, delayed_until: 0 };
         let bg = Arc::clone(&inner);
         inner.worker.start("flashkv-lsm-bg", move || bg.background_step())?;
         if let Some(flusher) = &inner.flusher {
@@ -334,7 +338,9 @@ impl Db {
             None => stopped,
         };
         self.inner.env.notify_all(&self.inner.done);
-        self.inner.writer().wal = None;
+        let mut w = self.inner.writer();
+        (w.wal, w.closed_wal) = (None, None);
+        drop(w);
         let mut st = self.inner.lock();
         st.closed = true;
         st.lock = None;

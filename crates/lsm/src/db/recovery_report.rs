@@ -55,6 +55,14 @@ impl WalRecoveryMode {
         }
     }
 
+    /// Whether this mode opens a database whose WAL chain breaks (a WAL's tail lost, later WALs
+    /// holding writes) by stopping at the break, or skipping it: then a memtable switch may leave
+    /// the old WAL unsynced (`db::write`). The modes that refuse a break have it synced instead,
+    /// so that an ordinary crash does not stop their open.
+    pub(crate) fn stops_at_breaks(self) -> bool {
+        matches!(self, WalRecoveryMode::PointInTime | WalRecoveryMode::SkipAnyCorruptedRecords)
+    }
+
     /// Whether this mode refuses `b`; `at_end` says no WAL follows it (an empty last WAL is what a
     /// crash right after the WAL was created leaves, like an incomplete tail).
     pub(crate) fn refuses_break(self, b: &WalBreak, at_end: bool) -> bool {

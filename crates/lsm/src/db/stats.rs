@@ -83,6 +83,27 @@ impl LevelStats {
     }
 }
 
+/// Writes held up for one cause: how many waits, and their time in all (simulated nanoseconds in
+/// simulation, wall-clock otherwise).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stalls {
+    pub count: u64,
+    pub nanos: u64,
+}
+
+impl Stalls {
+    /// Counts one wait of `nanos`.
+    pub fn add(&mut self, nanos: u64) {
+        self.count += 1;
+        self.nanos += nanos;
+    }
+
+    fn merge(&mut self, other: &Stalls) {
+        self.count += other.count;
+        self.nanos += other.nanos;
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DbStats {
     /// Keys + values the user wrote.
@@ -96,12 +117,10 @@ pub struct DbStats {
     pub flush_bytes: u64,
     pub compactions: u64,
     /// Writes delayed at the level-0 slowdown trigger (1 ms each, or paced at `delayed_write_rate`).
-    pub slowdowns: u64,
+    pub slowdowns: Stalls,
     /// Writes that waited for a memtable flush, and for level 0 below the stop trigger.
-    pub memtable_stalls: u64,
-    pub l0_stop_stalls: u64,
-    /// Time writes spent stalled (simulated nanoseconds in simulation, wall-clock otherwise).
-    pub stall_nanos: u64,
+    pub memtable_stalls: Stalls,
+    pub l0_stop_stalls: Stalls,
     pub levels: Vec<LevelStats>,
     pub block_cache: CacheStats,
     /// What WAL replay kept and dropped at the last open.
@@ -136,7 +155,6 @@ impl DbStats {
             slowdowns,
             memtable_stalls,
             l0_stop_stalls,
-            stall_nanos,
             levels,
             block_cache,
             recovery: _, // the last open's, which is this database's
@@ -153,10 +171,9 @@ impl DbStats {
         self.flushes += flushes;
         self.flush_bytes += flush_bytes;
         self.compactions += compactions;
-        self.slowdowns += slowdowns;
-        self.memtable_stalls += memtable_stalls;
-        self.l0_stop_stalls += l0_stop_stalls;
-        self.stall_nanos += stall_nanos;
+        self.slowdowns.merge(slowdowns);
+        self.memtable_stalls.merge(memtable_stalls);
+        self.l0_stop_stalls.merge(l0_stop_stalls);
         self.block_cache.hits += block_cache.hits;
         self.block_cache.misses += block_cache.misses;
         self.block_cache.inserts += block_cache.inserts;
@@ -238,6 +255,14 @@ impl DbStats {
         self.wal_bytes + self.levels.iter().map(|l| l.bytes_written).sum::<u64>()
     }
 
+    /// Every stall, whatever its cause.
+    pub fn stalls(&self) -> Stalls {
+        let mut all = self.slowdowns;
+        all.merge(&self.memtable_stalls);
+        all.merge(&self.l0_stop_stalls);
+        all
+    }
+
     /// Engine write amplification: bytes written to files / user bytes.
     pub fn write_amplification(&self) -> f64 {
         if self.user_bytes == 0 {
@@ -280,14 +305,17 @@ impl DbStats {
             ));
         }
         out.push_str(&format!(
-            "user {:.1} MB, WAL {:.1} MB, engine write amplification {:.2}; stalls: {} slowdowns, {} memtable, {} level-0 stop, {:.3} s\n",
+            "user {:.1} MB, WAL {:.1} MB, engine write amplification {:.2}; stalls: {} slowdowns ({:.3} s), \
+             {} memtable ({:.3} s), {} level-0 stop ({:.3} s)\n",
             mb(self.user_bytes),
             mb(self.wal_bytes),
             self.write_amplification(),
-            self.slowdowns,
-            self.memtable_stalls,
-            self.l0_stop_stalls,
-            self.stall_nanos as f64 / 1e9
+            self.slowdowns.count,
+            self.slowdowns.nanos as f64 / 1e9,
+            self.memtable_stalls.count,
+            self.memtable_stalls.nanos as f64 / 1e9,
+            self.l0_stop_stalls.count,
+            self.l0_stop_stalls.nanos as f64 / 1e9,
         ));
         if !self.recovery.is_clean() {
             out.push_str(&format!("{}\n", self.recovery));

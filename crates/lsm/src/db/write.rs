@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use storage::env::{Lane, Wait};
 
+use super::stats::{DbStats, Stalls};
 use super::{DbInner, StateGuard, Writer};
 use crate::batch::WriteBatch;
 use crate::cpu::{self, Term};
@@ -47,11 +48,20 @@ pub(super) fn write(inner: &Arc<DbInner>, opts: &WriteOptions, mut batch: WriteB
     cpu::count(Term::Insert, u64::from(batch.count()));
     inner.cpu.charge(&inner.env, Lane::Foreground);
     batch.set_sequence(seq);
-    let Writer { wal, wal_dir_synced, .. } = &mut *w;
+    let Writer { wal, closed_wal, wal_dir_synced, .. } = &mut *w;
     let wal = wal.as_mut().ok_or(Error::Closed)?;
     let mut r = wal.add_record(batch.data());
     if r.is_ok() && opts.sync {
-        r = wal.sync();
+        // The writes before this one are made durable first, those of the WAL before this one
+        // too. That WAL's sync fails if its flush has deleted it meanwhile; its writes are then
+        // in an SST the MANIFEST names (the log number moved past it), which is all that counts.
+        if let Some((number, closed)) = closed_wal.as_mut() {
+            r = closed.sync().or_else(|e| if inner.lock().versions.log_number > *number { Ok(()) } else { Err(e) });
+            if r.is_ok() {
+                *closed_wal = None;
+            }
+        }
+        r = r.and_then(|()| wal.sync());
         if r.is_ok() && !*wal_dir_synced {
             r = inner.fs().sync_dir(&inner.dir).map_err(Error::from);
             *wal_dir_synced = r.is_ok();
@@ -115,8 +125,7 @@ pub(super) fn make_room_for_write<'a>(
             }
             st = inner.lock();
             if !delay.is_zero() {
-                st.stats.slowdowns += 1;
-                st.stats.stall_nanos += inner.env.now_nanos().saturating_sub(t);
+                st.stats.slowdowns.add(inner.env.now_nanos().saturating_sub(t));
             }
             continue;
         }
@@ -124,25 +133,26 @@ pub(super) fn make_room_for_write<'a>(
             return Ok(st);
         }
         if st.imm.is_some() {
-            st.stats.memtable_stalls += 1;
-            st = stall(inner, st)?;
+            st = stall(inner, st, |s| &mut s.memtable_stalls)?;
             continue;
         }
         if l0 >= o.l0_stop_writes_trigger {
-            st.stats.l0_stop_stalls += 1;
-            st = stall(inner, st)?;
+            st = stall(inner, st, |s| &mut s.l0_stop_stalls)?;
             continue;
         }
-        // Switch: the old WAL is synced first so that later writes never survive a crash that
-        // loses earlier ones (the unsynced writes that survive are a prefix). Its I/O runs with
-        // the state unlocked; no one else switches meanwhile (this writer holds the WAL's lock).
+        // Switch. Unless the options ask for it, the old WAL is not synced (as in LevelDB and
+        // RocksDB): a crash may keep writes of the new WAL and lose the old one's tail, and
+        // replay stops at that break, so the writes that survive are still a prefix. A recovery
+        // mode that refuses a break has it synced. The I/O runs with the state unlocked; no one
+        // else switches meanwhile (this writer holds the WAL's lock).
+        let sync_old = o.sync_closed_wal || !o.wal_recovery_mode.stops_at_breaks();
         let number = st.versions.new_file_number();
         // This writer holds the WAL's lock: the next write takes the next sequence.
         let first = st.versions.last_sequence + 1;
         drop(st);
         let path = filename::log_name(&inner.dir, number);
         let opened = (|| -> Result<LogWriter> {
-            if let Some(wal) = w.wal.as_mut() {
+            if let Some(wal) = w.wal.as_mut().filter(|_| sync_old) {
                 wal.sync()?;
             }
             // The new WAL's directory entry is made durable by the first synced write into it.
@@ -159,7 +169,11 @@ pub(super) fn make_room_for_write<'a>(
                 return Err(e);
             }
         };
-        w.wal = Some(wal);
+        // The WAL closed before this one belonged to a memtable that has been flushed (a switch
+        // waits for that), so it is not needed any more; the one just closed is kept until then
+        // for a synced write to sync.
+        let closed = w.wal.replace(wal);
+        w.closed_wal = closed.filter(|_| !sync_old).map(|wal| (st.wal_number, wal));
         w.wal_dir_synced = false;
         st.wal_number = number;
         st.wal_numbers.insert(number);
@@ -186,12 +200,17 @@ fn slowdown(rate: Option<u64>, delayed_until: &mut u64, now: u64, bytes: usize) 
     Duration::from_nanos(start - now)
 }
 
-/// Waits for a background job to finish (the worker has been asked for it), and counts the wait.
-fn stall<'a>(inner: &'a DbInner, mut st: StateGuard<'a>) -> Result<StateGuard<'a>> {
+/// Waits for a background job to finish (the worker has been asked for it), and counts the wait
+/// under its cause.
+fn stall<'a>(
+    inner: &'a DbInner,
+    mut st: StateGuard<'a>,
+    cause: fn(&mut DbStats) -> &mut Stalls,
+) -> Result<StateGuard<'a>> {
     let t = inner.env.now_nanos();
     inner.maybe_schedule(&mut st);
     let mut st = inner.env.wait(&inner.done, st, Wait::Stall)?;
-    st.stats.stall_nanos += inner.env.now_nanos().saturating_sub(t);
+    cause(&mut st.stats).add(inner.env.now_nanos().saturating_sub(t));
     Ok(st)
 }
 
