@@ -1,6 +1,6 @@
 //! Options of the engine. The defaults are LevelDB's, except for the level-0 write triggers and
-//! the flush lane, which are RocksDB's ([`Profile::Flashkv`]); [`Profile::LevelDb`] is LevelDB 1.23 throughout,
-//! which the seeds' reproductions pin.
+//! the flush lane, which are RocksDB's, and the closed WAL left unsynced at a memtable switch, as in both
+//! ([`Profile::Flashkv`]); [`Profile::LevelDb`] is LevelDB 1.23's, which the seeds' reproductions pin.
 
 pub use crate::compaction::remapcom::RemapMode;
 pub use crate::compaction::strategy::CompactionStyle;
@@ -25,7 +25,9 @@ pub enum Profile {
     #[default]
     Flashkv,
     /// LevelDB 1.23's defaults: slow down at 8 level-0 files, stop at 12. The seeds ran LevelDB,
-    /// so their reproductions use this profile; its per-level writes are LevelDB's.
+    /// so their reproductions use this profile; its per-level writes are LevelDB's. One rule is
+    /// flashkv's, not LevelDB's: a memtable switch syncs the closed WAL
+    /// ([`Options::sync_closed_wal`]), as when the reproductions were measured.
     LevelDb,
 }
 

@@ -18,23 +18,6 @@ pub struct Leveled;
 /// LevelDB's scores (its Finalize): level 0 by file count against the trigger, deeper levels by
 /// bytes against their targets.
 pub(super) fn leveled_scores(v: &Version, o: &Options) -> Vec<f64> {
-    if std::env::var("FKV_ROCKS_SCORE").is_ok() {
-        let mut incoming = 0u64;
-        return (0..v.num_levels().saturating_sub(1))
-            .map(|level| {
-                if level == 0 {
-                    incoming = v.level_bytes(0);
-                    v.num_files(0) as f64 / o.l0_compaction_trigger as f64
-                } else {
-                    let b = v.level_bytes(level);
-                    let t = max_bytes_for_level(o, level);
-                    let s = if b < t { b as f64 / t as f64 } else { b as f64 / (t + incoming) as f64 };
-                    incoming = incoming + b.saturating_sub(t);
-                    s
-                }
-            })
-            .collect();
-    }
     (0..v.num_levels().saturating_sub(1))
         .map(|level| {
             if level == 0 {
