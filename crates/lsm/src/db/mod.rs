@@ -178,7 +178,7 @@ impl Db {
         cpu::discard_pending();
         let wal = recovery::open(&inner)?;
         inner.cpu.charge(&inner.env, Lane::Foreground);
-        *inner.writer() = Writer { wal: Some(wal), closed_wal: None, wal_dir_synced: true, delayed_until: 0 };
+        *inner.writer() = Writer { wal: Some(wal), wal_dir_synced: true, ..Writer::default() };
         let bg = Arc::clone(&inner);
         inner.worker.start("flashkv-lsm-bg", move || bg.background_step())?;
         if let Some(flusher) = &inner.flusher {
