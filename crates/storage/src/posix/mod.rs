@@ -1,7 +1,8 @@
 //! `PosixFs`: a directory on the host file system.
 //!
 //! Contract: paths map under the root given to [`PosixFs::new`]. Writers buffer appends (64 KiB) and write them
-//! with `pwrite`, asking the kernel to start writeback every MiB (`sync_file_range` from a helper thread, a hint);
+//! with `pwrite`, asking the kernel to start writeback every MiB (`sync_file_range` from a helper thread, a hint),
+//! except for files created with [`WriteHint::Wal`] (RocksDB's `wal_bytes_per_sync` of 0; see `handles.rs`);
 //! `sync` is `fdatasync`; `sync_dir` is `fsync` of the directory; `lock` is `flock(LOCK_EX | LOCK_NB)` on the
 //! lock file, so it excludes other processes and other opens in this one. Readers use `pread` and are shared
 //! between threads freely; `open_immutable` maps the file (`mmap`) instead, so reads of SSTs need no system call
@@ -31,7 +32,7 @@ use bytes::Bytes;
 use self::handles::{MappedReader, PosixLock, PosixReader, PosixWriter, WRITE_BUFFER};
 use crate::clone::{check_alignment, check_ranges};
 use crate::error::{FsError, Result};
-use crate::fs::{FileLock, Fs, RandomAccessFile, WritableFile};
+use crate::fs::{FileLock, Fs, RandomAccessFile, WritableFile, WriteHint};
 use crate::path;
 
 const CLONE_UNKNOWN: u8 = 0;
@@ -85,7 +86,7 @@ impl PosixFs {
         Ok(if dir.is_empty() { self.shared.root.clone() } else { self.shared.root.join(dir) })
     }
 
-    fn writer(&self, path: &str, file: File, len: u64) -> Box<dyn WritableFile> {
+    fn writer(&self, path: &str, file: File, len: u64, writeback: bool) -> Box<dyn WritableFile> {
         Box::new(PosixWriter {
             shared: Arc::clone(&self.shared),
             file: Arc::new(file),
@@ -93,6 +94,7 @@ impl PosixFs {
             buf: Vec::with_capacity(WRITE_BUFFER),
             flushed: len,
             writeback_from: len,
+            writeback,
         })
     }
 
@@ -152,6 +154,10 @@ impl Fs for PosixFs {
     }
 
     fn create(&self, path: &str) -> Result<Box<dyn WritableFile>> {
+        self.create_with_hint(path, WriteHint::None)
+    }
+
+    fn create_with_hint(&self, path: &str, hint: WriteHint) -> Result<Box<dyn WritableFile>> {
         let host = self.host_path(path)?;
         let file = OpenOptions::new()
             .write(true)
@@ -159,14 +165,14 @@ impl Fs for PosixFs {
             .truncate(true)
             .open(host)
             .map_err(|e| FsError::from_io("create", path, e))?;
-        Ok(self.writer(path, file, 0))
+        Ok(self.writer(path, file, 0, hint != WriteHint::Wal))
     }
 
     fn open_append(&self, path: &str) -> Result<Box<dyn WritableFile>> {
         let host = self.host_path(path)?;
         let file = open_file("open_append", path, &host, OpenOptions::new().write(true))?;
         let len = file_len("open_append", path, &file)?;
-        Ok(self.writer(path, file, len))
+        Ok(self.writer(path, file, len, true))
     }
 
     fn open(&self, path: &str) -> Result<Box<dyn RandomAccessFile>> {
@@ -286,6 +292,33 @@ impl Fs for PosixFs {
             CLONE_YES => true,
             CLONE_NO => false,
             _ => self.probe_clone(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Appends 3 MiB in 64 KiB pieces to a file created with `hint` and returns the bytes the
+    /// writer asked the kernel to write back.
+    fn written_back(hint: WriteHint) -> u64 {
+        let dir = tempfile::tempdir().unwrap();
+        let fs = PosixFs::new(dir.path()).unwrap();
+        let mut f = fs.create_with_hint("f", hint).unwrap();
+        for _ in 0..48 {
+            f.append(&[7u8; 64 << 10]).unwrap();
+        }
+        f.sync().unwrap();
+        fs.shared.writeback.requested()
+    }
+
+    #[test]
+    fn a_wal_is_left_to_the_kernel_while_other_files_are_written_back_every_mib() {
+        assert_eq!(written_back(WriteHint::Wal), 0);
+        for hint in [WriteHint::None, WriteHint::Flush, WriteHint::Compaction { output_level: 1 }] {
+            let bytes = written_back(hint);
+            assert!(bytes >= 2 << 20, "{hint:?}: {bytes} bytes written back of 3 MiB");
         }
     }
 }

@@ -5,6 +5,7 @@
 //! hint only: nothing waits for it and failures are ignored (a later `sync` reports errors).
 
 use std::fs::File;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{channel, Sender};
 use std::sync::{Arc, OnceLock};
 
@@ -18,11 +19,14 @@ struct Job {
 pub(super) struct Writeback {
     /// `None` inside when the helper thread could not be started (hints are then issued inline).
     helper: OnceLock<Option<Sender<Job>>>,
+    /// Bytes asked to be written back so far (what the tests look at).
+    requested: AtomicU64,
 }
 
 impl Writeback {
     /// Starts writeback of `len` bytes of `file` from `offset`, without waiting.
     pub(super) fn start(&self, file: &Arc<File>, offset: u64, len: u64) {
+        self.requested.fetch_add(len, Ordering::Relaxed);
         let helper = self.helper.get_or_init(|| {
             let (tx, rx) = channel::<Job>();
             let spawned = std::thread::Builder::new()
@@ -35,6 +39,12 @@ impl Writeback {
             let job = failed.0;
             sync_file_range(&job.file, job.offset, job.len);
         }
+    }
+
+    /// Bytes asked to be written back since the file system was made.
+    #[cfg(test)]
+    pub(super) fn requested(&self) -> u64 {
+        self.requested.load(Ordering::Relaxed)
     }
 }
 
