@@ -10,6 +10,13 @@
 //! hashing from one 32-bit hash (LevelDB's `Hash` with seed `0xbc9f1d34`): `h += rotr(h, 17)` per
 //! probe. A filter whose `k` byte is above 30 matches everything (reserved by LevelDB for other
 //! encodings). Deterministic: the same keys give the same bytes on every run.
+//!
+//! [`blocked`] is the second kind: one cache-line-blocked filter over a whole SST with a hash of its
+//! own, for keys that LevelDB's hash tells apart badly (its module says why).
+
+pub mod blocked;
+
+pub use blocked::{blocked_may_match, create_blocked_filter, key_hash};
 
 /// LevelDB's 32-bit hash (a Murmur-like mix), needed bit for bit for filter compatibility.
 pub fn leveldb_hash(data: &[u8], seed: u32) -> u32 {
@@ -56,6 +63,11 @@ impl BloomPolicy {
     /// Probes per key.
     pub fn k(&self) -> u8 {
         self.k
+    }
+
+    /// Bits per key.
+    pub fn bits_per_key(&self) -> usize {
+        self.bits_per_key
     }
 
     /// Appends a filter for `keys` to `dst`.

@@ -11,6 +11,8 @@ use std::sync::Arc;
 
 use storage::{EnvError, FsError};
 
+use crate::sst::filter::FilterLayout;
+
 pub type Result<T> = std::result::Result<T, Error>;
 
 #[derive(Debug, Clone, thiserror::Error)]
@@ -159,6 +161,10 @@ pub enum CloneProblem {
     /// The table being built does not end at a multiple of the clone unit (it did not start at one).
     #[error("table {table} ends at {at}, not a multiple of the clone unit ({unit} bytes)")]
     UnalignedTable { table: String, at: u64, unit: u64 },
+    /// The keys' summary holds hashes for another filter layout than the table's: its filter
+    /// would miss the block's keys.
+    #[error("the block's key hashes are for {keys} filters, the table builds {table} ones")]
+    FilterLayout { keys: FilterLayout, table: FilterLayout },
 }
 
 impl From<FsError> for Error {

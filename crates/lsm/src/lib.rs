@@ -24,4 +24,4 @@ pub use db::{
     Stalls, WalBreak, WalRecoveryMode,
 };
 pub use error::{Accepted, CloneProblem, Error, Result};
-pub use options::{CompactionStyle, Options, Profile, ReadOptions, RemapMode, WriteOptions};
+pub use options::{CompactionStyle, FilterLayout, Options, Profile, ReadOptions, RemapMode, WriteOptions};

@@ -1,19 +1,21 @@
 //! Options of the engine. The defaults are LevelDB's, except for the level-0 write triggers and
-//! the flush lane, which are RocksDB's, and the closed WAL left unsynced at a memtable switch, as in both
-//! ([`Profile::Flashkv`]); [`Profile::LevelDb`] is LevelDB 1.23's, which the seeds' reproductions pin.
+//! the flush lane, which are RocksDB's, the closed WAL left unsynced at a memtable switch, as in both,
+//! and one Bloom filter per table, as RocksDB's full filters ([`Profile::Flashkv`]);
+//! [`Profile::LevelDb`] is LevelDB 1.23's, which the seeds' reproductions pin.
 
 pub use crate::compaction::remapcom::RemapMode;
 pub use crate::compaction::strategy::CompactionStyle;
 pub use crate::db::WalRecoveryMode;
 use crate::error::{Accepted, Error, Result};
 use crate::key::SequenceNumber;
+pub use crate::sst::filter::FilterLayout;
 use std::fmt;
 use std::str::FromStr;
 use storage::{Fs, RandomAccessFile, WritableFile, WriteHint};
 
 /// A named set of defaults for [`Options`].
 ///
-/// They differ only in policy, not in format: a database written under one opens under the other.
+/// A database written under one opens under the other: each reads both filter layouts.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Profile {
     /// LevelDB's defaults, but writes slow down at 20 level-0 files and stop at 36 (RocksDB's
@@ -21,7 +23,9 @@ pub enum Profile {
     /// ([`Options::flush_lane`], as RocksDB's flush thread). LevelDB's triggers stall writes
     /// whenever flushes outrun the level-0 compaction: about half of a 1 KiB-value fill's time on
     /// real files; its one background thread makes a flush wait for a compaction's syncs
-    /// (docs/performance.md).
+    /// (docs/performance.md). An SST's Bloom filter covers the whole table
+    /// ([`Options::filter_layout`]): LevelDB's per-block filters let most absent keys through
+    /// when a block holds one large value.
     #[default]
     Flashkv,
     /// LevelDB 1.23's defaults: slow down at 8 level-0 files, stop at 12. The seeds ran LevelDB,
@@ -90,6 +94,12 @@ pub struct Options {
     pub block_restart_interval: usize,
     /// Bloom filter bits per key; `None` for no filter (10).
     pub bloom_bits_per_key: Option<u32>,
+    /// How an SST's filter is laid out: one blocked filter per table, asked before the index
+    /// ([`FilterLayout::PerTable`], [`Profile::Flashkv`]), or LevelDB's filter per 2 KiB of
+    /// data blocks ([`FilterLayout::PerBlock`], [`Profile::LevelDb`], and options saved before
+    /// this one existed). Tables of either layout are read whatever this says.
+    #[serde(default)]
+    pub filter_layout: FilterLayout,
     /// Target size of an SST (2 MiB).
     pub max_file_size: u64,
     /// Bytes a compaction reads ahead in each input table (128 KiB: Linux's default readahead,
@@ -169,10 +179,11 @@ impl Default for Options {
 impl Options {
     /// The options of `profile`.
     pub fn profile(profile: Profile) -> Options {
-        let (l0_slowdown_writes_trigger, l0_stop_writes_trigger, flush_lane, sync_closed_wal) = match profile {
-            Profile::Flashkv => (20, 36, true, false),
-            Profile::LevelDb => (8, 12, false, true),
-        };
+        let (l0_slowdown_writes_trigger, l0_stop_writes_trigger, flush_lane, sync_closed_wal, filter_layout) =
+            match profile {
+                Profile::Flashkv => (20, 36, true, false, FilterLayout::PerTable),
+                Profile::LevelDb => (8, 12, false, true, FilterLayout::PerBlock),
+            };
         Options {
             create_if_missing: false,
             error_if_exists: false,
@@ -185,6 +196,7 @@ impl Options {
             block_size: 4096,
             block_restart_interval: 16,
             bloom_bits_per_key: Some(10),
+            filter_layout,
             max_file_size: 2 << 20,
             compaction_readahead: 128 << 10,
             seek_compaction: true,
@@ -334,7 +346,7 @@ mod tests {
     }
 
     #[test]
-    fn the_profiles_differ_in_the_level0_write_triggers_the_flush_lane_and_the_closed_wal_sync_alone() {
+    fn the_profiles_differ_in_the_level0_write_triggers_the_flush_lane_the_closed_wal_sync_and_the_filters_alone() {
         let leveldb = Options::profile(Profile::LevelDb);
         assert_eq!(
             (leveldb.l0_compaction_trigger, leveldb.l0_slowdown_writes_trigger, leveldb.l0_stop_writes_trigger),
@@ -349,11 +361,13 @@ mod tests {
         assert_eq!(flashkv.delayed_write_rate, None);
         assert!(flashkv.flush_lane && !leveldb.flush_lane);
         assert!(!flashkv.sync_closed_wal && leveldb.sync_closed_wal);
+        assert_eq!((flashkv.filter_layout, leveldb.filter_layout), (FilterLayout::PerTable, FilterLayout::PerBlock));
         let as_leveldb = Options {
             l0_slowdown_writes_trigger: 8,
             l0_stop_writes_trigger: 12,
             flush_lane: false,
             sync_closed_wal: true,
+            filter_layout: FilterLayout::PerBlock,
             ..flashkv
         };
         assert_eq!(serde_json::to_string(&as_leveldb).unwrap(), serde_json::to_string(&leveldb).unwrap());

@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use lsm::iter::InternalIterator;
 use lsm::sst::block::Block;
-use lsm::sst::filter::{BloomPolicy, FilterBlockBuilder, FilterBlockReader};
+use lsm::sst::filter::{BloomPolicy, FilterBlockBuilder, FilterBlockReader, FilterLayout, TableFilter};
 use lsm::sst::format::{Footer, FOOTER_SIZE};
 use lsm::version::VersionEdit;
 use lsm::wal::{LogReader, LogWriter, ReadMode};
@@ -164,6 +164,14 @@ fn valid_filter() -> Vec<u8> {
     b.finish()
 }
 
+fn valid_table_filter() -> Vec<u8> {
+    let mut b = FilterBlockBuilder::with_layout(BloomPolicy::new(10), FilterLayout::PerTable);
+    for i in 0..200 {
+        b.add_key(format!("key{i}").as_bytes());
+    }
+    b.finish()
+}
+
 proptest! {
     #![proptest_config(config())]
 
@@ -208,6 +216,14 @@ proptest! {
             let _ = r.key_may_match(offset, &key);
             let _ = r.key_may_match(4096, b"key1-3");
         }
+    }
+
+    #[test]
+    fn per_table_filter(bytes in input(valid_table_filter()), key in proptest::collection::vec(any::<u8>(), 0..16)) {
+        let f = TableFilter::read(FilterLayout::PerTable, bytes).expect("a per-table filter is never refused");
+        let _ = f.table_may_match(&key);
+        let _ = f.table_may_match(b"key1-3");
+        assert!(f.block_may_match(0, &key));
     }
 
     #[test]

@@ -282,7 +282,7 @@ fn compact(fs: &MemFs, c: &Compaction, snapshot: SequenceNumber, mode: RemapMode
         next
     };
     let mut pass = PassThrough;
-    let mut remap = RemapCom::new(mode, fs.block_size()).with_trace();
+    let mut remap = RemapCom::new(mode, fs.block_size(), opts.filter_layout).with_trace();
     let observer: &mut dyn CompactionObserver = if mode == RemapMode::Off { &mut pass } else { &mut remap };
     let (outputs, stats) = run_compaction(&env, c, snapshot, &mut new_number, observer).unwrap();
     let mut entries = Vec::new();

@@ -8,7 +8,7 @@ use lsm::iter::InternalIterator;
 use lsm::key::user_key;
 use lsm::sst::block_builder::BlockBuilder;
 use lsm::sst::{Block, BlockHandle, BlockKeys, TableBuilder};
-use lsm::{CloneProblem, Error, Options, ReadOptions};
+use lsm::{CloneProblem, Error, FilterLayout, Options, ReadOptions};
 use sst_common::*;
 use storage::{Fs, MemFs};
 
@@ -260,6 +260,10 @@ fn clone_misuse_is_refused_without_writing() {
     let short = BlockHandle::new(h.offset, h.size - 1);
     let mismatch = CloneProblem::SizeMismatch { handle_size: h.size - 1, block_size: h.size };
     assert_eq!(refused(clone_block(&mut b, "a.sst", short, &block)).2, mismatch);
+    // Keys hashed for the other filter layout would leave them out of this table's filter.
+    let per_block = BlockKeys::of(&block, FilterLayout::PerBlock).unwrap();
+    let layouts = CloneProblem::FilterLayout { keys: FilterLayout::PerBlock, table: FilterLayout::PerTable };
+    assert_eq!(refused(b.add_cloned_block("a.sst", h, &block, &per_block)).2, layouts);
     assert_eq!(fs.stats(), before);
     assert_eq!(b.pending_block_entries(), 1);
     // A key that fits the open page goes in it; the builder still works after refusals.
@@ -274,7 +278,7 @@ fn clone_misuse_is_refused_without_writing() {
 
 /// Clones `block` (at `h` of `src`) into `b`, with the summary of its keys a merge would have gathered.
 fn clone_block(b: &mut TableBuilder, src: &str, h: BlockHandle, block: &Block) -> lsm::Result<lsm::sst::CloneOutcome> {
-    b.add_cloned_block(src, h, block, &BlockKeys::of(block)?)
+    b.add_cloned_block(src, h, block, &BlockKeys::of(block, Options::default().filter_layout)?)
 }
 
 /// The first key of `block`.

@@ -193,6 +193,12 @@ pub struct EngineSpec {
     /// Bloom filter bits per key (10; 0 for no filter; db_bench's --bloom-bits).
     #[arg(long, visible_alias = "bloom-bits")]
     pub bloom_bits_per_key: Option<u32>,
+    /// How an SST's Bloom filter is laid out: per_table (flashkv: one cache-line-blocked filter
+    /// per table, asked before the index, as RocksDB's full filters) or per_block (leveldb:
+    /// LevelDB's filter per 2 KiB of data blocks).
+    #[arg(long, value_parser = parser::<lsm::FilterLayout>)]
+    #[serde(with = "serde_name_opt", default, skip_serializing_if = "Option::is_none")]
+    pub filter_layout: Option<lsm::FilterLayout>,
     /// L0 files that trigger a compaction (4), slow writes (20; leveldb: 8) and stop writes (36;
     /// leveldb: 12) (db_bench's
     /// --level0-file-num-compaction-trigger, --level0-slowdown-writes-trigger,
@@ -427,6 +433,9 @@ impl EngineSpec {
         if let Some(v) = self.bloom_bits_per_key {
             o.bloom_bits_per_key = (v > 0).then_some(v);
         }
+        if let Some(v) = self.filter_layout {
+            o.filter_layout = v;
+        }
         if let Some(v) = self.l0_compaction_trigger {
             o.l0_compaction_trigger = v;
         }
@@ -527,6 +536,15 @@ mod tests {
         assert!(sync(EngineSpec { sync_closed_wal: Some(true), ..EngineSpec::default() }));
         assert!(!sync(EngineSpec { sync_closed_wal: Some(false), ..leveldb.clone() }));
         assert!(!serde_json::to_string(&leveldb).unwrap().contains("sync_closed_wal"));
+        let layout = |spec: EngineSpec| spec.lsm_options().unwrap().filter_layout;
+        assert_eq!(layout(EngineSpec::default()), lsm::FilterLayout::PerTable);
+        assert_eq!(layout(leveldb.clone()), lsm::FilterLayout::PerBlock);
+        let per_block = EngineSpec { filter_layout: Some(lsm::FilterLayout::PerBlock), ..EngineSpec::default() };
+        assert_eq!(layout(per_block.clone()), lsm::FilterLayout::PerBlock);
+        let json = serde_json::to_string(&per_block).unwrap();
+        assert!(json.contains(r#""filter_layout":"per_block""#), "{json}");
+        assert_eq!(serde_json::from_str::<EngineSpec>(&json).unwrap().filter_layout, per_block.filter_layout);
+        assert!(!serde_json::to_string(&leveldb).unwrap().contains("filter_layout"));
         // Only a profile other than the default is written out, so older specifications read the same.
         assert!(!serde_json::to_string(&EngineSpec::default()).unwrap().contains("profile"));
         let json = serde_json::to_string(&leveldb).unwrap();

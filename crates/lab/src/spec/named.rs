@@ -263,6 +263,7 @@ macro_rules! named_by_str {
 
 named_by_str!(
     lsm::RemapMode,
+    lsm::FilterLayout,
     lsm::Profile,
     workload::YcsbWorkload,
     workload::mixgraph::MixgraphKind,

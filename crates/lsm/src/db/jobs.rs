@@ -247,7 +247,7 @@ impl DbInner {
         };
         // Off is plain LevelDB; any other mode runs RemapCom's state machine over the merge.
         let mut pass = PassThrough;
-        let mut remap = RemapCom::new(self.options.remap, self.fs().block_size());
+        let mut remap = RemapCom::new(self.options.remap, self.fs().block_size(), self.options.filter_layout);
         let observer: &mut dyn CompactionObserver = match self.options.remap {
             RemapMode::Off => &mut pass,
             RemapMode::Base | RemapMode::Full => &mut remap,

@@ -1,5 +1,6 @@
 //! [`BlockKeys`]: what placing a data block whole into another table (a clone, RemapCom) needs to
-//! know of the block's keys: the first and the last, how many, and their filter hashes.
+//! know of the block's keys: the first and the last, how many, and their filter hashes (the hash of
+//! the filter layout the summary was made for: a table of another layout refuses it).
 //!
 //! They are gathered during the one walk over the block that happens anyway (the compaction's
 //! merge passes every entry of a block it clones), so a cloned block is never parsed a second
@@ -12,7 +13,7 @@
 use std::cmp::Ordering;
 
 use super::block::Block;
-use super::filter::bloom_hash;
+use super::filter::FilterLayout;
 use crate::cpu::{self, Term};
 use crate::error::{Error, Result};
 use crate::iter::InternalIterator;
@@ -25,18 +26,21 @@ pub struct BlockKeys {
     first: Vec<u8>,
     last: Vec<u8>,
     entries: u64,
-    /// [`bloom_hash`] of each key's user key, in order.
+    layout: FilterLayout,
+    /// [`FilterLayout::key_hash`] of each key's user key, in order.
     hashes: Vec<u32>,
 }
 
 impl BlockKeys {
-    pub fn new() -> BlockKeys {
-        BlockKeys::default()
+    /// An empty summary whose hashes are for filters of `layout`.
+    pub fn new(layout: FilterLayout) -> BlockKeys {
+        BlockKeys { layout, ..BlockKeys::default() }
     }
 
-    /// The keys of `block`, walked once; a block whose keys do not ascend is a corruption error.
-    pub fn of(block: &Block) -> Result<BlockKeys> {
-        let mut keys = BlockKeys::new();
+    /// The keys of `block`, walked once, hashed for `layout`; a block whose keys do not ascend is a
+    /// corruption error.
+    pub fn of(block: &Block, layout: FilterLayout) -> Result<BlockKeys> {
+        let mut keys = BlockKeys::new(layout);
         let mut it = block.iter();
         it.seek_to_first();
         while it.valid() {
@@ -70,7 +74,7 @@ impl BlockKeys {
         self.last.extend_from_slice(key);
         self.entries += 1;
         cpu::count(Term::FilterKey, 1);
-        self.hashes.push(bloom_hash(user_key(key)));
+        self.hashes.push(self.layout.key_hash(user_key(key)));
         true
     }
 
@@ -90,6 +94,11 @@ impl BlockKeys {
 
     pub fn is_empty(&self) -> bool {
         self.entries == 0
+    }
+
+    /// The filter layout the hashes are for.
+    pub fn layout(&self) -> FilterLayout {
+        self.layout
     }
 
     /// The filter hashes of the user keys, one per entry.
@@ -116,29 +125,31 @@ mod tests {
     fn a_walk_and_pushes_agree() {
         let keys: Vec<Vec<u8>> =
             (0..50u32).map(|i| internal_key(format!("k{i:04}").as_bytes(), 9, ValueKind::Value)).collect();
-        let walked = BlockKeys::of(&block_of(&keys)).unwrap();
-        let mut pushed = BlockKeys::new();
-        pushed.push(b"leftover-key-of-another-block");
-        pushed.clear();
-        for k in &keys {
-            assert!(pushed.push(k));
+        for layout in [FilterLayout::PerBlock, FilterLayout::PerTable] {
+            let walked = BlockKeys::of(&block_of(&keys), layout).unwrap();
+            let mut pushed = BlockKeys::new(layout);
+            pushed.push(b"leftover-key-of-another-block");
+            pushed.clear();
+            for k in &keys {
+                assert!(pushed.push(k));
+            }
+            assert_eq!(walked, pushed);
+            assert_eq!((walked.first(), walked.last(), walked.entries()), (&keys[0][..], &keys[49][..], 50));
+            let hashes: Vec<u32> = keys.iter().map(|k| layout.key_hash(user_key(k))).collect();
+            assert_eq!(walked.hashes(), hashes);
         }
-        assert_eq!(walked, pushed);
-        assert_eq!((walked.first(), walked.last(), walked.entries()), (&keys[0][..], &keys[49][..], 50));
-        let hashes: Vec<u32> = keys.iter().map(|k| bloom_hash(user_key(k))).collect();
-        assert_eq!(walked.hashes(), hashes);
     }
 
     #[test]
     fn keys_out_of_order_are_refused() {
         let (a, b) = (internal_key(b"a", 1, ValueKind::Value), internal_key(b"b", 1, ValueKind::Value));
-        let mut keys = BlockKeys::new();
+        let mut keys = BlockKeys::new(FilterLayout::PerBlock);
         assert!(keys.push(&b));
         assert!(!keys.push(&a), "a key before the last one");
         assert!(!keys.push(&b), "the same key twice");
         assert_eq!(keys.entries(), 1);
         // A block whose entries descend (the builder does not check order) is corrupt.
-        let r = BlockKeys::of(&block_of(&[b.clone(), a]));
+        let r = BlockKeys::of(&block_of(&[b.clone(), a]), FilterLayout::PerBlock);
         assert!(matches!(r, Err(Error::Corruption { .. })), "{r:?}");
     }
 }

@@ -1,9 +1,17 @@
-//! Bloom filters over user keys, stored in LevelDB's filter-block format (`table/filter_block.cc`,
-//! `util/bloom.cc`), so that a point lookup skips a data block that cannot hold its user key.
+//! Bloom filters over user keys, so that a point lookup skips a table or a data block that cannot
+//! hold its user key. Two layouts ([`FilterLayout`]); a table's metaindex names the one it has, so
+//! a reader reads either whatever its options say:
 //!
-//! Each filter is the `bloom` crate's (LevelDB's Bloom filter, byte for byte).
+//! - [`FilterLayout::PerBlock`], LevelDB's (`table/filter_block.cc`, `util/bloom.cc`), byte for
+//!   byte: one filter per 2 KiB of data-block offsets, under `filter.leveldb.BuiltinBloomFilter2`.
+//!   The leveldb profile's, which the seeds' reproductions pin.
+//! - [`FilterLayout::PerTable`]: one cache-line-blocked filter over the whole table (the layout of
+//!   RocksDB's full filters), with a hash of its own, under `filter.flashkv.BlockedBloom`
+//!   ([`bloom::blocked`]). A lookup asks it before searching the index. The flashkv profile's:
+//!   LevelDB's hash collides on neighbouring keys, so its small per-block filters let most absent
+//!   db_bench keys through to a block read when a block holds one large value.
 //!
-//! Filter block: one filter per 2 KiB (`1 << base_lg`) range of data-block offsets. The keys of the data
+//! Per-block filter block: one filter per 2 KiB (`1 << base_lg`) range of data-block offsets. The keys of the data
 //! block that starts at offset `o` go into filter number `o >> base_lg`; ranges without a block get an empty
 //! filter (which matches nothing). With aligned 4 KiB blocks every data block thus has its own filter.
 //!
@@ -14,10 +22,14 @@
 //! Keys given to these types are *user* keys: the table builder strips the 8-byte tag, so every version of
 //! a user key hashes the same.
 
+use std::fmt;
+use std::str::FromStr;
+
 pub use bloom::{bloom_hash, bloom_may_match, leveldb_hash, BloomPolicy};
 
 use crate::coding::{get_fixed32, put_fixed32};
 use crate::cpu::{self, Term};
+use crate::error::Error;
 
 /// log2 of the data-offset range one filter covers (2 KiB, as LevelDB).
 pub const FILTER_BASE_LG: u8 = 11;
@@ -26,25 +38,106 @@ pub const FILTER_BASE_LG: u8 = 11;
 /// by LevelDB.
 pub const FILTER_META_KEY: &[u8] = b"filter.leveldb.BuiltinBloomFilter2";
 
-/// Builds a filter block. Call [`start_block`](Self::start_block) with each data block's offset before
-/// adding that block's keys.
+/// The metaindex key of a [`FilterLayout::PerTable`] filter (LevelDB skips a name it does not know,
+/// so it reads such a table without its filter).
+pub const TABLE_FILTER_META_KEY: &[u8] = b"filter.flashkv.BlockedBloom";
+
+/// How a table's Bloom filter is laid out; see the module documentation.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum FilterLayout {
+    /// LevelDB's: a filter per 2 KiB of data-block offsets.
+    #[default]
+    PerBlock,
+    /// One blocked filter over the whole table.
+    PerTable,
+}
+
+impl FilterLayout {
+    pub const NAMES: [&'static str; 2] = ["per_block", "per_table"];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            FilterLayout::PerBlock => "per_block",
+            FilterLayout::PerTable => "per_table",
+        }
+    }
+
+    /// The hash this layout's filters take of a user key (gathered once per key by a builder, or
+    /// by the merge for a block it clones).
+    pub fn key_hash(self, user_key: &[u8]) -> u32 {
+        match self {
+            FilterLayout::PerBlock => bloom_hash(user_key),
+            FilterLayout::PerTable => bloom::key_hash(user_key),
+        }
+    }
+
+    /// The metaindex key naming this layout's filter block.
+    pub fn meta_key(self) -> &'static [u8] {
+        match self {
+            FilterLayout::PerBlock => FILTER_META_KEY,
+            FilterLayout::PerTable => TABLE_FILTER_META_KEY,
+        }
+    }
+
+    /// The layout a metaindex key names, if it names a filter of ours.
+    pub fn of_meta_key(key: &[u8]) -> Option<FilterLayout> {
+        [FilterLayout::PerBlock, FilterLayout::PerTable].into_iter().find(|l| l.meta_key() == key)
+    }
+}
+
+impl fmt::Display for FilterLayout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for FilterLayout {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self, Error> {
+        match s {
+            "per_block" => Ok(FilterLayout::PerBlock),
+            "per_table" => Ok(FilterLayout::PerTable),
+            other => {
+                Err(Error::UnknownName { option: "filter_layout", name: other.to_string(), accepted: &Self::NAMES })
+            }
+        }
+    }
+}
+
+/// Builds a filter block of either layout. Call [`start_block`](Self::start_block) with each data
+/// block's offset before adding that block's keys.
 #[derive(Debug)]
 pub struct FilterBlockBuilder {
     policy: BloomPolicy,
-    /// The [`bloom_hash`]es of the keys of the current filter range: a key is hashed as it is added,
-    /// never copied.
+    layout: FilterLayout,
+    /// The [`FilterLayout::key_hash`]es of the keys of the current filter range (per block) or of
+    /// the table (per table): a key is hashed as it is added, never copied.
     hashes: Vec<u32>,
     result: Vec<u8>,
     filter_offsets: Vec<u32>,
 }
 
 impl FilterBlockBuilder {
+    /// A builder of LevelDB's per-block layout.
     pub fn new(policy: BloomPolicy) -> FilterBlockBuilder {
-        FilterBlockBuilder { policy, hashes: Vec::new(), result: Vec::new(), filter_offsets: Vec::new() }
+        FilterBlockBuilder::with_layout(policy, FilterLayout::PerBlock)
     }
 
-    /// The next keys belong to the data block at `block_offset`: emits the filters of the ranges before it.
+    pub fn with_layout(policy: BloomPolicy, layout: FilterLayout) -> FilterBlockBuilder {
+        FilterBlockBuilder { policy, layout, hashes: Vec::new(), result: Vec::new(), filter_offsets: Vec::new() }
+    }
+
+    pub fn layout(&self) -> FilterLayout {
+        self.layout
+    }
+
+    /// The next keys belong to the data block at `block_offset`: emits the filters of the ranges
+    /// before it (per block; a per-table filter takes every key into one).
     pub fn start_block(&mut self, block_offset: u64) {
+        if self.layout == FilterLayout::PerTable {
+            return;
+        }
         let index = block_offset >> FILTER_BASE_LG;
         while (self.filter_offsets.len() as u64) < index {
             self.generate_filter();
@@ -53,16 +146,22 @@ impl FilterBlockBuilder {
 
     pub fn add_key(&mut self, user_key: &[u8]) {
         cpu::count(Term::FilterKey, 1);
-        self.hashes.push(bloom_hash(user_key));
+        self.hashes.push(self.layout.key_hash(user_key));
     }
 
-    /// Adds keys already hashed with [`bloom_hash`] (a cloned block's, hashed as the merge passed them).
+    /// Adds keys already hashed with this layout's [`FilterLayout::key_hash`] (a cloned block's,
+    /// hashed as the merge passed them).
     pub fn add_hashes(&mut self, hashes: &[u32]) {
         self.hashes.extend_from_slice(hashes);
     }
 
     /// The finished filter block (builder consumed).
     pub fn finish(mut self) -> Vec<u8> {
+        if self.layout == FilterLayout::PerTable {
+            let mut filter = Vec::new();
+            bloom::create_blocked_filter(&self.policy, &self.hashes, &mut filter);
+            return filter;
+        }
         if !self.hashes.is_empty() {
             self.generate_filter();
         }
@@ -80,6 +179,49 @@ impl FilterBlockBuilder {
         if !self.hashes.is_empty() {
             self.policy.create_filter_from_hashes(&self.hashes, &mut self.result);
             self.hashes.clear();
+        }
+    }
+}
+
+/// A table's filter, of the layout its metaindex names.
+#[derive(Clone, Debug)]
+pub enum TableFilter {
+    PerBlock(FilterBlockReader),
+    /// A [`bloom::blocked`] filter's bytes (a damaged one matches everything).
+    PerTable(Vec<u8>),
+}
+
+impl TableFilter {
+    /// The filter block `data` of `layout`; `None` if it is malformed.
+    pub fn read(layout: FilterLayout, data: Vec<u8>) -> Option<TableFilter> {
+        match layout {
+            FilterLayout::PerBlock => FilterBlockReader::new(data).map(TableFilter::PerBlock),
+            FilterLayout::PerTable => Some(TableFilter::PerTable(data)),
+        }
+    }
+
+    pub fn layout(&self) -> FilterLayout {
+        match self {
+            TableFilter::PerBlock(_) => FilterLayout::PerBlock,
+            TableFilter::PerTable(_) => FilterLayout::PerTable,
+        }
+    }
+
+    /// Whether the table may hold `user_key`, where the filter can tell before the index is
+    /// searched (per table; a per-block filter answers true here).
+    pub fn table_may_match(&self, user_key: &[u8]) -> bool {
+        match self {
+            TableFilter::PerBlock(_) => true,
+            TableFilter::PerTable(f) => bloom::blocked_may_match(bloom::key_hash(user_key), f),
+        }
+    }
+
+    /// Whether the data block at `block_offset` may hold `user_key` (per block; a per-table filter
+    /// answered [`TableFilter::table_may_match`] already and answers true here).
+    pub fn block_may_match(&self, block_offset: u64, user_key: &[u8]) -> bool {
+        match self {
+            TableFilter::PerBlock(r) => r.key_may_match(block_offset, user_key),
+            TableFilter::PerTable(_) => true,
         }
     }
 }

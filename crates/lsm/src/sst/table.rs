@@ -24,7 +24,7 @@ use std::sync::Arc;
 use storage::RandomAccessFile;
 
 use super::block::Block;
-use super::filter::{FilterBlockReader, FILTER_META_KEY};
+use super::filter::{FilterLayout, TableFilter};
 use super::format::{read_block, BlockHandle, Footer, FOOTER_SIZE};
 use super::table_iter::TableIterator;
 use crate::cache::BlockCache;
@@ -65,7 +65,7 @@ pub struct Table {
     file_number: u64,
     footer: Footer,
     index: Vec<IndexEntry>,
-    filter: Option<FilterBlockReader>,
+    filter: Option<TableFilter>,
     cache: Option<Arc<BlockCache>>,
     /// For a file the file system maps into memory: which data blocks have had their CRC checked
     /// (one bit per block, in key order).
@@ -118,10 +118,10 @@ impl Table {
             Block::with_origin(contents.data, path.clone(), handle.offset)
         };
         let index = decode_index(&read_meta(&footer.index)?, footer.metaindex.offset)?;
-        let filter = match find_filter_handle(&read_meta(&footer.metaindex)?)? {
-            Some(handle) => {
+        let filter = match find_filter(&read_meta(&footer.metaindex)?)? {
+            Some((layout, handle)) => {
                 let contents = read_block(&*file, &handle, footer_offset, true)?;
-                let reader = FilterBlockReader::new(contents.data.to_vec())
+                let reader = TableFilter::read(layout, contents.data.to_vec())
                     .ok_or_else(|| Error::corruption(&*path, handle.offset, "malformed filter block"))?;
                 Some(reader)
             }
@@ -145,18 +145,24 @@ impl Table {
     }
 
     /// The first entry >= `ikey` in the data block the index points to (after asking the filter whether
-    /// that block can hold `ikey`'s user key): `None` when there is none. The caller compares user keys.
+    /// the table, before the index search, or that block can hold `ikey`'s user key): `None` when
+    /// there is none. The caller compares user keys.
     pub fn get(&self, ikey: &[u8], read_opts: &ReadOptions) -> Result<Option<(Vec<u8>, Vec<u8>)>> {
+        let uk = user_key(ikey);
+        if let Some(filter) = &self.filter {
+            self.counters.filter_checks.fetch_add(1, AtomicOrdering::Relaxed);
+            if !filter.table_may_match(uk) {
+                self.counters.filter_skips.fetch_add(1, AtomicOrdering::Relaxed);
+                return Ok(None);
+            }
+        }
         let i = self.find_block(ikey);
         let Some(entry) = self.index.get(i) else {
             return Ok(None);
         };
-        if let Some(filter) = &self.filter {
-            self.counters.filter_checks.fetch_add(1, AtomicOrdering::Relaxed);
-            if !filter.key_may_match(entry.handle.offset, user_key(ikey)) {
-                self.counters.filter_skips.fetch_add(1, AtomicOrdering::Relaxed);
-                return Ok(None);
-            }
+        if self.filter.as_ref().is_some_and(|f| !f.block_may_match(entry.handle.offset, uk)) {
+            self.counters.filter_skips.fetch_add(1, AtomicOrdering::Relaxed);
+            return Ok(None);
         }
         let block = self.data_block(i, read_opts)?;
         let mut it = block.iter();
@@ -251,6 +257,11 @@ impl Table {
         self.filter.is_some()
     }
 
+    /// The layout of the table's filter, if it has one.
+    pub fn filter_layout(&self) -> Option<FilterLayout> {
+        self.filter.as_ref().map(TableFilter::layout)
+    }
+
     pub fn path(&self) -> &str {
         &self.path
     }
@@ -296,16 +307,16 @@ fn decode_index(block: &Block, data_end: u64) -> Result<Vec<IndexEntry>> {
     Ok(entries)
 }
 
-/// The filter block's handle from the metaindex, if it lists one.
-fn find_filter_handle(metaindex: &Block) -> Result<Option<BlockHandle>> {
+/// The filter block's layout and handle from the metaindex, if it lists one of ours.
+fn find_filter(metaindex: &Block) -> Result<Option<(FilterLayout, BlockHandle)>> {
     let mut it = metaindex.iter();
     it.seek_to_first();
     while it.valid() {
-        if it.key() == FILTER_META_KEY {
+        if let Some(layout) = FilterLayout::of_meta_key(it.key()) {
             let (handle, _) = BlockHandle::decode(it.value()).ok_or_else(|| {
                 Error::corruption(metaindex.file(), metaindex.offset(), "bad filter handle in metaindex")
             })?;
-            return Ok(Some(handle));
+            return Ok(Some((layout, handle)));
         }
         it.next();
     }

@@ -6,7 +6,8 @@
 //!
 //! Each block is followed by its 5-byte trailer. The index maps, per data block, a separator key (>= every
 //! key of the block, < every key of the next; shortened on user keys as LevelDB does) to the block's handle.
-//! The metaindex maps `filter.leveldb.BuiltinBloomFilter2` to the filter block (see [`super::filter`]).
+//! The metaindex maps the filter layout's name (`filter.leveldb.BuiltinBloomFilter2`, LevelDB's per-block
+//! filters, or `filter.flashkv.BlockedBloom`, one filter per table) to the filter block (see [`super::filter`]).
 //!
 //! Block closing:
 //! - Plain layout (LevelDB's rule): a data block is closed once its estimated size reaches `block_size`.
@@ -38,7 +39,7 @@ use storage::{CloneOutcome, WritableFile};
 use super::block::Block;
 use super::block_builder::BlockBuilder;
 use super::block_keys::BlockKeys;
-use super::filter::{BloomPolicy, FilterBlockBuilder, FILTER_META_KEY};
+use super::filter::{BloomPolicy, FilterBlockBuilder, FilterLayout};
 use super::format::{append_trailer, round_up, BlockHandle, Footer, BLOCK_TRAILER_SIZE};
 use crate::coding::put_fixed64;
 use crate::cpu::{self, Term};
@@ -57,6 +58,7 @@ pub struct TableOptions {
     pub block_size: usize,
     pub block_restart_interval: usize,
     pub bloom_bits_per_key: Option<u32>,
+    pub filter_layout: FilterLayout,
     pub align_blocks: bool,
 }
 
@@ -66,6 +68,7 @@ impl From<&Options> for TableOptions {
             block_size: o.block_size,
             block_restart_interval: o.block_restart_interval,
             bloom_bits_per_key: o.bloom_bits_per_key,
+            filter_layout: o.filter_layout,
             align_blocks: o.align_blocks,
         }
     }
@@ -121,7 +124,9 @@ impl TableBuilder {
 
     pub fn with_table_options(opts: TableOptions, file: Box<dyn WritableFile>, block_size_of_fs: u64) -> TableBuilder {
         let offset = file.len();
-        let mut filter = opts.bloom_bits_per_key.map(|bits| FilterBlockBuilder::new(BloomPolicy::new(bits)));
+        let mut filter = opts
+            .bloom_bits_per_key
+            .map(|bits| FilterBlockBuilder::with_layout(BloomPolicy::new(bits), opts.filter_layout));
         if let Some(f) = filter.as_mut() {
             f.start_block(offset);
         }
@@ -201,6 +206,9 @@ impl TableBuilder {
         if keys.is_empty() {
             return Err(refuse(CloneProblem::Empty));
         }
+        if let Some(f) = self.filter.as_ref().filter(|f| f.layout() != keys.layout()) {
+            return Err(refuse(CloneProblem::FilterLayout { keys: keys.layout(), table: f.layout() }));
+        }
         let (first, last) = (keys.first(), keys.last());
         self.check_order(first)?;
         let len = handle
@@ -270,8 +278,9 @@ impl TableBuilder {
         let meta_start = self.offset;
         let mut metaindex = BlockBuilder::new(1);
         if let Some(filter) = self.filter.take() {
+            let name = filter.layout().meta_key();
             let handle = self.write_block(&filter.finish())?;
-            metaindex.add(FILTER_META_KEY, &handle.encode());
+            metaindex.add(name, &handle.encode());
         }
         let metaindex_handle = self.write_block(metaindex.finish())?;
         if let Some(handle) = self.pending_index.take() {

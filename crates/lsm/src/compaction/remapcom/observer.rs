@@ -32,6 +32,7 @@ use crate::compaction::observer::{CompactionObserver, EntrySource, InputInfo};
 use crate::compaction::output::OutputWriter;
 use crate::error::{Error, Result};
 use crate::iter::InternalIterator;
+use crate::sst::filter::FilterLayout;
 use crate::sst::format::BLOCK_TRAILER_SIZE;
 use crate::sst::{Block, BlockHandle, BlockKeys, TableIterator};
 
@@ -78,15 +79,16 @@ pub struct RemapCom {
 }
 
 impl RemapCom {
-    /// An observer for `mode` on a file system whose clone unit is `fs_block_size` (`Fs::block_size`).
-    /// With `RemapMode::Off` it writes every kept entry as it comes, like `PassThrough`.
-    pub fn new(mode: RemapMode, fs_block_size: u64) -> RemapCom {
+    /// An observer for `mode` on a file system whose clone unit is `fs_block_size` (`Fs::block_size`),
+    /// writing tables whose filters are laid out as `filter_layout` (the cloned blocks' key hashes are
+    /// that layout's). With `RemapMode::Off` it writes every kept entry as it comes, like `PassThrough`.
+    pub fn new(mode: RemapMode, fs_block_size: u64, filter_layout: FilterLayout) -> RemapCom {
         RemapCom {
             mode,
             fs_block: fs_block_size.max(1),
             inputs: Vec::new(),
             pending: None,
-            keys: BlockKeys::new(),
+            keys: BlockKeys::new(filter_layout),
             stats: UdbStats::default(),
             trace: None,
         }
@@ -354,7 +356,7 @@ mod tests {
             windows: None,
         };
         let mut out = OutputWriter::new(Arc::clone(&fs), "", &opts, WriteHint::None, &mut new_number, limits);
-        let mut remap = RemapCom::new(RemapMode::Base, fs.block_size());
+        let mut remap = RemapCom::new(RemapMode::Base, fs.block_size(), FilterLayout::PerBlock);
         // One input, but the entry claims to come from the second.
         let input = InputInfo { file_number: 5, path: "000005.ldb".into(), level: 1, data_blocks: 1 };
         remap.begin(&[input]).unwrap();
