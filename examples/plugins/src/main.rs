@@ -12,6 +12,11 @@ mod min_overlap;
 
 use std::process::ExitCode;
 
+/// The allocator `flashkv` uses (crates/lab/src/main.rs says why): a binary of one's own picks its
+/// own, and a simulated run is much slower on the system's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let mut plugins = lab::plugins::Registry::new();
     let registered = plugins
