@@ -176,9 +176,12 @@ fn unknown_parts_and_scales_are_named() {
     let (code, _, err) = flashkv(&["repro", "zns-ll", "--scale", "huge"]);
     assert_eq!(code, 2);
     assert!(err.contains("small, paper, tiny"), "{err}");
-    let (code, _, err) = flashkv(&["repro", "zns-ll", "--only", "ycsb"]);
+    let (code, _, err) = flashkv(&["repro", "zns-ll", "--only", "ycsb-g"]);
     assert_eq!(code, 2);
-    assert!(err.contains("--only") && err.contains("zns-ll"), "{err}");
+    assert!(err.contains("ycsb-g") && err.contains("fillrandom, ycsb, ycsb-load"), "{err}");
+    let (code, _, err) = flashkv(&["repro", "plsc", "--only", "gets"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--only") && err.contains("plsc"), "{err}");
 }
 
 /// On a real reflink XFS, RemapCom writes fewer bytes to the block device than Baseline at 4 KiB.

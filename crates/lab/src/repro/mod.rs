@@ -31,7 +31,9 @@ pub struct ReproArgs {
     /// or tiny (for tests).
     #[arg(long, default_value = "small")]
     pub scale: String,
-    /// Only these parts, comma-separated (remapcom: fig9-11, table3, fig12, fig13, fig14, fig15, cache: a page-cache sweep).
+    /// Only these parts, comma-separated (remapcom: fig9-11, table3, fig12, fig13, fig14, fig15,
+    /// cache: a page-cache sweep; zns-ll: fillrandom, ycsb, or one YCSB workload on GC and LL:
+    /// ycsb-load, ycsb-a ... ycsb-f).
     #[arg(long)]
     pub only: Option<String>,
     /// Where simulated devices keep page contents: auto, memory, compact, file, file:DIR (see

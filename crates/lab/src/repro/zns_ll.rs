@@ -243,23 +243,49 @@ impl Repro for ZnsLl {
     }
 
     fn parts(&self) -> std::result::Result<&'static [&'static str], &'static str> {
-        Err("runs as one whole (fillrandom and YCSB share its rows)")
+        Ok(&PARTS)
     }
 
     fn runs(&self, c: &Context) -> Result<Vec<Run>> {
         Ok(plan(&c.scale)
             .into_iter()
+            .filter(|p| wanted(c, p.2))
             .map(|(key, r, w, records, ops)| Run::new(key, spec(&c.scale, r, &c.store, w, records, ops)))
             .collect())
     }
 
+    /// The tables and figures of the parts asked for: a part left out is absent, not "failed".
     fn report(&self, c: &Context, runs: &Runs) -> Result<ResultSet> {
-        let results: Vec<Option<RunResult>> = plan(&c.scale).iter().map(|p| runs.get(&p.0).cloned()).collect();
+        let plan = plan(&c.scale);
+        let results: Vec<Option<RunResult>> = plan.iter().map(|p| runs.get(&p.0).cloned()).collect();
         let (fills, ycsb_results) = results.split_at(ROWS.len());
         let mut set = ResultSet { scale: describe(&c.scale), notes: notes(), ..Default::default() };
-        fillrandom(&mut set, fills);
-        ycsb_table(&mut set, &YcsbWorkload::ALL, ycsb_results);
+        if c.wants("fillrandom") {
+            fillrandom(&mut set, fills);
+        }
+        // YCSB's plan entries come in (GC, LL) pairs, one pair per workload of YcsbWorkload::ALL.
+        let (workloads, pairs): (Vec<YcsbWorkload>, Vec<&[Option<RunResult>]>) = YcsbWorkload::ALL
+            .into_iter()
+            .zip(ycsb_results.chunks(2))
+            .filter(|(w, _)| wanted(c, Workload::Ycsb(*w)))
+            .unzip();
+        if !workloads.is_empty() {
+            ycsb_table(&mut set, &workloads, &pairs.concat());
+        }
         Ok(set)
+    }
+}
+
+/// What `--only` picks: the fillrandom rows, every YCSB workload, or one YCSB workload (on GC and
+/// LL). A paper-scale YCSB run takes hours, so one workload at a time fits a working session.
+const PARTS: [&str; 9] =
+    ["fillrandom", "ycsb", "ycsb-load", "ycsb-a", "ycsb-b", "ycsb-c", "ycsb-d", "ycsb-e", "ycsb-f"];
+
+/// Whether the runs of `workload` belong to a part asked for.
+fn wanted(c: &Context, workload: Workload) -> bool {
+    match workload {
+        Workload::Ycsb(w) => c.wants("ycsb") || c.wants(&format!("ycsb-{}", w.name())),
+        _ => c.wants("fillrandom"),
     }
 }
 
@@ -612,6 +638,34 @@ mod tests {
         assert_eq!(table("fillrandom host writes").rows.len(), ROWS.len() - 1);
         assert_eq!(text(&table("YCSB").rows[0][2]), "failed");
         assert!(set.notes.iter().any(|n| n.contains("identical in the 6 rows that finished")), "{:?}", set.notes);
+    }
+
+    /// `--only` runs the parts asked for, and the report shows those parts alone: a YCSB workload
+    /// on its own has its row in the YCSB table and no fillrandom table full of "failed".
+    #[test]
+    fn only_picks_the_fillrandom_rows_or_ycsb_workloads() {
+        let c = |only: &[&str]| Context {
+            scale: Scale::parse("tiny", &SCALES).unwrap(),
+            store: Store::default(),
+            only: Some(only.iter().map(|p| p.to_string()).collect()),
+            timing: None,
+            cpu: None,
+        };
+        let keys =
+            |only: &[&str]| -> Vec<String> { ZnsLl.runs(&c(only)).unwrap().into_iter().map(|r| r.key).collect() };
+        assert_eq!(keys(&["ycsb-a"]), ["ycsb a GC", "ycsb a LL"]);
+        assert_eq!(keys(&["fillrandom"]).len(), ROWS.len());
+        assert_eq!(keys(&["ycsb"]).len(), 2 * YcsbWorkload::ALL.len());
+        assert_eq!(keys(&["fillrandom", "ycsb-f"]).len(), ROWS.len() + 2);
+        let none = Runs { results: Default::default(), failed: Default::default() };
+        let set = ZnsLl.report(&c(&["ycsb-c", "ycsb-load"]), &none).unwrap();
+        let names: Vec<&str> = set.tables.iter().map(|t| t.name.as_str()).collect();
+        assert!(names.iter().all(|n| !n.starts_with("fillrandom") && *n != "beside the paper"), "{names:?}");
+        let ycsb = set.tables.iter().find(|t| t.name.starts_with("YCSB")).expect("the YCSB table");
+        let workloads: Vec<String> = ycsb.rows.iter().map(|r| format!("{:?}", r[0])).collect();
+        assert_eq!(workloads, [r#"Text("load")"#, r#"Text("c")"#]);
+        let all = ZnsLl.report(&Context { only: None, ..c(&[]) }, &none).unwrap();
+        assert!(all.tables.iter().any(|t| t.name.starts_with("fillrandom:")));
     }
 
     /// Zone GC copying more than the engine wrote is named thrashing; less is not.
