@@ -173,7 +173,7 @@ mod tests {
         for at in 0..ps {
             let mut page = vec![0u8; ps];
             page[at] = 0x80;
-            let granule = (GRANULE).min(ps - at / GRANULE * GRANULE);
+            let granule = GRANULE.min(ps - at / GRANULE * GRANULE);
             assert_eq!(round_trip(&page), RUN_HEADER + granule, "byte {at}");
         }
     }
