@@ -291,7 +291,9 @@ impl PageCache {
         let keys: Vec<(u64, u64)> = self.index.range((ino, from)..(ino, to)).map(|(k, _)| *k).collect();
         for k in keys {
             if let Some(s) = self.index.remove(&k) {
-                self.slots[s].data = Vec::new();
+                // The slot keeps its buffer for the next page (the cache's bytes stay allocated,
+                // as a kernel's page frames do).
+                self.slots[s].data.clear();
                 self.free.push(s);
             }
         }
@@ -383,6 +385,10 @@ impl PageCache {
     pub fn append_dirty(&mut self, ino: u64, page: u64, path: &str, data: &[u8], now: Nanos) {
         let s = self.index[&(ino, page)];
         let slot = &mut self.slots[s];
+        // A page fills by small appends: room for all of it at once, not growth step by step.
+        if slot.data.capacity() < self.page_size as usize {
+            slot.data.reserve_exact(self.page_size as usize - slot.data.len());
+        }
         slot.data.extend_from_slice(data);
         slot.referenced = true;
         let f = self.files.entry(ino).or_default();
@@ -583,6 +589,25 @@ mod tests {
         c.append_dirty(3, 0, "f", &[9; 100], 0);
         c.drop_file(3);
         assert_eq!((c.total_dirty_bytes(), c.cached_pages(), c.stats().dropped_dirty_bytes), (0, 0, 100));
+    }
+
+    #[test]
+    fn a_reused_slot_holds_only_its_new_pages_bytes() {
+        // Slots keep their buffers when pages go (deleted files, evictions): a page that takes
+        // one must not see the old page's bytes, whether it is read in or appended to.
+        let mut c = cache(1);
+        c.insert(3, 0, &[], 0, &nothing_placed);
+        c.append_dirty(3, 0, "old", &[9; PS as usize], 0);
+        c.drop_file(3);
+        c.insert(4, 0, &[], 0, &nothing_placed);
+        c.append_dirty(4, 0, "new", &[1; 10], 0);
+        c.append_dirty(4, 0, "new", &[2; 5], 0);
+        assert_eq!(c.dirty_data(4, 0, 15), [[1; 10].as_slice(), &[2; 5]].concat());
+        assert_eq!(c.get(4, 0).map(|(d, _)| d.len()), Some(15));
+        c.cleaned(4, 15, WriteBack::Fsync, 1);
+        let placed = |_| 15;
+        assert!(c.insert(5, 2, &[7; 3], 0, &placed), "the clean page is evicted for this one");
+        assert_eq!(c.get(5, 2).map(|(d, _)| d.to_vec()), Some(vec![7; 3]));
     }
 
     #[test]
