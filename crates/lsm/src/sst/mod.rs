@@ -30,6 +30,6 @@ pub use block_keys::BlockKeys;
 pub use filter::BloomPolicy;
 pub use format::{read_block, BlockContents, BlockHandle, Footer};
 pub use storage::CloneOutcome;
-pub use table::{IndexEntry, Table, TableStats};
+pub use table::{Table, TableStats};
 pub use table_builder::{TableBuilder, TableOptions, TableProperties};
 pub use table_iter::TableIterator;

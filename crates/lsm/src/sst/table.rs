@@ -33,11 +33,41 @@ use crate::iter::InternalIterator;
 use crate::key::{compare_internal, user_key};
 use crate::options::{Options, ReadOptions};
 
-/// One index entry: every key of the data block is <= `key` < every key of the next block.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct IndexEntry {
-    pub key: Vec<u8>,
-    pub handle: BlockHandle,
+/// The index block, decoded: data block `i` is at `handles[i]`, and every key in it is <= its index
+/// key < every key of block `i + 1`. The keys share one buffer: a table opened for a get (the table
+/// cache holds far fewer tables than a large database has) would otherwise allocate, and later free,
+/// one key per data block, and a thousand scattered allocations cost more than reading the block.
+#[derive(Debug, Default)]
+struct Index {
+    keys: Vec<u8>,
+    /// Where each index key ends in `keys`; it starts where the previous one ends.
+    ends: Vec<u32>,
+    handles: Vec<BlockHandle>,
+}
+
+impl Index {
+    fn key(&self, i: usize) -> &[u8] {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        &self.keys[start..self.ends[i] as usize]
+    }
+
+    fn len(&self) -> usize {
+        self.handles.len()
+    }
+
+    /// The first entry whose key is >= `ikey` (`len()` if none), by binary search.
+    fn first_not_below(&self, ikey: &[u8]) -> usize {
+        let (mut lo, mut hi) = (0, self.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if compare_internal(self.key(mid), ikey) == Ordering::Less {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
 }
 
 /// Counters of one open table, for tests and statistics.
@@ -64,7 +94,7 @@ pub struct Table {
     file_size: u64,
     file_number: u64,
     footer: Footer,
-    index: Vec<IndexEntry>,
+    index: Index,
     filter: Option<TableFilter>,
     cache: Option<Arc<BlockCache>>,
     /// For a file the file system maps into memory: which data blocks have had their CRC checked
@@ -157,10 +187,10 @@ impl Table {
             }
         }
         let i = self.find_block(ikey);
-        let Some(entry) = self.index.get(i) else {
+        let Some(handle) = self.index.handles.get(i) else {
             return Ok(None);
         };
-        if self.filter.as_ref().is_some_and(|f| !f.block_may_match(entry.handle.offset, uk)) {
+        if self.filter.as_ref().is_some_and(|f| !f.block_may_match(handle.offset, uk)) {
             self.counters.filter_skips.fetch_add(1, AtomicOrdering::Relaxed);
             return Ok(None);
         }
@@ -189,7 +219,7 @@ impl Table {
     /// [`Table::data_block`], reading through `file` (the table's file or a wrapper of it) where
     /// a block is not mapped or cached.
     pub fn data_block_via(&self, i: usize, read_opts: &ReadOptions, file: &dyn RandomAccessFile) -> Result<Block> {
-        let handle = self.index.get(i).map(|e| e.handle).ok_or_else(|| Error::NoSuchBlock {
+        let handle = self.index.handles.get(i).copied().ok_or_else(|| Error::NoSuchBlock {
             file: self.path.to_string(),
             block: i,
             blocks: self.index.len(),
@@ -229,24 +259,20 @@ impl Table {
     /// Ordinal of the first data block whose index key is >= `ikey` (`num_data_blocks()` if none): the
     /// only block that can hold the first entry >= `ikey`, or, if it holds none, the next one does.
     pub fn find_block(&self, ikey: &[u8]) -> usize {
-        self.index.partition_point(|e| compare_internal(&e.key, ikey) == Ordering::Less)
+        self.index.first_not_below(ikey)
     }
 
     /// Roughly where in the file the entries >= `ikey` start (the end of the data for keys past the last).
     pub fn approximate_offset_of(&self, ikey: &[u8]) -> u64 {
-        match self.index.get(self.find_block(ikey)) {
-            Some(e) => e.handle.offset,
+        match self.index.handles.get(self.find_block(ikey)) {
+            Some(h) => h.offset,
             None => self.footer.metaindex.offset,
         }
     }
 
     /// The data blocks' handles, in key order.
-    pub fn data_block_handles(&self) -> Vec<BlockHandle> {
-        self.index.iter().map(|e| e.handle).collect()
-    }
-
-    pub fn index_entries(&self) -> &[IndexEntry] {
-        &self.index
+    pub fn data_block_handles(&self) -> &[BlockHandle] {
+        &self.index.handles
     }
 
     pub fn num_data_blocks(&self) -> usize {
@@ -284,9 +310,10 @@ impl Table {
 }
 
 /// Decodes the index block into entries, checking that keys ascend and handles lie before `data_end`.
-fn decode_index(block: &Block, data_end: u64) -> Result<Vec<IndexEntry>> {
+fn decode_index(block: &Block, data_end: u64) -> Result<Index> {
     let corrupt = |what: &str| Error::corruption(block.file(), block.offset(), format!("index block: {what}"));
-    let mut entries: Vec<IndexEntry> = Vec::new();
+    // A first guess: the keys restored from their shared prefixes take about the block's bytes.
+    let mut index = Index { keys: Vec::with_capacity(block.data().len()), ..Index::default() };
     let mut it = block.iter();
     it.seek_to_first();
     while it.valid() {
@@ -297,14 +324,18 @@ fn decode_index(block: &Block, data_end: u64) -> Result<Vec<IndexEntry>> {
                 handle.offset, handle.size
             )));
         }
-        if entries.last().is_some_and(|prev| compare_internal(&prev.key, it.key()) != Ordering::Less) {
+        let n = index.len();
+        if n > 0 && compare_internal(index.key(n - 1), it.key()) != Ordering::Less {
             return Err(corrupt("keys out of order"));
         }
-        entries.push(IndexEntry { key: it.key().to_vec(), handle });
+        index.keys.extend_from_slice(it.key());
+        let end = u32::try_from(index.keys.len()).map_err(|_| corrupt("keys over 4 GiB"))?;
+        index.ends.push(end);
+        index.handles.push(handle);
         it.next();
     }
     it.status()?;
-    Ok(entries)
+    Ok(index)
 }
 
 /// The filter block's layout and handle from the metaindex, if it lists one of ours.

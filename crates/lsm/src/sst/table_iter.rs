@@ -45,8 +45,8 @@ impl TableIterator {
         if !self.valid() {
             return None;
         }
-        let entry = self.table.index_entries().get(self.block_index)?;
-        Some((self.block_index, entry.handle))
+        let handle = self.table.data_block_handles().get(self.block_index)?;
+        Some((self.block_index, *handle))
     }
 
     /// Whether the current entry is the first, and whether it is the last, of its data block

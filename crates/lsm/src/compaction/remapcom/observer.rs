@@ -170,7 +170,7 @@ impl RemapCom {
         if t.aligned.is_none() {
             let table = iter.table();
             t.file_size = table.file_size();
-            t.aligned = Some(table.index_entries().iter().all(|e| e.handle.offset % fs_block == 0));
+            t.aligned = Some(table.data_block_handles().iter().all(|h| h.offset % fs_block == 0));
         }
         let (first, _) = iter.position_in_block();
         let Some(block) = iter.current_data_block().filter(|_| first) else {
