@@ -1,8 +1,8 @@
 //! Reads an SST written by [`super::TableBuilder`] (or by LevelDB without compression).
 //!
 //! Opening reads the footer, the index block and the filter block once and keeps them in memory (the index
-//! decoded into a vector of (separator key, handle), so a lookup is a binary search and a data block is known
-//! by its ordinal); data blocks are read on demand, through the block cache when there is one.
+//! decoded into its separator keys, in one buffer, and their handles, so a lookup is a binary search and a data
+//! block is known by its ordinal); data blocks are read on demand, through the block cache when there is one.
 //!
 //! Checksums: the footer's blocks (metaindex, index, filter) are always verified at open. A data block is
 //! verified when `Options::paranoid_checks` or `ReadOptions::verify_checksums` is set, and always when it
