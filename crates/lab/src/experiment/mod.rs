@@ -393,6 +393,24 @@ records = 1000
         Experiment::parse(text).err().expect("an error").to_string()
     }
 
+    /// The experiment files the docs name as the commands behind their figures (some run for an
+    /// hour, so CI does not run them): each still loads and every point plans, so a renamed field
+    /// breaks this test rather than a reader's rerun.
+    #[test]
+    fn every_committed_experiment_file_loads() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments");
+        let mut loaded = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "toml") {
+                let e = Experiment::load(&path).unwrap_or_else(|e| panic!("{e}"));
+                assert!(!e.points.is_empty(), "{}: no runs", path.display());
+                loaded += 1;
+            }
+        }
+        assert!(loaded >= 13, "only {loaded} experiment files found in {}", dir.display());
+    }
+
     #[test]
     fn variants_and_sweeps_expand_to_points() {
         let text = format!("{BASE}\n[[variant]]\nname = \"a\"\n[[variant]]\nname = \"b\"\nengine = {{ align_blocks = true }}\n[sweep]\nparameter = \"workload.value_size\"\nvalues = [256, 1024]\n");
