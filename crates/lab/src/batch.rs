@@ -168,8 +168,9 @@ fn run_here(
     let mut spill_dir = None;
     for &i in todo {
         let spec = &specs[i].1;
-        per_run = per_run.max(spec.device.memory_estimate(spec.kept_bytes())?);
-        let (disk, dir) = spec.device.disk_estimate(spec.data_bytes())?;
+        let device = spec.device();
+        per_run = per_run.max(device.memory_estimate(spec.kept_bytes())?);
+        let (disk, dir) = device.disk_estimate(spec.data_bytes())?;
         disk_need[i] = disk;
         max_disk = max_disk.max(disk);
         spill_dir = spill_dir.or(dir);

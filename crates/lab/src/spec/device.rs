@@ -9,8 +9,8 @@
 //! A simulated device keeps its page contents where `store` says: `memory`, `file` (an unnamed
 //! sparse file in the system's temporary directory, or `file:DIR`), `compact` (memory without the
 //! pages' runs of zero bytes: with zero values, keys and headers only), or `auto`: memory up to
-//! [`AUTO_MEMORY`] of live pages, a temporary file beyond. The store changes memory and speed,
-//! never a result.
+//! [`AUTO_MEMORY`] of live pages, a temporary file beyond, or `compact` when the values are zeros
+//! (`RunSpec::device`). The store changes memory and speed, never a result.
 
 use std::path::PathBuf;
 
@@ -219,9 +219,10 @@ pub struct DeviceSpec {
     /// Spare factor of a simulated block SSD (1 - user capacity / raw capacity).
     #[arg(long, default_value_t = DEFAULT_SPARE_FACTOR, value_parser = crate::input::fraction, allow_hyphen_values = true)]
     pub spare_factor: f64,
-    /// Where the simulated device keeps page contents: auto (memory up to 4 GiB of live pages, a
-    /// temporary file beyond), memory, compact (memory without zero runs: for --values zeros),
-    /// file (a temporary sparse file), file:DIR.
+    /// Where the simulated device keeps page contents: auto (compact when the values are zeros, an
+    /// experiment's `values = "zeros"`; else memory up to 4 GiB of live pages and a temporary file
+    /// beyond), memory, compact (memory without zero runs), file (a temporary sparse file),
+    /// file:DIR.
     #[arg(long, default_value = "auto", value_parser = parser::<Store>)]
     #[serde(with = "serde_name")]
     pub store: Store,

@@ -67,6 +67,17 @@ impl RunSpec {
         RunSpec { engine, device, workload, host: HostSpec::default(), digest: false }
     }
 
+    /// The device as the run builds it. With zero values a page holds only keys and headers
+    /// beyond its zero runs, so `auto` keeps pages compact instead of spilling a paper-scale
+    /// device to a temporary file (the store changes memory and speed, never a result).
+    pub fn device(&self) -> DeviceSpec {
+        let mut device = self.device.clone();
+        if self.workload.values == ValueData::Zeros {
+            device.store = device.store.for_zero_values();
+        }
+        device
+    }
+
     /// Checks the specification as a whole and resolves it.
     pub fn plan(&self) -> Result<Plan> {
         if self.workload.name.is_device_only() {
@@ -208,6 +219,21 @@ mod tests {
         assert_eq!(json["engine"]["name"], "dftl-kv");
         assert_eq!(json["engine"]["mapping_ram"], "4KiB");
         assert_eq!(json["device"]["store"], "file:/tmp/x");
+    }
+
+    /// Zero values keep an `auto` device compact; generated values, and a store given
+    /// explicitly, stay as they are.
+    #[test]
+    fn zero_values_keep_an_auto_device_compact() {
+        let text = "title = \"t\"\n[workload]\nname = \"fillrandom\"\nrecords = 100\n\
+                    [[variant]]\nname = \"zeros\"\nworkload = { values = \"zeros\" }\n\
+                    [[variant]]\nname = \"generated\"\n\
+                    [[variant]]\nname = \"zeros in memory\"\nworkload = { values = \"zeros\" }\n\
+                    device = { store = \"memory\" }\n";
+        let runs = Experiment::parse(text).unwrap().runs();
+        let stores: Vec<Store> = runs.iter().map(|(_, spec)| spec.device().store).collect();
+        assert_eq!(stores, [Store::Compact, Store::Auto, Store::Memory]);
+        assert_eq!(runs[0].1.device.store, Store::Auto, "the specification itself is unchanged");
     }
 
     /// The command line's defaults are the specification's: clap spells them as text, the types'
