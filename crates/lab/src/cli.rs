@@ -45,9 +45,13 @@ enum Command {
     Run {
         /// The experiment file.
         file: PathBuf,
-        /// The result folder (default: results/<file stem>).
+        /// The result folder (default: results/<file stem>). Finished runs are kept in its `runs/`
+        /// folder: an experiment interrupted and started again resumes where it stopped.
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Run everything again: delete the result folder's finished runs first.
+        #[arg(long)]
+        fresh: bool,
         /// Where the runs go: local (this machine's cores, as many at once as the cores and the
         /// memory estimate allow), local=N (N at once, whatever the memory estimate says), ray (a
         /// Ray started here) or ray=ADDRESS (a Ray cluster, e.g. ray=auto or ray=ray://HEAD:10001);
@@ -98,7 +102,9 @@ pub fn main(plugins: Registry) -> ExitCode {
             args.spec().and_then(|spec| run_one(&spec, &args.output, "ycsb", result::render, progress))
         }
         Some(Command::Mixgraph(args)) => run_one(&args.spec(), &args.output, "mixgraph", result::render, progress),
-        Some(Command::Run { file, out, executor }) => publish::run_experiment(&file, out, executor, progress),
+        Some(Command::Run { file, out, fresh, executor }) => {
+            publish::run_experiment(&file, out, fresh, executor, progress)
+        }
         Some(Command::Repro(args)) => repro::run(&args),
         Some(Command::Repair { dir }) => crate::repair::run(&dir),
         Some(Command::Calibrate(args)) => crate::calibrate::run(&args, progress),

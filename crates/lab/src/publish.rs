@@ -9,6 +9,7 @@ use crate::error::{LabError, Result};
 use crate::experiment::Experiment;
 use crate::report::model::{Cell, ResultSet, ResultTable};
 use crate::result::{RunResult, Timing};
+use crate::run_cache::RunCache;
 
 /// Where a single-run command's result goes (`--json`, `--out`), the same for every command.
 #[derive(clap::Args, Debug, Clone)]
@@ -82,15 +83,23 @@ pub fn write_folder(dir: &Path, set: &ResultSet, timings: &[Timing]) -> Result<(
     std::fs::write(&path, t).map_err(LabError::io(path, "write"))
 }
 
-/// `flashkv run FILE`, its runs carried out by `executor`.
-pub fn run_experiment(file: &Path, out: Option<PathBuf>, executor: Executor, progress: bool) -> Result<()> {
+/// `flashkv run FILE`, its runs carried out by `executor`; finished runs are kept in the result
+/// folder (see [`RunCache`]), all of them deleted first with `fresh`.
+pub fn run_experiment(
+    file: &Path,
+    out: Option<PathBuf>,
+    fresh: bool,
+    executor: Executor,
+    progress: bool,
+) -> Result<()> {
     let e = Experiment::load(file)?;
     let out = out.unwrap_or_else(|| {
         PathBuf::from("results").join(file.file_stem().map_or("experiment".into(), |s| s.to_string_lossy().to_string()))
     });
     // A folder of another result set is refused now, not after the runs.
     crate::report::check_folder(&out, e.title())?;
-    let (set, timings) = e.run(&Runner { progress, cache: None, executor })?;
+    let cache = RunCache::open(&out, fresh)?;
+    let (set, timings) = e.run(&Runner { progress, cache: Some(cache), executor })?;
     print!("{}", summary(&set));
     write_folder(&out, &set, &timings)?;
     println!("report: {}", out.join("index.html").display());

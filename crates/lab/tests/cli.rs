@@ -80,6 +80,36 @@ fn the_geometry_and_the_gc_reserve_are_parameters() {
     }
 }
 
+/// `flashkv run` keeps its finished runs: started again on the same folder it reads them back (the
+/// wall-clock timings are the first runs', exactly), and `--fresh` runs them again.
+#[test]
+fn an_experiment_run_again_reads_its_finished_runs_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("two.toml");
+    std::fs::write(
+        &file,
+        "title = \"two\"\n[device]\ncapacity = \"256MiB\"\n[workload]\nname = \"fillrandom\"\nrecords = 2000\n\
+         [[variant]]\nname = \"a\"\n[[variant]]\nname = \"b\"\nworkload = { value_size = 200 }\n",
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let run = |extra: &[&str]| {
+        let mut args = vec!["run", file.to_str().unwrap(), "--out", out.to_str().unwrap()];
+        args.extend(extra);
+        let (code, _, err) = flashkv(&args);
+        assert_eq!(code, 0, "{err}");
+        let read = |name: &str| std::fs::read_to_string(out.join(name)).unwrap();
+        (read("results.json"), read("timing.json"))
+    };
+    let first = run(&[]);
+    assert_eq!(std::fs::read_dir(out.join("runs")).unwrap().count(), 2, "a file per finished run");
+    let again = run(&[]);
+    assert!(again.0 == first.0 && again.1 == first.1, "the same results and the first runs' timings");
+    let fresh = run(&["--fresh"]);
+    assert!(fresh.0 == first.0, "the same results: the runs are in simulated time");
+    assert!(fresh.1 != first.1, "new runs take their own wall time: {}", fresh.1);
+}
+
 #[test]
 fn in_plane_gc_copies_back_unless_copyback_is_off() {
     let run = |extra: &[&str]| -> serde_json::Value {
