@@ -168,7 +168,7 @@ fn run_here(
     let mut spill_dir = None;
     for &i in todo {
         let spec = &specs[i].1;
-        let device = spec.device();
+        let device = spec.device_as_built();
         per_run = per_run.max(device.memory_estimate(spec.kept_bytes())?);
         let (disk, dir) = device.disk_estimate(spec.data_bytes())?;
         disk_need[i] = disk;

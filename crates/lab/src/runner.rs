@@ -156,7 +156,7 @@ fn replay_kv_trace(
 /// The store a run drives: the LSM engine on the device's file system, or the key-value SSD
 /// `engine` names (its device is the device's preset and capacity).
 pub fn open(spec: &RunSpec, engine: &Engine) -> Result<(Stack, Box<dyn KvEngine>)> {
-    let device = &spec.device();
+    let device = &spec.device_as_built();
     Ok(match engine {
         Engine::Kv(design) => {
             let stack = Stack::kv_device(device, *design)?;

@@ -10,7 +10,7 @@
 //! sparse file in the system's temporary directory, or `file:DIR`), `compact` (memory without the
 //! pages' runs of zero bytes: with zero values, keys and headers only), or `auto`: memory up to
 //! [`AUTO_MEMORY`] of live pages, a temporary file beyond, or `compact` when the values are zeros
-//! (`RunSpec::device`). The store changes memory and speed, never a result.
+//! (`RunSpec::device_as_built`). The store changes memory and speed, never a result.
 
 use std::path::PathBuf;
 

@@ -70,7 +70,7 @@ impl RunSpec {
     /// The device as the run builds it. With zero values a page holds only keys and headers
     /// beyond its zero runs, so `auto` keeps pages compact instead of spilling a paper-scale
     /// device to a temporary file (the store changes memory and speed, never a result).
-    pub fn device(&self) -> DeviceSpec {
+    pub fn device_as_built(&self) -> DeviceSpec {
         let mut device = self.device.clone();
         if self.workload.values == ValueData::Zeros {
             device.store = device.store.for_zero_values();
@@ -231,7 +231,7 @@ mod tests {
                     [[variant]]\nname = \"zeros in memory\"\nworkload = { values = \"zeros\" }\n\
                     device = { store = \"memory\" }\n";
         let runs = Experiment::parse(text).unwrap().runs();
-        let stores: Vec<Store> = runs.iter().map(|(_, spec)| spec.device().store).collect();
+        let stores: Vec<Store> = runs.iter().map(|(_, spec)| spec.device_as_built().store).collect();
         assert_eq!(stores, [Store::Compact, Store::Auto, Store::Memory]);
         assert_eq!(runs[0].1.device.store, Store::Auto, "the specification itself is unchanged");
     }
