@@ -5,8 +5,8 @@
 //!
 //! Counting is deterministic (units of work, never the wall clock) and always on, so a run on a
 //! wall-clock Env (where CPU time is real and nothing is charged) reports the same counts a
-//! calibration regresses against. Counts gather per thread (each lane of a simulated Env is a
-//! thread of its own, and a wall-clock Env's background worker is one thread) and are charged at
+//! calibration regresses against. Counts gather per lane (a thread-local that follows the lanes of
+//! a simulated Env, [`PendingPerLane`]; a wall-clock Env's background worker is a thread of its own) and are charged at
 //! the engine's charge points: each write, get and iterator seek when it starts or ends, and a
 //! flush, a compaction or an iterator's steps every [`QUANTUM_PS`] of work as they go, so a
 //! lane's computing and its own I/O interleave as on one thread, at most a quantum apart.
@@ -16,11 +16,12 @@
 //! (`flashsim::clock`). A charge point drains the thread's counts, so work counted on a thread is
 //! charged once, to the lane named at the charge point.
 
+use std::any::Any;
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::{Deserialize, Serialize};
-use storage::env::{Env, Lane};
+use storage::env::{Env, Lane, LaneLocal};
 
 /// Work is charged as it goes once this much of it (1 us at the model's rates) has gathered.
 pub const QUANTUM_PS: u64 = 1_000_000;
@@ -167,6 +168,28 @@ fn cost(picos: &[u64; TERMS], counts: &[u64; TERMS]) -> u64 {
 thread_local! {
     /// The work this thread counted since its last charge point.
     static PENDING: [Cell<u64>; TERMS] = const { [const { Cell::new(0) }; TERMS] };
+}
+
+/// The counts follow the lanes of a simulated Env, which share one OS thread: each lane keeps its
+/// own, as each thread of a wall-clock Env does (`storage::Env::lane_local`).
+#[derive(Debug)]
+pub(crate) struct PendingPerLane;
+
+pub(crate) static PENDING_PER_LANE: PendingPerLane = PendingPerLane;
+
+impl LaneLocal for PendingPerLane {
+    fn new_slot(&self) -> Box<dyn Any + Send> {
+        Box::new([0u64; TERMS])
+    }
+
+    fn exchange(&self, slot: &mut (dyn Any + Send)) {
+        let slot = slot.downcast_mut::<[u64; TERMS]>().expect("a slot made by new_slot");
+        PENDING.with(|p| {
+            for (cell, kept) in p.iter().zip(slot) {
+                *kept = cell.replace(*kept);
+            }
+        });
+    }
 }
 
 /// Counts `n` units of `t` on this thread.

@@ -6,22 +6,28 @@
 //! runs beside them. It lives beside the devices so that anything driving one (a file system, an
 //! engine, a key-value device with no file system above it) runs in the same simulated time.
 //!
-//! Each lane runs on a thread of its own, and the lanes run in lockstep: exactly one lane, the
-//! one holding the *turn*, runs at a time, and the turn always goes to the runnable lane with the
-//! earliest time. A lane's time moves only when it waits ([`SimClock::wait`]: a read's
-//! completion, a sync, a sleep) or blocks ([`SimClock::block`]: a stall, an idle worker); once its
-//! time has moved, it hands the turn to any runnable lane that is now earlier. A blocked lane
-//! wakes ([`SimClock::notify`]) at the waker's time, never earlier. So when a lane issues a
-//! request at its time `t`, no lane can still issue one before `t`: requests reach the devices
-//! in non-decreasing simulated time, and an operation waits only for what was really queued ahead
-//! of it when it was issued (a die's timeline is a busy-until time, exact under that order).
+//! The lanes run in lockstep: exactly one lane, the one holding the *turn*, runs at a time, and
+//! the turn always goes to the runnable lane with the earliest time. A lane's time moves only when
+//! it waits ([`SimClock::wait`]: a read's completion, a sync, a sleep) or blocks
+//! ([`SimClock::block`]: a stall, an idle worker); once its time has moved, it hands the turn to
+//! any runnable lane that is now earlier. A blocked lane wakes ([`SimClock::notify`]) at the
+//! waker's time, never earlier. So when a lane issues a request at its time `t`, no lane can still
+//! issue one before `t`: requests reach the devices in non-decreasing simulated time, and an
+//! operation waits only for what was really queued ahead of it when it was issued (a die's
+//! timeline is a busy-until time, exact under that order).
 //!
-//! Why threads in lockstep rather than background jobs rewritten as resumable tasks: the same
-//! straight-line job code runs on real threads in wall-clock time and on lanes here, and
-//! determinism holds because the turn changes hands only inside these calls, in an order that
-//! depends on simulated times and lane numbers alone, never on the host's thread scheduling.
-//! (Wave 1 ran a background job inline to completion and let it book the dies ahead of the
-//! foreground: a get then waited for a whole compaction.)
+//! Every lane of a clock runs on one OS thread, the one that drives the foreground: a spawned lane
+//! is a stackful coroutine (`lane`), and handing the turn over is a switch of stacks, with no
+//! spinning, sleeping or system call. Why lanes rather than background jobs rewritten as
+//! resumable tasks: the same straight-line job code runs on real threads in wall-clock time and on
+//! lanes here. Determinism holds because the turn changes hands only inside these calls, in an
+//! order that depends on simulated times and lane numbers alone, never on the host's scheduling:
+//! the rule above decides which lane runs next, and how the switch to it is made (a thread woken
+//! until wave 4, a stack switched to since) cannot change what any lane sees, so a run's results
+//! are byte for byte those of lanes on threads. State a lane keeps in a thread-local follows it
+//! only if registered as a [`LaneLocal`] (`local`). (Wave 1 ran a background job inline to
+//! completion and let it book the dies ahead of the foreground: a get then waited for a whole
+//! compaction.)
 //!
 //! Ties: when the lane that is running and another runnable lane have the same time, the other
 //! lane goes first (lowest lane number first); so a lane that is woken, or spawned, at the
@@ -50,24 +56,18 @@
 //! A lane that blocks when no other lane can run gets [`Stuck`] back instead of waiting forever.
 
 mod lane;
+mod local;
 
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
-use std::time::{Duration, Instant};
+use std::any::Any;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use serde::{Deserialize, Serialize};
 
 use crate::timing::Nanos;
-pub use lane::LaneThread;
-
-/// How long a thread whose lane waits for the turn spins (yielding the CPU between rounds) before
-/// it sleeps. Measured on a 2-core virtual machine (YCSB A, 200k records and operations, 1000 B
-/// values on femu): sleeping at once costs a cross-CPU wake-up per hand-over, +25 % wall time
-/// with one run alone; spinning without yielding starves a second run (2.5x); 1 ms with yields
-/// is as fast as one thread alone, one run or two at once. A spin that shortened after long waits
-/// was tried and dropped: with more runnable threads than cores, a lane that sleeps waits for the
-/// OS to wake it, and the same YCSB A took 22-31 s of wall time instead of 9.5-12 s.
-const SPIN: Duration = Duration::from_millis(1);
+pub use lane::LaneHandle;
+use lane::{LaneStack, Suspender};
+pub use local::LaneLocal;
 
 /// The clock's state stays consistent whatever a panicking holder did (each update is a few
 /// assignments), so a poisoned lock is used as it is.
@@ -188,6 +188,13 @@ struct LaneState {
     stuck: bool,
     /// Picoseconds of computation charged but not yet a whole nanosecond of the lane's time.
     cpu_carry_ps: u64,
+    /// A spawned lane's stack while it is suspended (taken while it runs, dropped when it ends);
+    /// `None` for the driving lane.
+    stack: Option<LaneStack>,
+    /// How a spawned lane switches back to the driver, once it has started.
+    suspender: Option<Suspender>,
+    /// The lane's copies of the lane-locals while it does not run (see `local`).
+    locals: Vec<Box<dyn Any + Send>>,
 }
 
 impl LaneState {
@@ -200,6 +207,9 @@ impl LaneState {
             suspended: 0,
             stuck: false,
             cpu_carry_ps: 0,
+            stack: None,
+            suspender: None,
+            locals: Vec::new(),
         }
     }
 
@@ -216,12 +226,12 @@ impl LaneState {
 #[derive(Debug)]
 struct State {
     lanes: Vec<LaneState>,
-    /// The lane that runs now (mirrored in `Shared::turn` for threads that spin on it).
+    /// The lane that runs now.
     turn: usize,
-    /// Threads asleep on `Shared::turn_changed`: only they need a wake-up.
-    asleep: usize,
     /// The host's cores, each as the time it is busy until; empty: a core per lane.
     cores: Vec<Nanos>,
+    /// The thread-locals that follow the lanes ([`SimClock::lane_local`]).
+    locals: Vec<&'static dyn LaneLocal>,
 }
 
 impl State {
@@ -234,15 +244,6 @@ impl State {
             .filter(|(_, l)| l.status == Status::Runnable)
             .min_by_key(|(i, l)| (l.now, Some(*i) == running, *i))
             .map(|(i, _)| i)
-    }
-
-    /// Gives the turn to `lane`: sets it, and wakes the threads asleep waiting for theirs.
-    fn give_turn(&mut self, lane: usize, shared: &Shared) {
-        self.turn = lane;
-        shared.turn.store(lane, Ordering::Release);
-        if self.asleep > 0 {
-            shared.turn_changed.notify_all();
-        }
     }
 
     /// Wakes every lane blocked on `key` at the running lane's time; whether any woke.
@@ -265,8 +266,6 @@ impl State {
 #[derive(Debug)]
 struct Shared {
     state: Mutex<State>,
-    turn_changed: Condvar,
-    turn: AtomicUsize,
     /// Critical sections the running lane is inside: it may not hand over the turn. Only the
     /// running lane changes it (so entering and leaving a section takes no lock); a lane that
     /// blocks keeps its count in `LaneState::suspended`.
@@ -297,11 +296,9 @@ impl SimClock {
                 state: Mutex::new(State {
                     lanes: vec![LaneState::new(Lane::Foreground, 0)],
                     turn: 0,
-                    asleep: 0,
                     cores: Vec::new(),
+                    locals: Vec::new(),
                 }),
-                turn_changed: Condvar::new(),
-                turn: AtomicUsize::new(0),
                 critical: AtomicU32::new(0),
                 owed: AtomicBool::new(false),
             }),
@@ -420,7 +417,7 @@ impl SimClock {
         self.shared.owed.store(false, Ordering::Relaxed);
         match st.pick(Some(me)) {
             Some(next) if next != me => {
-                st.give_turn(next, &self.shared);
+                st.turn = next;
                 drop(self.await_turn(st, me));
             }
             _ => {}
@@ -443,7 +440,7 @@ impl SimClock {
         };
         st.lanes[me].suspended = self.shared.critical.swap(0, Ordering::Relaxed);
         self.shared.owed.store(false, Ordering::Relaxed);
-        st.give_turn(next, &self.shared);
+        st.turn = next;
         let mut st = self.await_turn(st, me);
         self.shared.critical.store(st.lanes[me].suspended, Ordering::Relaxed);
         if std::mem::take(&mut st.lanes[me].stuck) {
@@ -452,35 +449,26 @@ impl SimClock {
         Ok(st)
     }
 
-    /// Waits until `lane` has the turn: spinning a little first (see [`SPIN`]), since the turn
-    /// often comes back soon and waking a thread that sleeps costs tens of microseconds, then
-    /// asleep.
+    /// Waits until `lane`, the running lane, which has given the turn away, has it again: a
+    /// spawned lane switches to the driver's stack, the driver runs the lanes holding the turn
+    /// (`lane`). The lane's lane-locals are put aside meanwhile.
     fn await_turn<'a>(&'a self, mut st: MutexGuard<'a, State>, lane: usize) -> MutexGuard<'a, State> {
         if st.turn == lane {
             return st;
         }
+        let suspender = {
+            let st = &mut *st;
+            local::exchange(&st.locals, &mut st.lanes[lane]);
+            st.lanes[lane].suspender
+        };
         drop(st);
-        let start = Instant::now();
-        'spin: while self.shared.turn.load(Ordering::Acquire) != lane {
-            for _ in 0..64 {
-                std::hint::spin_loop();
-                if self.shared.turn.load(Ordering::Acquire) == lane {
-                    break 'spin;
-                }
-            }
-            // Yielding lets other work on this CPU go first: spinning never holds up a thread
-            // that has something to do.
-            std::thread::yield_now();
-            if start.elapsed() > SPIN {
-                break;
-            }
+        match suspender {
+            Some(s) => self.suspend(s),
+            None => self.drive(lane),
         }
-        st = lock(&self.shared.state);
-        while st.turn != lane {
-            st.asleep += 1;
-            st = self.shared.turn_changed.wait(st).unwrap_or_else(|e| e.into_inner());
-            st.asleep -= 1;
-        }
+        let mut st = lock(&self.shared.state);
+        let st_ = &mut *st;
+        local::exchange(&st_.locals, &mut st_.lanes[lane]);
         st
     }
 }

@@ -171,3 +171,101 @@ fn lanes_share_the_host_cores_they_are_given() {
     assert_eq!((fg.cpu_queue_ns, bg.cpu_queue_ns), (4_000, 3_000));
     assert_eq!(end.max(fg.total_ns()).max(bg.total_ns()), 8_000);
 }
+
+#[test]
+fn every_lane_runs_on_the_driving_thread() {
+    let c = SimClock::new();
+    let driver = std::thread::current().id();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let lanes: Vec<_> = (0..3)
+        .map(|i| {
+            let (c2, seen2) = (c.clone(), Arc::clone(&seen));
+            c.spawn(&format!("lane{i}"), Lane::Background, move || {
+                for k in 0..3 {
+                    seen2.lock().unwrap().push(std::thread::current().id());
+                    c2.wait(c2.now() + 10 + i + k, Wait::Read);
+                }
+            })
+            .unwrap()
+        })
+        .collect();
+    c.wait(100, Wait::Read);
+    for l in lanes {
+        l.join().unwrap();
+    }
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen.len(), 9);
+    assert!(seen.iter().all(|&t| t == driver), "a lane ran off the driving thread");
+}
+
+std::thread_local! {
+    static TALLY: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// `TALLY` as a lane-local.
+#[derive(Debug)]
+struct Tally;
+
+impl LaneLocal for Tally {
+    fn new_slot(&self) -> Box<dyn std::any::Any + Send> {
+        Box::new(0u64)
+    }
+
+    fn exchange(&self, slot: &mut (dyn std::any::Any + Send)) {
+        let slot = slot.downcast_mut::<u64>().unwrap();
+        *slot = TALLY.with(|t| t.replace(*slot));
+    }
+}
+
+static TALLY_PER_LANE: Tally = Tally;
+
+#[test]
+fn a_lane_local_follows_its_lane_across_hand_overs() {
+    TALLY.with(|t| t.set(0));
+    let c = SimClock::new();
+    c.lane_local(&TALLY_PER_LANE);
+    c.lane_local(&TALLY_PER_LANE); // once, however often it is asked
+    let totals = Arc::new(Mutex::new(Vec::new()));
+    let lanes: Vec<_> = (1..=2u64)
+        .map(|i| {
+            let (c2, totals2) = (c.clone(), Arc::clone(&totals));
+            c.spawn("counter", Lane::Background, move || {
+                // Each lane adds its own number five times, handing the turn over in between.
+                for _ in 0..5 {
+                    TALLY.with(|t| t.set(t.get() + i));
+                    c2.wait(c2.now() + 7, Wait::Read);
+                }
+                totals2.lock().unwrap().push((i, TALLY.with(|t| t.get())));
+            })
+            .unwrap()
+        })
+        .collect();
+    for _ in 0..5 {
+        TALLY.with(|t| t.set(t.get() + 100));
+        c.wait(c.now() + 5, Wait::Read);
+    }
+    for l in lanes {
+        l.join().unwrap();
+    }
+    let mut totals = totals.lock().unwrap().clone();
+    totals.sort();
+    assert_eq!(totals, vec![(1, 5), (2, 10)], "each lane saw its own tally only");
+    assert_eq!(TALLY.with(|t| t.get()), 500, "the foreground's tally came back to it");
+}
+
+#[test]
+fn a_lane_that_panics_ends_and_the_others_go_on() {
+    let c = SimClock::new();
+    let c2 = c.clone();
+    let bg = c
+        .spawn("panics", Lane::Background, move || {
+            c2.wait(10, Wait::Read);
+            panic!("a deliberate panic in a lane");
+        })
+        .unwrap();
+    c.wait(20, Wait::Read);
+    bg.join().unwrap();
+    c.wait(30, Wait::Read);
+    assert_eq!(c.now(), 30);
+    assert_eq!(c.spent(Lane::Background).read_ns, 10);
+}

@@ -176,6 +176,7 @@ impl Db {
         });
         // Work an earlier database left uncharged on this thread is not this one's.
         cpu::discard_pending();
+        inner.env.lane_local(&cpu::PENDING_PER_LANE);
         let wal = recovery::open(&inner)?;
         inner.cpu.charge(&inner.env, Lane::Foreground);
         *inner.writer() = Writer { wal: Some(wal), wal_dir_synced: true, ..Writer::default() };

@@ -28,7 +28,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-pub use flashsim::clock::{Critical, Lane, LaneThread, SimClock, Stuck, Wait};
+pub use flashsim::clock::{Critical, Lane, LaneHandle, LaneLocal, SimClock, Stuck, Wait};
 pub use worker::Worker;
 
 use crate::fs::Fs;
@@ -115,6 +115,15 @@ impl Env {
     pub fn compute(&self, ps: u64) {
         if let Scheduler::Simulated(c) = &self.sched {
             c.compute(ps);
+        }
+    }
+
+    /// Makes `local`, a thread-local that the engine's work keeps, follow the lanes: in
+    /// simulation the lanes share one OS thread (`flashsim::clock`); on the wall clock each
+    /// thread has its own already, and nothing is done.
+    pub fn lane_local(&self, local: &'static dyn LaneLocal) {
+        if let Scheduler::Simulated(c) = &self.sched {
+            c.lane_local(local);
         }
     }
 
@@ -228,7 +237,7 @@ impl<T> DerefMut for Guard<'_, T> {
 #[derive(Debug)]
 pub enum Task {
     Thread(JoinHandle<()>),
-    Lane(LaneThread),
+    Lane(LaneHandle),
 }
 
 impl Task {
