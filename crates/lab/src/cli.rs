@@ -71,6 +71,10 @@ enum Command {
         /// The database directory.
         dir: PathBuf,
     },
+    /// What the simulator itself costs: each run of the experiment files beside the same engine
+    /// and workload on MemFs, in child processes, interleaved rounds; CPU seconds (medians), the
+    /// overhead ratio and the cores a simulated run uses.
+    Simcost(crate::simcost::SimcostArgs),
     /// Rebuilds the page and charts of a result folder from its results.json.
     Report {
         /// The result folder.
@@ -109,6 +113,7 @@ pub fn main(plugins: Registry) -> ExitCode {
         Some(Command::Repair { dir }) => crate::repair::run(&dir),
         Some(Command::Calibrate(args)) => crate::calibrate::run(&args, progress),
         Some(Command::RunSpec) => crate::ray::run_spec_on_stdin(),
+        Some(Command::Simcost(args)) => crate::simcost::run(&args),
         Some(Command::Report { dir }) => {
             report::rebuild(&dir).map(|index| println!("report: {}", index.display())).map_err(LabError::from)
         }

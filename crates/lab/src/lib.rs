@@ -30,6 +30,7 @@ pub mod resources;
 pub mod result;
 pub mod run_cache;
 pub mod runner;
+pub mod simcost;
 pub mod spec;
 pub mod stack;
 pub mod table;

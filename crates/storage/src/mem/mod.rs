@@ -157,6 +157,7 @@ impl MemFs {
         ns.locks.clear();
         for dir in ns.dirs.values_mut() {
             dir.entries = dir.durable.clone();
+            dir.changed.clear();
             for node in dir.entries.values() {
                 let mut data = lock(&node.data);
                 let before = data.bytes.len();
@@ -295,7 +296,7 @@ impl Fs for MemFs {
     fn create(&self, path: &str) -> Result<Box<dyn WritableFile>> {
         let node = self.shared.new_node();
         let mut ns = lock(&self.shared.ns);
-        ns.parent_for_new("create", path)?.entries.insert(path::file_name(path).to_string(), Arc::clone(&node));
+        ns.parent_for_new("create", path)?.put(path::file_name(path), Arc::clone(&node));
         drop(ns);
         Ok(self.writer(path, node))
     }
@@ -373,15 +374,15 @@ impl Fs for MemFs {
         if from == to {
             return Ok(());
         }
-        ns.dir_mut("rename", path::parent(from))?.entries.remove(path::file_name(from));
-        ns.dir_mut("rename", path::parent(to))?.entries.insert(path::file_name(to).to_string(), node);
+        ns.dir_mut("rename", path::parent(from))?.take(path::file_name(from));
+        ns.dir_mut("rename", path::parent(to))?.put(path::file_name(to), node);
         Ok(())
     }
 
     fn remove(&self, path: &str) -> Result<()> {
         let mut ns = lock(&self.shared.ns);
         ns.file("remove", path)?;
-        ns.dir_mut("remove", path::parent(path))?.entries.remove(path::file_name(path));
+        ns.dir_mut("remove", path::parent(path))?.take(path::file_name(path));
         Ok(())
     }
 
@@ -399,7 +400,7 @@ impl Fs for MemFs {
         let mut ns = lock(&self.shared.ns);
         if !ns.is_file(path) {
             let node = self.shared.new_node();
-            ns.parent_for_new("lock", path)?.entries.insert(path::file_name(path).to_string(), node);
+            ns.parent_for_new("lock", path)?.put(path::file_name(path), node);
         }
         if ns.locks.contains_key(path) {
             return Err(FsError::Locked { path: path.to_string() });

@@ -1,7 +1,7 @@
 //! The namespace of a [`super::MemFs`]: directories with current and durable entries, and file nodes with their
 //! current bytes and synced length. `commit_dir` is `sync_dir`, including the atomic cross-directory rename.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -17,8 +17,24 @@ pub(super) struct Namespace {
 
 #[derive(Default)]
 pub(super) struct Dir {
+    /// Changed only through `put` and `take`, which keep `changed`.
     pub(super) entries: BTreeMap<String, Arc<Node>>,
     pub(super) durable: BTreeMap<String, Arc<Node>>,
+    /// Every name whose entry may differ from its durable one: what `commit_dir` looks at, so a
+    /// `sync_dir` costs what changed since the last one, not the size of the directory.
+    pub(super) changed: BTreeSet<String>,
+}
+
+impl Dir {
+    pub(super) fn put(&mut self, name: &str, node: Arc<Node>) {
+        self.changed.insert(name.to_string());
+        self.entries.insert(name.to_string(), node);
+    }
+
+    pub(super) fn take(&mut self, name: &str) -> Option<Arc<Node>> {
+        self.changed.insert(name.to_string());
+        self.entries.remove(name)
+    }
 }
 
 pub(super) struct Node {
@@ -114,19 +130,13 @@ fn holds(map: &BTreeMap<String, Arc<Node>>, name: &str, node: &Arc<Node>) -> boo
 impl Namespace {
     /// `sync_dir`: makes `dir`'s entries durable, with both sides of any rename that crosses directories.
     pub(super) fn commit_dir(&mut self, dir: &str) {
-        let Some(d) = self.dirs.get(dir) else { return };
-        let arrived: Vec<Arc<Node>> = d
-            .entries
-            .iter()
-            .filter(|(name, node)| !holds(&d.durable, name, node))
-            .map(|(_, n)| Arc::clone(n))
-            .collect();
-        let departed: Vec<Arc<Node>> = d
-            .durable
-            .iter()
-            .filter(|(name, node)| !holds(&d.entries, name, node))
-            .map(|(_, n)| Arc::clone(n))
-            .collect();
+        let Some(d) = self.dirs.get_mut(dir) else { return };
+        let changed = std::mem::take(&mut d.changed);
+        let differs = |from: &BTreeMap<String, Arc<Node>>, to: &BTreeMap<String, Arc<Node>>| -> Vec<Arc<Node>> {
+            changed.iter().filter_map(|n| from.get(n).filter(|node| !holds(to, n, node)).cloned()).collect()
+        };
+        let arrived = differs(&d.entries, &d.durable);
+        let departed = differs(&d.durable, &d.entries);
         let contains = |list: &[Arc<Node>], node: &Arc<Node>| list.iter().any(|n| Arc::ptr_eq(n, node));
         if !arrived.is_empty() || !departed.is_empty() {
             for (_, other) in self.dirs.iter_mut().filter(|(name, _)| name.as_str() != dir) {
@@ -142,7 +152,16 @@ impl Namespace {
             }
         }
         if let Some(d) = self.dirs.get_mut(dir) {
-            d.durable = d.entries.clone();
+            for n in changed {
+                match d.entries.get(&n) {
+                    Some(node) => {
+                        d.durable.insert(n, Arc::clone(node));
+                    }
+                    None => {
+                        d.durable.remove(&n);
+                    }
+                }
+            }
         }
     }
 }
