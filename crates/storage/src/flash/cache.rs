@@ -27,7 +27,8 @@
 //! to the placement and when, and a hit costs no device time (the page's `ready_at`, when a
 //! readahead brought it, is the earliest it can be used).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeSet, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use flashsim::Nanos;
 
@@ -168,9 +169,15 @@ struct Slot {
     ready_at: Nanos,
 }
 
-/// A file's dirty suffix and readahead state.
+/// No slot: the page is not cached.
+const ABSENT: u32 = u32::MAX;
+
+/// A file's cached pages, dirty suffix and readahead state.
 #[derive(Debug, Clone, Default)]
 struct FileState {
+    /// The slot of each page of the file (`ABSENT` when not cached), by page number: files grow
+    /// by appending and are read near where they were written, so their cached pages are dense.
+    pages: Vec<u32>,
     dirty_bytes: u64,
     /// When the oldest dirty byte was written.
     since: Nanos,
@@ -200,15 +207,40 @@ pub struct Fetch {
     pub ahead: Vec<(u64, u64)>,
 }
 
+/// Hashes an inode number by one multiplication (Fibonacci hashing): inode numbers are small and
+/// dense, and the files map is looked up for every page a read or write touches.
+#[derive(Default)]
+struct InodeHasher(u64);
+
+impl Hasher for InodeHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+/// The files map: never iterated (orders come from `dirty`), so its order does not matter.
+type Files = HashMap<u64, FileState, BuildHasherDefault<InodeHasher>>;
+
 pub struct PageCache {
     cfg: PageCacheConfig,
     page_size: u64,
     capacity_pages: usize,
     slots: Vec<Slot>,
-    index: BTreeMap<(u64, u64), usize>,
+    /// Pages held now.
+    cached: usize,
     free: Vec<usize>,
     hand: usize,
-    files: BTreeMap<u64, FileState>,
+    files: Files,
     /// Files with dirty bytes as (since, inode): dirtied longest ago first.
     dirty: BTreeSet<(Nanos, u64)>,
     dirty_bytes: u64,
@@ -224,10 +256,10 @@ impl PageCache {
             page_size,
             capacity_pages,
             slots: Vec::new(),
-            index: BTreeMap::new(),
+            cached: 0,
             free: Vec::new(),
             hand: 0,
-            files: BTreeMap::new(),
+            files: Files::default(),
             dirty: BTreeSet::new(),
             dirty_bytes: 0,
             stats: PageCacheStats { capacity_bytes: cfg.capacity_bytes, ..Default::default() },
@@ -252,7 +284,7 @@ impl PageCache {
 
     /// Pages held now.
     pub fn cached_pages(&self) -> usize {
-        self.index.len()
+        self.cached
     }
 
     /// Bytes of `ino` not yet handed to its placement (they follow its placement's length).
@@ -268,7 +300,7 @@ impl PageCache {
     /// Forgets everything (power loss: dirty bytes are lost).
     pub fn clear(&mut self) {
         self.slots.clear();
-        self.index.clear();
+        self.cached = 0;
         self.free.clear();
         self.hand = 0;
         self.files.clear();
@@ -278,31 +310,42 @@ impl PageCache {
 
     /// Drops a deleted file's pages; its dirty bytes are never written.
     pub fn drop_file(&mut self, ino: u64) {
+        self.drop_pages(ino, 0, u64::MAX);
         if let Some(f) = self.files.remove(&ino) {
             self.dirty.remove(&(f.since, ino));
             self.stats.dropped_dirty_bytes += f.dirty_bytes;
             self.dirty_bytes -= f.dirty_bytes;
         }
-        self.drop_pages(ino, 0, u64::MAX);
     }
 
-    /// Drops `ino`'s pages `from..to` (their bytes changed on the placement: a clone).
+    /// Drops `ino`'s pages `from..to` (their bytes changed on the placement: a clone), in page
+    /// order: the freed slots are taken again last freed first.
     pub fn drop_pages(&mut self, ino: u64, from: u64, to: u64) {
-        let keys: Vec<(u64, u64)> = self.index.range((ino, from)..(ino, to)).map(|(k, _)| *k).collect();
-        for k in keys {
-            if let Some(s) = self.index.remove(&k) {
+        let Some(f) = self.files.get_mut(&ino) else { return };
+        let n = f.pages.len() as u64;
+        let (from, to) = (from.min(n) as usize, to.min(n) as usize);
+        for s in &mut f.pages[from..to] {
+            let s = std::mem::replace(s, ABSENT);
+            if s != ABSENT {
                 // The slot keeps its buffer for the next page (the cache's bytes stay allocated,
                 // as a kernel's page frames do).
-                self.slots[s].data.clear();
-                self.free.push(s);
+                self.slots[s as usize].data.clear();
+                self.free.push(s as usize);
+                self.cached -= 1;
             }
         }
+    }
+
+    /// The slot holding page `page` of `ino`.
+    fn slot_of(&self, ino: u64, page: u64) -> Option<usize> {
+        let s = *self.files.get(&ino)?.pages.get(usize::try_from(page).ok()?)?;
+        (s != ABSENT).then_some(s as usize)
     }
 
     /// The cached bytes of page `page` of `ino` (a hit sets its reference bit), and when they are
     /// ready.
     pub fn get(&mut self, ino: u64, page: u64) -> Option<(&[u8], Nanos)> {
-        let s = *self.index.get(&(ino, page))?;
+        let s = self.slot_of(ino, page)?;
         let slot = &mut self.slots[s];
         slot.referenced = true;
         Some((&slot.data, slot.ready_at))
@@ -311,12 +354,25 @@ impl PageCache {
     /// A copy of cached page `page` of `ino` and when it is ready, without touching its reference
     /// bit.
     pub fn peek(&self, ino: u64, page: u64) -> Option<(Vec<u8>, Nanos)> {
-        let slot = &self.slots[*self.index.get(&(ino, page))?];
+        let slot = &self.slots[self.slot_of(ino, page)?];
         Some((slot.data.clone(), slot.ready_at))
     }
 
     pub fn contains(&self, ino: u64, page: u64) -> bool {
-        self.index.contains_key(&(ino, page))
+        self.slot_of(ino, page).is_some()
+    }
+
+    /// Records that `slot` holds page `page` of `ino` (`ABSENT`: holds it no more).
+    fn set_slot(&mut self, ino: u64, page: u64, slot: u32) {
+        let pages = &mut self.files.entry(ino).or_default().pages;
+        let p = page as usize;
+        if pages.len() <= p {
+            if slot == ABSENT {
+                return;
+            }
+            pages.resize(p + 1, ABSENT);
+        }
+        pages[p] = slot;
     }
 
     /// Whether page `page` of `ino` holds dirty bytes, given the file's placement length `wb`.
@@ -351,7 +407,8 @@ impl PageCache {
             if std::mem::take(&mut self.slots[s].referenced) {
                 continue;
             }
-            self.index.remove(&(ino, page));
+            self.set_slot(ino, page, ABSENT);
+            self.cached -= 1;
             self.stats.evictions += 1;
             return Some(s);
         }
@@ -361,11 +418,12 @@ impl PageCache {
     /// Puts page `page` of `ino` in the cache with `data` (its bytes from the page's start),
     /// replacing what it held; `false` when every page is dirty.
     pub fn insert(&mut self, ino: u64, page: u64, data: &[u8], ready_at: Nanos, wb: &impl Fn(u64) -> u64) -> bool {
-        let s = match self.index.get(&(ino, page)) {
-            Some(&s) => s,
+        let s = match self.slot_of(ino, page) {
+            Some(s) => s,
             None => match self.take_slot(wb) {
                 Some(s) => {
-                    self.index.insert((ino, page), s);
+                    self.set_slot(ino, page, s as u32);
+                    self.cached += 1;
                     s
                 }
                 None => return false,
@@ -383,7 +441,7 @@ impl PageCache {
     /// Appends `data` to cached page `page` of `ino` (present: the caller inserted it) and counts
     /// it dirty.
     pub fn append_dirty(&mut self, ino: u64, page: u64, path: &str, data: &[u8], now: Nanos) {
-        let s = self.index[&(ino, page)];
+        let s = self.slot_of(ino, page).expect("append_dirty: the caller inserted the page");
         let slot = &mut self.slots[s];
         // A page fills by small appends: room for all of it at once, not growth step by step.
         if slot.data.capacity() < self.page_size as usize {
@@ -429,7 +487,7 @@ impl PageCache {
         let mut at = from;
         while at < from + len {
             let page = at / ps;
-            let s = self.index[&(ino, page)];
+            let s = self.slot_of(ino, page).expect("a dirty page is never evicted");
             let data = &self.slots[s].data;
             let skip = (at - page * ps) as usize;
             let take = ((from + len - at) as usize).min(data.len() - skip);
