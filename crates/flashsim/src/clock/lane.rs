@@ -68,7 +68,11 @@ impl SimClock {
         let clock = self.clone();
         let name = name.to_string();
         let co = Coroutine::with_stack(stack, move |yielder: &Yielder<(), ()>, ()| {
-            lock(&clock.shared.state).lanes[lane].suspender = Some(Suspender(yielder));
+            {
+                let mut st = lock(&clock.shared.state);
+                st.lanes[lane].suspender = Some(Suspender(yielder));
+                clock.publish(&st);
+            }
             let _end = End { clock, lane };
             // The panic's message has been printed by the hook; the lane ends as if it returned,
             // and whoever waits for its work learns of it from that work (a worker's callers get

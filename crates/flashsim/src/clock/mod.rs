@@ -59,7 +59,7 @@ mod lane;
 mod local;
 
 use std::any::Any;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use serde::{Deserialize, Serialize};
@@ -266,6 +266,8 @@ impl State {
 #[derive(Debug)]
 struct Shared {
     state: Mutex<State>,
+    /// The running lane's time, as the running lane last left it (see `SimClock::now`).
+    now: AtomicU64,
     /// Critical sections the running lane is inside: it may not hand over the turn. Only the
     /// running lane changes it (so entering and leaving a section takes no lock); a lane that
     /// blocks keeps its count in `LaneState::suspended`.
@@ -299,16 +301,23 @@ impl SimClock {
                     cores: Vec::new(),
                     locals: Vec::new(),
                 }),
+                now: AtomicU64::new(0),
                 critical: AtomicU32::new(0),
                 owed: AtomicBool::new(false),
             }),
         }
     }
 
-    /// The current time of the lane that runs now.
+    /// The current time of the lane that runs now. Only the running lane runs, and only it moves
+    /// its own time, so its time is kept where it can be read without the lock: set whenever it
+    /// moves (`publish`) and whenever a lane gets the turn (`await_turn`, a lane's start).
     pub fn now(&self) -> Nanos {
-        let st = lock(&self.shared.state);
-        st.lanes[st.turn].now
+        self.shared.now.load(Ordering::Relaxed)
+    }
+
+    /// Publishes the running lane's time for [`SimClock::now`].
+    fn publish(&self, st: &State) {
+        self.shared.now.store(st.lanes[st.turn].now, Ordering::Relaxed);
     }
 
     /// Moves the running lane forward to `t` (never backwards), the time spent waiting for `what`,
@@ -318,6 +327,7 @@ impl SimClock {
         let mut st = lock(&self.shared.state);
         let me = st.turn;
         if st.lanes[me].advance(t, what) {
+            self.publish(&st);
             self.hand_over(st);
         }
     }
@@ -328,6 +338,7 @@ impl SimClock {
         let me = st.turn;
         let t = st.lanes[me].now + d;
         if st.lanes[me].advance(t, what) {
+            self.publish(&st);
             self.hand_over(st);
         }
     }
@@ -362,6 +373,7 @@ impl SimClock {
         let lane = &mut st.lanes[me];
         lane.advance(start, Wait::CpuQueue);
         lane.advance(start + d, Wait::Cpu);
+        self.publish(&st);
         self.hand_over(st);
     }
 
@@ -469,6 +481,7 @@ impl SimClock {
         let mut st = lock(&self.shared.state);
         let st_ = &mut *st;
         local::exchange(&st_.locals, &mut st_.lanes[lane]);
+        self.publish(&st);
         st
     }
 }
