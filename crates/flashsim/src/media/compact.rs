@@ -27,6 +27,8 @@ pub(crate) struct CompactPages {
     pages: Vec<Option<Box<[u8]>>>,
     /// Bytes of the encoded runs of every kept page.
     bytes: u64,
+    /// The runs of the page being encoded, kept between pages (every page programmed is encoded).
+    runs: Vec<(usize, usize)>,
 }
 
 impl CompactPages {
@@ -34,12 +36,12 @@ impl CompactPages {
     pub fn new(pages: u64, page_size: u32) -> CompactPages {
         let page_size = page_size as usize;
         debug_assert!(page_size.div_ceil(GRANULE) <= 1 << 16);
-        CompactPages { page_size, pages: vec![None; pages as usize], bytes: 0 }
+        CompactPages { page_size, pages: vec![None; pages as usize], bytes: 0, runs: Vec::new() }
     }
 
     pub fn put(&mut self, ppn: u32, data: &[u8]) {
         debug_assert_eq!(data.len(), self.page_size);
-        let encoded = encode(data);
+        let encoded = encode(data, &mut self.runs);
         self.bytes += encoded.len() as u64;
         if let Some(old) = self.pages[ppn as usize].replace(encoded) {
             self.bytes -= old.len() as u64;
@@ -75,13 +77,13 @@ impl CompactPages {
     }
 }
 
-/// The runs of non-zero granules of `page`.
-fn encode(page: &[u8]) -> Box<[u8]> {
+/// The runs of non-zero granules of `page` (`runs`: scratch space).
+fn encode(page: &[u8], runs: &mut Vec<(usize, usize)>) -> Box<[u8]> {
     let granules = page.len().div_ceil(GRANULE);
     let zero = |g: usize| is_zero(&page[g * GRANULE..((g + 1) * GRANULE).min(page.len())]);
     // Sized once: a first pass finds the runs, so the output is allocated exactly (this is on the
     // path of every page programmed, and reallocation was a large part of its cost).
-    let mut runs: Vec<(usize, usize)> = Vec::new();
+    runs.clear();
     let mut g = 0;
     while g < granules {
         if zero(g) {
@@ -96,7 +98,7 @@ fn encode(page: &[u8]) -> Box<[u8]> {
     }
     let len = runs.iter().map(|&(a, b)| RUN_HEADER + (b * GRANULE).min(page.len()) - a * GRANULE).sum();
     let mut out = Vec::with_capacity(len);
-    for (first, end) in runs {
+    for &(first, end) in runs.iter() {
         // Both fit a u16: a page has at most 65,536 granules, and a run of all of them starts at 0
         // (its length is kept minus one).
         out.extend_from_slice(&(first as u16).to_le_bytes());
@@ -139,7 +141,7 @@ mod tests {
     use super::*;
 
     fn round_trip(page: &[u8]) -> usize {
-        let runs = encode(page);
+        let runs = encode(page, &mut Vec::new());
         let mut back = vec![0xAA; page.len()];
         decode(&runs, &mut back);
         assert_eq!(back, page);

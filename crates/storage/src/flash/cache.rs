@@ -480,10 +480,11 @@ impl PageCache {
         self.files.get(&ino).map_or("", |f| f.path.as_str())
     }
 
-    /// The dirty bytes `len` of `ino` starting at byte `from` of the file, gathered from its pages.
-    pub fn dirty_data(&self, ino: u64, from: u64, len: u64) -> Vec<u8> {
+    /// The dirty bytes `len` of `ino` starting at byte `from` of the file, gathered from its pages
+    /// into `out` (cleared first: a write-back's buffer is kept from one to the next).
+    pub fn dirty_data(&self, ino: u64, from: u64, len: u64, out: &mut Vec<u8>) {
         let ps = self.page_size;
-        let mut out = Vec::with_capacity(len as usize);
+        out.clear();
         let mut at = from;
         while at < from + len {
             let page = at / ps;
@@ -494,7 +495,6 @@ impl PageCache {
             out.extend_from_slice(&data[skip..skip + take]);
             at += take as u64;
         }
-        out
     }
 
     /// Files with dirty bytes, dirtied longest ago first (Linux's `b_dirty` order).
@@ -637,7 +637,9 @@ mod tests {
         let placed = |_| 2 * PS;
         assert!(c.insert(8, 0, &[0], 0, &placed));
         assert_eq!(c.stats().written_back_fsync, 2 * PS);
-        assert_eq!(c.dirty_data(7, 0, 0), Vec::<u8>::new());
+        let mut out = vec![1];
+        c.dirty_data(7, 0, 0, &mut out);
+        assert_eq!(out, Vec::<u8>::new());
     }
 
     #[test]
@@ -660,7 +662,9 @@ mod tests {
         c.insert(4, 0, &[], 0, &nothing_placed);
         c.append_dirty(4, 0, "new", &[1; 10], 0);
         c.append_dirty(4, 0, "new", &[2; 5], 0);
-        assert_eq!(c.dirty_data(4, 0, 15), [[1; 10].as_slice(), &[2; 5]].concat());
+        let mut out = Vec::new();
+        c.dirty_data(4, 0, 15, &mut out);
+        assert_eq!(out, [[1; 10].as_slice(), &[2; 5]].concat());
         assert_eq!(c.get(4, 0).map(|(d, _)| d.len()), Some(15));
         c.cleaned(4, 15, WriteBack::Fsync, 1);
         let placed = |_| 15;

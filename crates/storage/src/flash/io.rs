@@ -194,9 +194,14 @@ pub(super) fn write_back<P: Placement>(
     if end <= placed {
         return Ok(());
     }
-    let data = st.cache.dirty_data(ino, placed, end - placed);
+    // The buffer is the file system's, lent out for the call (a write-back inside it, under
+    // pressure, gathers into a fresh one).
+    let mut data = std::mem::take(&mut st.write_back_buf);
+    st.cache.dirty_data(ino, placed, end - placed, &mut data);
     let path = st.cache.dirty_path(ino).to_string();
-    P::append(st, clock, ino, &path, &data, Origin::WriteBack)?;
+    let done = P::append(st, clock, ino, &path, &data, Origin::WriteBack);
+    st.write_back_buf = data;
+    done?;
     st.cache.cleaned(ino, end - placed, cause, clock.now());
     Ok(())
 }

@@ -37,6 +37,9 @@ pub struct State<P: Placement> {
     pub(crate) stats: HostWriteStats,
     /// The host's page cache over the files' pages (off unless configured).
     pub(crate) cache: PageCache,
+    /// The bytes of a write-back on their way from the cache's pages to the placement, kept from
+    /// one write-back to the next (`flash::io`).
+    pub(crate) write_back_buf: Vec<u8>,
     pub(crate) page_size: usize,
 }
 
@@ -56,6 +59,7 @@ impl<P: Placement> State<P> {
             next_lock_id: 0,
             stats: HostWriteStats::default(),
             cache: PageCache::new(PageCacheConfig::OFF, page_size as u64),
+            write_back_buf: Vec::new(),
             page_size,
         }
     }
