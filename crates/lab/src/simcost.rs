@@ -36,6 +36,10 @@ pub struct SimcostArgs {
     /// Print JSON instead of the table.
     #[arg(long)]
     pub json: bool,
+    /// The flashkv binary whose runs are measured (its `run-spec`): another build, for a before /
+    /// after; this binary when absent.
+    #[arg(long)]
+    pub binary: Option<PathBuf>,
 }
 
 /// One process's cost.
@@ -96,8 +100,11 @@ pub fn run(args: &SimcostArgs) -> Result<()> {
             runs.push((format!("{}: {name}", exp.title()), spec));
         }
     }
-    let me = std::env::current_exe()
-        .map_err(|e| LabError::Unavailable(format!("simcost: cannot find this binary to run: {e}")))?;
+    let me = match &args.binary {
+        Some(b) => b.clone(),
+        None => std::env::current_exe()
+            .map_err(|e| LabError::Unavailable(format!("simcost: cannot find this binary to run: {e}")))?,
+    };
     let mut costs: Vec<[Vec<Cost>; 2]> = runs.iter().map(|_| [Vec::new(), Vec::new()]).collect();
     for round in 0..args.rounds {
         for (i, (name, spec)) in runs.iter().enumerate() {
