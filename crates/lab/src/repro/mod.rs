@@ -326,7 +326,16 @@ mod tests {
                 timing: None,
                 cpu: None,
             };
-            let runs = repro.runs(&c).unwrap();
+            let runs = match repro.runs(&c) {
+                Ok(runs) => runs,
+                // remapcom-xfs needs xfsprogs to lay out its runs: CI installs it (.ci/run), and the
+                // README's test command needs no more than Rust.
+                Err(LabError::Unavailable(why)) => {
+                    eprintln!("skipped: {}: {why}", repro.name());
+                    continue;
+                }
+                Err(e) => panic!("{}: {e}", repro.name()),
+            };
             let lsm: Vec<&Run> = runs.iter().filter(|r| !r.spec.engine.is_kv_ssd()).collect();
             assert!(lsm.len() > 1 || repro.name() == "kvftl", "{}: {} engine runs", repro.name(), lsm.len());
             for run in lsm {
