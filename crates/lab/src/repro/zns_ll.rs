@@ -249,7 +249,7 @@ impl Repro for ZnsLl {
     fn runs(&self, c: &Context) -> Result<Vec<Run>> {
         Ok(plan(&c.scale)
             .into_iter()
-            .filter(|p| wanted(c, p.2))
+            .filter(|p| wanted(c, &p.1, p.2))
             .map(|(key, r, w, records, ops)| Run::new(key, spec(&c.scale, r, &c.store, w, records, ops)))
             .collect())
     }
@@ -260,14 +260,16 @@ impl Repro for ZnsLl {
         let results: Vec<Option<RunResult>> = plan.iter().map(|p| runs.get(&p.0).cloned()).collect();
         let (fills, ycsb_results) = results.split_at(ROWS.len());
         let mut set = ResultSet { scale: describe(&c.scale), notes: notes(), ..Default::default() };
-        if c.wants("fillrandom") {
-            fillrandom(&mut set, fills);
+        let fill = Workload::DbBench(DbBenchKind::FillRandom);
+        let asked: Vec<bool> = ROWS.iter().map(|r| wanted(c, r, fill)).collect();
+        if asked.contains(&true) {
+            fillrandom(&mut set, fills, &asked);
         }
         // YCSB's plan entries come in (GC, LL) pairs, one pair per workload of YcsbWorkload::ALL.
         let (workloads, pairs): (Vec<YcsbWorkload>, Vec<&[Option<RunResult>]>) = YcsbWorkload::ALL
             .into_iter()
             .zip(ycsb_results.chunks(2))
-            .filter(|(w, _)| wanted(c, Workload::Ycsb(*w)))
+            .filter(|(w, _)| wanted(c, &row("GC"), Workload::Ycsb(*w)))
             .unzip();
         if !workloads.is_empty() {
             ycsb_table(&mut set, &workloads, &pairs.concat());
@@ -276,16 +278,32 @@ impl Repro for ZnsLl {
     }
 }
 
-/// What `--only` picks: the fillrandom rows, every YCSB workload, or one YCSB workload (on GC and
-/// LL). A paper-scale YCSB run takes hours, so one workload at a time fits a working session.
-const PARTS: [&str; 9] =
-    ["fillrandom", "ycsb", "ycsb-load", "ycsb-a", "ycsb-b", "ycsb-c", "ycsb-d", "ycsb-e", "ycsb-f"];
+/// What `--only` picks: the fillrandom rows or one of them, every YCSB workload, or one YCSB
+/// workload (on GC and LL). A paper-scale run takes up to hours, so a few fit a working session.
+const PARTS: [&str; 16] = [
+    "fillrandom",
+    "fillrandom-BL",
+    "fillrandom-GC",
+    "fillrandom-LS",
+    "fillrandom-Gear",
+    "fillrandom-LL",
+    "fillrandom-ZenFS",
+    "fillrandom-Gear-28",
+    "ycsb",
+    "ycsb-load",
+    "ycsb-a",
+    "ycsb-b",
+    "ycsb-c",
+    "ycsb-d",
+    "ycsb-e",
+    "ycsb-f",
+];
 
-/// Whether the runs of `workload` belong to a part asked for.
-fn wanted(c: &Context, workload: Workload) -> bool {
+/// Whether the run of `workload` on `row` belongs to a part asked for.
+fn wanted(c: &Context, row: &Row, workload: Workload) -> bool {
     match workload {
         Workload::Ycsb(w) => c.wants("ycsb") || c.wants(&format!("ycsb-{}", w.name())),
-        _ => c.wants("fillrandom"),
+        _ => c.wants("fillrandom") || c.wants(&format!("fillrandom-{}", row.name)),
     }
 }
 
@@ -334,10 +352,10 @@ fn fill_ops(r: &RunResult) -> f64 {
     r.phases.last().map_or(0.0, |p| p.ops_per_sec)
 }
 
-fn fillrandom(set: &mut ResultSet, fills: &[Option<RunResult>]) {
+fn fillrandom(set: &mut ResultSet, fills: &[Option<RunResult>], asked: &[bool]) {
     let ll = fills[4].as_ref().map(fill_ops);
     let mut rows = Vec::new();
-    for (row, r) in ROWS.iter().zip(fills) {
+    for ((row, r), _) in ROWS.iter().zip(fills).zip(asked).filter(|(_, &asked)| asked) {
         let Some(r) = r else {
             let mut cells = vec![Cell::Text(row.name.into()), Cell::Text(row.about.into())];
             cells.extend((0..11).map(|_| failed()));
@@ -620,7 +638,7 @@ mod tests {
         let mut fills: Vec<Option<RunResult>> = vec![Some(r.clone()); ROWS.len()];
         fills[2] = None; // LS
         let mut set = ResultSet::default();
-        fillrandom(&mut set, &fills);
+        fillrandom(&mut set, &fills, &[true; ROWS.len()]);
         ycsb_table(&mut set, &[YcsbWorkload::A], &[Some(r), None]);
         let table = |name: &str| set.tables.iter().find(|t| t.name.starts_with(name)).unwrap();
         let text = |c: &Cell| match c {
@@ -658,6 +676,11 @@ mod tests {
         assert_eq!(keys(&["ycsb"]).len(), 2 * YcsbWorkload::ALL.len());
         assert_eq!(keys(&["fillrandom", "ycsb-f"]).len(), ROWS.len() + 2);
         let none = Runs { results: Default::default(), failed: Default::default() };
+        assert_eq!(keys(&["fillrandom-LL", "fillrandom-GC"]), ["fillrandom GC", "fillrandom LL"]);
+        let two = ZnsLl.report(&c(&["fillrandom-LL", "fillrandom-GC"]), &none).unwrap();
+        let fill = two.tables.iter().find(|t| t.name.starts_with("fillrandom:")).expect("the fillrandom table");
+        let rows: Vec<String> = fill.rows.iter().map(|r| format!("{:?}", r[0])).collect();
+        assert_eq!(rows, [r#"Text("GC")"#, r#"Text("LL")"#], "the rows asked for, and no others");
         let set = ZnsLl.report(&c(&["ycsb-c", "ycsb-load"]), &none).unwrap();
         let names: Vec<&str> = set.tables.iter().map(|t| t.name.as_str()).collect();
         assert!(names.iter().all(|n| !n.starts_with("fillrandom") && *n != "beside the paper"), "{names:?}");
