@@ -9,9 +9,7 @@ use std::time::Instant;
 
 use flashsim::{FlashReport, Lane, SimClock, ZonedSsd};
 use serde::{Deserialize, Serialize};
-use storage::{
-    Fs, HostWriteStats, MemFs, PageCacheConfig, PageCacheStats, PosixFs, SimFs, SimFsOptions, ZoneFs, ZoneReport,
-};
+use storage::{Fs, HostWriteStats, MemFs, PageCacheStats, PosixFs, SimFs, SimFsOptions, ZoneFs, ZoneReport};
 
 use crate::error::{LabError, Result};
 use crate::kv_device::SharedKvSsd;
@@ -44,13 +42,13 @@ impl Stack {
             FsKind::Sim => {
                 let clock = SimClock::new();
                 let fs = SimFs::format(a.block_ssd()?, clock.clone(), SimFsOptions::default())?;
-                fs.set_page_cache(PageCacheConfig::with_capacity(a.page_cache.0))?;
+                fs.set_page_cache(a.page_cache_config())?;
                 (Arc::new(fs.clone()), Backend::Sim(fs), Some(clock))
             }
             FsKind::Zone => {
                 let clock = SimClock::new();
                 let fs = ZoneFs::format(ZonedSsd::new(a.zoned_config()?)?, clock.clone(), a.zone_fs_options())?;
-                fs.set_page_cache(PageCacheConfig::with_capacity(a.page_cache.0))?;
+                fs.set_page_cache(a.page_cache_config())?;
                 (Arc::new(fs.clone()), Backend::Zone(fs), Some(clock))
             }
             FsKind::Mem => (Arc::new(MemFs::new()), Backend::Mem, None),

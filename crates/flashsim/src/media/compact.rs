@@ -1,9 +1,8 @@
 //! Page contents in RAM with their runs of zero bytes left out ([`DataMode::Compact`]).
 //!
-//! A page is cut into [`GRANULE`]-byte granules and kept as its runs of granules that hold a
-//! non-zero byte, each as `first granule (u16) | granules (u16) | bytes`; a page of zeros keeps
-//! no bytes at all. Reading a page writes zeros and copies the runs back: the bytes read are
-//! exactly the bytes programmed, whatever they are.
+//! A page is kept as its runs of non-zero bytes (`crate::zero_runs`); a page of zeros keeps no
+//! bytes at all. Reading a page writes zeros and copies the runs back: the bytes read are exactly
+//! the bytes programmed, whatever they are.
 //!
 //! Why: the paper-scale key-value SSD runs write tens of GB of values that no one reads back for
 //! their content (the repro measures counts and times). With the lab's zero values
@@ -14,12 +13,7 @@
 //!
 //! [`DataMode::Compact`]: super::DataMode::Compact
 
-/// Bytes per granule: small enough that a record's header and key cost little more than their own
-/// bytes, large enough that the scan and the run headers stay cheap.
-pub const GRANULE: usize = 64;
-
-/// Bytes of a run's header: its first granule and its length in granules, u16 each.
-const RUN_HEADER: usize = 4;
+use crate::zero_runs::{decode, encode, GRANULE};
 
 pub(crate) struct CompactPages {
     page_size: usize,
@@ -77,108 +71,10 @@ impl CompactPages {
     }
 }
 
-/// The runs of non-zero granules of `page` (`runs`: scratch space).
-fn encode(page: &[u8], runs: &mut Vec<(usize, usize)>) -> Box<[u8]> {
-    let granules = page.len().div_ceil(GRANULE);
-    let zero = |g: usize| is_zero(&page[g * GRANULE..((g + 1) * GRANULE).min(page.len())]);
-    // Sized once: a first pass finds the runs, so the output is allocated exactly (this is on the
-    // path of every page programmed, and reallocation was a large part of its cost).
-    runs.clear();
-    let mut g = 0;
-    while g < granules {
-        if zero(g) {
-            g += 1;
-            continue;
-        }
-        let first = g;
-        while g < granules && !zero(g) {
-            g += 1;
-        }
-        runs.push((first, g));
-    }
-    let len = runs.iter().map(|&(a, b)| RUN_HEADER + (b * GRANULE).min(page.len()) - a * GRANULE).sum();
-    let mut out = Vec::with_capacity(len);
-    for &(first, end) in runs.iter() {
-        // Both fit a u16: a page has at most 65,536 granules, and a run of all of them starts at 0
-        // (its length is kept minus one).
-        out.extend_from_slice(&(first as u16).to_le_bytes());
-        out.extend_from_slice(&((end - first - 1) as u16).to_le_bytes());
-        out.extend_from_slice(&page[first * GRANULE..(end * GRANULE).min(page.len())]);
-    }
-    out.into_boxed_slice()
-}
-
-/// Whether every byte of `g` is zero: the OR of its 8-byte words, with no early exit, which the
-/// compiler turns into wide vector operations (a byte-by-byte scan that stops at the first
-/// non-zero byte cannot be, and cost a third of a zero-valued run's time).
-fn is_zero(g: &[u8]) -> bool {
-    // A whole granule has a length the compiler knows, and its loop unrolls into a few vector
-    // ORs; only a page's last, partial granule takes the general loop.
-    if let Ok(full) = <&[u8; GRANULE]>::try_from(g) {
-        return full.chunks_exact(8).fold(0u64, |a, w| a | u64::from_ne_bytes(w.try_into().expect("8 bytes"))) == 0;
-    }
-    let words = g.chunks_exact(8);
-    let tail = words.remainder().iter().fold(0u8, |a, &b| a | b);
-    words.fold(0u64, |a, w| a | u64::from_ne_bytes(w.try_into().expect("8-byte chunk"))) == 0 && tail == 0
-}
-
-/// Writes the page whose runs are `runs` into `buf`.
-fn decode(runs: &[u8], buf: &mut [u8]) {
-    buf.fill(0);
-    let mut at = 0;
-    while at < runs.len() {
-        let first = u16::from_le_bytes([runs[at], runs[at + 1]]) as usize * GRANULE;
-        let granules = u16::from_le_bytes([runs[at + 2], runs[at + 3]]) as usize + 1;
-        let end = (first + granules * GRANULE).min(buf.len());
-        at += RUN_HEADER;
-        buf[first..end].copy_from_slice(&runs[at..at + end - first]);
-        at += end - first;
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn round_trip(page: &[u8]) -> usize {
-        let runs = encode(page, &mut Vec::new());
-        let mut back = vec![0xAA; page.len()];
-        decode(&runs, &mut back);
-        assert_eq!(back, page);
-        runs.len()
-    }
-
-    #[test]
-    fn pages_come_back_byte_for_byte_and_zeros_cost_nothing() {
-        let ps = 16 << 10;
-        assert_eq!(round_trip(&vec![0u8; ps]), 0, "a page of zeros keeps no bytes");
-        let full: Vec<u8> = (0..ps).map(|i| (i % 251) as u8 + 1).collect();
-        assert_eq!(round_trip(&full), ps + RUN_HEADER, "one run of the whole page");
-        // A record header and key at 1,000 and another at 9,000, zeros between: two runs.
-        let mut records = vec![0u8; ps];
-        records[1000..1400].fill(7);
-        records[9000..9010].fill(9);
-        let kept = round_trip(&records);
-        assert!(kept <= 2 * RUN_HEADER + 400 + 10 + 4 * GRANULE, "{kept} bytes kept for 410 non-zero bytes");
-        // Non-zero bytes at both edges, and in the last byte only.
-        let mut edges = vec![0u8; ps];
-        edges[0] = 1;
-        edges[ps - 1] = 2;
-        assert_eq!(round_trip(&edges), 2 * (RUN_HEADER + GRANULE));
-    }
-
-    /// One non-zero byte anywhere, in a whole granule or in a page's last, partial one, is kept
-    /// with its granule and nothing else.
-    #[test]
-    fn a_single_byte_is_found_at_every_offset() {
-        let ps = 1000; // 15 whole granules and a partial one of 40 bytes
-        for at in 0..ps {
-            let mut page = vec![0u8; ps];
-            page[at] = 0x80;
-            let granule = GRANULE.min(ps - at / GRANULE * GRANULE);
-            assert_eq!(round_trip(&page), RUN_HEADER + granule, "byte {at}");
-        }
-    }
+    use crate::zero_runs::{GRANULE, RUN_HEADER};
 
     #[test]
     fn the_store_keeps_moves_and_drops_pages_and_counts_its_bytes() {

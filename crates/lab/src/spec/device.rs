@@ -471,6 +471,16 @@ impl DeviceSpec {
         Ok(self.chip()?.0.page_size)
     }
 
+    /// The host page cache of `page_cache` bytes; its clean pages kept compact when the device
+    /// keeps its pages compact (our choice: a run of zero-valued records then holds their keys
+    /// and headers in memory, in its cache as on its device).
+    pub fn page_cache_config(&self) -> storage::PageCacheConfig {
+        storage::PageCacheConfig {
+            compact: self.store == Store::Compact,
+            ..storage::PageCacheConfig::with_capacity(self.page_cache.0)
+        }
+    }
+
     /// ZoneFs's options (`zone_policy`, `zone_gc`).
     pub fn zone_fs_options(&self) -> ZoneFsOptions {
         let gc = match self.zone_gc {

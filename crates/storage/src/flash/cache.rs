@@ -23,6 +23,11 @@
 //! - **Clones**: the destination's pages in the cloned range hold its old bytes and are dropped;
 //!   with `clone_keeps_pages` (the default) they take the source's cached pages instead.
 //!
+//! - **Compact pages** (`compact`): a clean page is kept as its runs of non-zero bytes, as the
+//!   device's compact store keeps pages (`page_bytes`), so the memory of a cache of zero-valued
+//!   records follows their keys and headers, not the cache's size; a page being appended to is
+//!   whole.
+//!
 //! The cache holds contents and bookkeeping only: the file system (`flash::io`) decides what goes
 //! to the placement and when, and a hit costs no device time (the page's `ready_at`, when a
 //! readahead brought it, is the earliest it can be used).
@@ -31,6 +36,8 @@ use std::collections::{BTreeSet, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 
 use flashsim::Nanos;
+
+use super::page_bytes::PageBytes;
 
 /// Linux's `dirty_background_ratio`: background write-back starts above this share of the cache
 /// (percent).
@@ -55,6 +62,9 @@ pub struct PageCacheConfig {
     /// engine writes the block through the page cache and the device skips its program); off, the
     /// cloned range of the destination is not cached (Linux's FICLONERANGE, which invalidates it).
     pub clone_keeps_pages: bool,
+    /// Clean pages kept as their runs of non-zero bytes (the lab's choice when the device keeps
+    /// its pages compact: zero-valued records).
+    pub compact: bool,
 }
 
 impl PageCacheConfig {
@@ -69,6 +79,7 @@ impl PageCacheConfig {
             dirty_expire: DIRTY_EXPIRE_CENTISECS * 10_000_000,
             readahead_max_bytes: READ_AHEAD_KB << 10,
             clone_keeps_pages: true,
+            compact: false,
         }
     }
 
@@ -163,7 +174,7 @@ impl PageCacheStats {
 struct Slot {
     key: (u64, u64),
     /// The page's bytes from its start: whole, or up to the file's end.
-    data: Vec<u8>,
+    data: PageBytes,
     referenced: bool,
     /// When a readahead that brought the page completes.
     ready_at: Nanos,
@@ -238,6 +249,8 @@ pub struct PageCache {
     slots: Vec<Slot>,
     /// Pages held now.
     cached: usize,
+    /// The encoder's run list, kept between pages (compact pages).
+    runs: Vec<(usize, usize)>,
     free: Vec<usize>,
     hand: usize,
     files: Files,
@@ -257,6 +270,7 @@ impl PageCache {
             capacity_pages,
             slots: Vec::new(),
             cached: 0,
+            runs: Vec::new(),
             free: Vec::new(),
             hand: 0,
             files: Files::default(),
@@ -342,20 +356,28 @@ impl PageCache {
         (s != ABSENT).then_some(s as usize)
     }
 
-    /// The cached bytes of page `page` of `ino` (a hit sets its reference bit), and when they are
-    /// ready.
-    pub fn get(&mut self, ino: u64, page: u64) -> Option<(&[u8], Nanos)> {
+    /// Copies what page `page` of `ino` holds of the file's bytes `buf_at..buf_at + buf.len()`
+    /// into the matching part of `buf`; when the page is cached (a hit sets its reference bit),
+    /// returns when its bytes are ready.
+    pub fn read(&mut self, ino: u64, page: u64, buf: &mut [u8], buf_at: u64) -> Option<Nanos> {
         let s = self.slot_of(ino, page)?;
         let slot = &mut self.slots[s];
         slot.referenced = true;
-        Some((&slot.data, slot.ready_at))
+        let data_at = page * self.page_size;
+        let from = buf_at.max(data_at);
+        let to = (buf_at + buf.len() as u64).min(data_at + slot.data.len() as u64);
+        if from < to {
+            let (b, d) = ((from - buf_at) as usize, (from - data_at) as usize);
+            slot.data.copy_to(d, &mut buf[b..b + (to - from) as usize]);
+        }
+        Some(slot.ready_at)
     }
 
     /// A copy of cached page `page` of `ino` and when it is ready, without touching its reference
     /// bit.
     pub fn peek(&self, ino: u64, page: u64) -> Option<(Vec<u8>, Nanos)> {
         let slot = &self.slots[self.slot_of(ino, page)?];
-        Some((slot.data.clone(), slot.ready_at))
+        Some((slot.data.to_vec(), slot.ready_at))
     }
 
     pub fn contains(&self, ino: u64, page: u64) -> bool {
@@ -393,7 +415,7 @@ impl PageCache {
             return Some(s);
         }
         if self.slots.len() < self.capacity_pages {
-            self.slots.push(Slot { key: (0, 0), data: Vec::new(), referenced: false, ready_at: 0 });
+            self.slots.push(Slot { key: (0, 0), data: PageBytes::default(), referenced: false, ready_at: 0 });
             return Some(self.slots.len() - 1);
         }
         // Two sweeps: the first may only clear reference bits.
@@ -431,8 +453,10 @@ impl PageCache {
         };
         let slot = &mut self.slots[s];
         slot.key = (ino, page);
-        slot.data.clear();
-        slot.data.extend_from_slice(data);
+        slot.data.set(data);
+        if self.cfg.compact {
+            slot.data.compact(&mut self.runs);
+        }
         slot.referenced = false;
         slot.ready_at = ready_at;
         true
@@ -443,11 +467,12 @@ impl PageCache {
     pub fn append_dirty(&mut self, ino: u64, page: u64, path: &str, data: &[u8], now: Nanos) {
         let s = self.slot_of(ino, page).expect("append_dirty: the caller inserted the page");
         let slot = &mut self.slots[s];
+        let bytes = slot.data.whole_mut();
         // A page fills by small appends: room for all of it at once, not growth step by step.
-        if slot.data.capacity() < self.page_size as usize {
-            slot.data.reserve_exact(self.page_size as usize - slot.data.len());
+        if bytes.capacity() < self.page_size as usize {
+            bytes.reserve_exact(self.page_size as usize - bytes.len());
         }
-        slot.data.extend_from_slice(data);
+        bytes.extend_from_slice(data);
         slot.referenced = true;
         let f = self.files.entry(ino).or_default();
         if f.dirty_bytes == 0 {
@@ -460,11 +485,23 @@ impl PageCache {
         self.stats.dirty_peak_bytes = self.stats.dirty_peak_bytes.max(self.dirty_bytes);
     }
 
-    /// Marks `bytes` of `ino`'s dirty suffix (from its start) written back at `now`; what is left
-    /// (a partly filled page) counts as dirtied then.
-    pub fn cleaned(&mut self, ino: u64, bytes: u64, cause: WriteBack, now: Nanos) {
+    /// Marks `bytes` of `ino`'s dirty suffix (from its start, byte `from` of the file) written back
+    /// at `now`; what is left (a partly filled page) counts as dirtied then. In a compact cache the
+    /// whole pages now clean are kept as their runs.
+    pub fn cleaned(&mut self, ino: u64, from: u64, bytes: u64, cause: WriteBack, now: Nanos) {
         let f = self.files.entry(ino).or_default();
         let bytes = bytes.min(f.dirty_bytes);
+        if self.cfg.compact {
+            let ps = self.page_size;
+            for page in from / ps..(from + bytes) / ps {
+                if let Some(s) = self.slot_of(ino, page) {
+                    if self.slots[s].data.len() as u64 == ps {
+                        self.slots[s].data.compact(&mut self.runs);
+                    }
+                }
+            }
+        }
+        let f = self.files.entry(ino).or_default();
         self.dirty.remove(&(f.since, ino));
         f.dirty_bytes -= bytes;
         f.since = now;
@@ -492,7 +529,7 @@ impl PageCache {
             let data = &self.slots[s].data;
             let skip = (at - page * ps) as usize;
             let take = ((from + len - at) as usize).min(data.len() - skip);
-            out.extend_from_slice(&data[skip..skip + take]);
+            data.extend_into(skip, take, out);
             at += take as u64;
         }
     }
@@ -611,7 +648,7 @@ mod tests {
         for p in 0..3 {
             assert!(c.insert(1, p, &[p as u8], 0, &nothing_placed));
         }
-        assert!(c.get(1, 0).is_some());
+        assert!(c.read(1, 0, &mut [], 0).is_some());
         assert!(c.insert(1, 3, &[3], 0, &nothing_placed));
         // Page 0 was referenced: the hand cleared its bit and took page 1.
         assert!(c.contains(1, 0) && !c.contains(1, 1) && c.contains(1, 2) && c.contains(1, 3));
@@ -619,7 +656,7 @@ mod tests {
         // The hand goes on from page 1's slot: page 2 next, unreferenced.
         assert!(c.contains(1, 0) && !c.contains(1, 2));
         assert_eq!(c.stats().evictions, 2);
-        assert_eq!(c.get(1, 0).map(|(d, _)| d.to_vec()), Some(vec![0]));
+        assert_eq!(c.peek(1, 0).map(|(d, _)| d), Some(vec![0]));
     }
 
     #[test]
@@ -633,7 +670,7 @@ mod tests {
         assert!(!c.insert(8, 0, &[0], 0, &nothing_placed), "every page is dirty");
         assert_eq!(c.dirty_files(), vec![7]);
         // Once written back (the placement holds them), they are clean and can go.
-        c.cleaned(7, 2 * PS, WriteBack::Fsync, 9);
+        c.cleaned(7, 0, 2 * PS, WriteBack::Fsync, 9);
         let placed = |_| 2 * PS;
         assert!(c.insert(8, 0, &[0], 0, &placed));
         assert_eq!(c.stats().written_back_fsync, 2 * PS);
@@ -665,11 +702,44 @@ mod tests {
         let mut out = Vec::new();
         c.dirty_data(4, 0, 15, &mut out);
         assert_eq!(out, [[1; 10].as_slice(), &[2; 5]].concat());
-        assert_eq!(c.get(4, 0).map(|(d, _)| d.len()), Some(15));
-        c.cleaned(4, 15, WriteBack::Fsync, 1);
+        assert_eq!(c.peek(4, 0).map(|(d, _)| d.len()), Some(15));
+        c.cleaned(4, 0, 15, WriteBack::Fsync, 1);
         let placed = |_| 15;
         assert!(c.insert(5, 2, &[7; 3], 0, &placed), "the clean page is evicted for this one");
-        assert_eq!(c.get(5, 2).map(|(d, _)| d.to_vec()), Some(vec![7; 3]));
+        assert_eq!(c.peek(5, 2).map(|(d, _)| d), Some(vec![7; 3]));
+    }
+
+    /// A compact cache reads back what a whole one does, keeps its clean whole pages as runs, and
+    /// takes appends to a page it had compacted.
+    #[test]
+    fn a_compact_cache_reads_back_the_same_bytes() {
+        let mut c = PageCache::new(PageCacheConfig { compact: true, ..PageCacheConfig::with_capacity(8 * PS) }, PS);
+        // Records of a 16-byte key and a zero value, as the lab writes them.
+        let file: Vec<u8> =
+            (0..3 * PS as usize + 100).map(|i| if i % 528 < 16 { (i % 251) as u8 + 1 } else { 0 }).collect();
+        for (p, chunk) in file.chunks(PS as usize).enumerate() {
+            c.insert(1, p as u64, &[], 0, &nothing_placed);
+            c.append_dirty(1, p as u64, "f", chunk, 0);
+        }
+        let mut out = Vec::new();
+        c.dirty_data(1, 0, file.len() as u64, &mut out);
+        assert_eq!(out, file);
+        c.cleaned(1, 0, 3 * PS, WriteBack::Fsync, 1);
+        let runs = c.slots.iter().filter(|s| matches!(s.data, PageBytes::Runs { .. })).count();
+        assert_eq!(runs, 3, "the three whole clean pages are compact, the partial dirty one whole");
+        for (from, len) in [(0, file.len()), (10, 5000), (4090, 20), (3 * PS as usize, 100)] {
+            let mut buf = vec![0xEE; len];
+            for p in from as u64 / PS..=(from + len - 1) as u64 / PS {
+                assert!(c.read(1, p, &mut buf, from as u64).is_some());
+            }
+            assert_eq!(buf, &file[from..from + len], "bytes {from}..{}", from + len);
+        }
+        // A partial page read in is compact; appending to it (a file's tail the cache had
+        // evicted) makes it whole again.
+        assert!(c.insert(2, 0, &[1, 0, 0, 2], 0, &|_| 4));
+        assert!(matches!(c.slots[c.slot_of(2, 0).unwrap()].data, PageBytes::Runs { .. }));
+        c.append_dirty(2, 0, "g", &[0, 42], 2);
+        assert_eq!(c.peek(2, 0).map(|(d, _)| d), Some(vec![1, 0, 0, 2, 0, 42]));
     }
 
     #[test]

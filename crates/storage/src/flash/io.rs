@@ -96,8 +96,7 @@ pub(super) fn read<P: Placement>(
     let mut ready = clock.now();
     // Hits first: fetching the misses may evict them.
     for p in first..=last {
-        if let Some((data, at)) = st.cache.get(ino, p) {
-            copy_page(buf, offset, p * ps, data);
+        if let Some(at) = st.cache.read(ino, p, buf, offset) {
             ready = ready.max(at);
             st.cache.stats_mut().hits += 1;
         }
@@ -202,7 +201,7 @@ pub(super) fn write_back<P: Placement>(
     let done = P::append(st, clock, ino, &path, &data, Origin::WriteBack);
     st.write_back_buf = data;
     done?;
-    st.cache.cleaned(ino, end - placed, cause, clock.now());
+    st.cache.cleaned(ino, placed, end - placed, cause, clock.now());
     Ok(())
 }
 

@@ -26,6 +26,7 @@ mod io;
 mod journal;
 mod meta_codec;
 pub(crate) mod namespace;
+mod page_bytes;
 mod page_header;
 mod placement;
 mod records;
