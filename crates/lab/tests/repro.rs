@@ -178,7 +178,10 @@ fn unknown_parts_and_scales_are_named() {
     assert!(err.contains("small, paper, tiny"), "{err}");
     let (code, _, err) = flashkv(&["repro", "zns-ll", "--only", "ycsb-g"]);
     assert_eq!(code, 2);
-    assert!(err.contains("ycsb-g") && err.contains("fillrandom, ycsb, ycsb-load"), "{err}");
+    assert!(
+        err.contains("ycsb-g") && err.contains("fillrandom, fillrandom-BL") && err.contains("ycsb, ycsb-load"),
+        "{err}"
+    );
     let (code, _, err) = flashkv(&["repro", "plsc", "--only", "gets"]);
     assert_eq!(code, 2);
     assert!(err.contains("--only") && err.contains("plsc"), "{err}");
