@@ -22,7 +22,6 @@
 //!   they ask for.
 //! - **Clones**: the destination's pages in the cloned range hold its old bytes and are dropped;
 //!   with `clone_keeps_pages` (the default) they take the source's cached pages instead.
-//!
 //! - **Compact pages** (`compact`): a clean page is kept as its runs of non-zero bytes, as the
 //!   device's compact store keeps pages (`page_bytes`), so the memory of a cache of zero-valued
 //!   records follows their keys and headers, not the cache's size; a page being appended to is
