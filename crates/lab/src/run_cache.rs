@@ -116,7 +116,18 @@ fn build_digest() -> Result<String, CacheError> {
         source: e,
     })?;
     let bytes = fs::read(&exe).map_err(|e| CacheError::Io { path: exe, what: "read", source: e })?;
-    Ok(format!("{:016x}-{}", fnv1a(&bytes), bytes.len()))
+    Ok(format!("{:016x}-{}", fnv1a_words(&bytes), bytes.len()))
+}
+
+/// FNV-1a's steps over 8-byte words, then the last bytes one by one: a binary of tens of MB is
+/// hashed on every start, and a byte at a time took a tenth of a second of it.
+fn fnv1a_words(bytes: &[u8]) -> u64 {
+    let words = bytes.chunks_exact(8);
+    let tail = words.remainder();
+    let h = words.fold(0xcbf2_9ce4_8422_2325u64, |h, w| {
+        (h ^ u64::from_le_bytes(w.try_into().expect("8 bytes"))).wrapping_mul(0x0000_0100_0000_01b3)
+    });
+    tail.iter().fold(h, |h, &b| (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3))
 }
 
 /// 64-bit FNV-1a.
