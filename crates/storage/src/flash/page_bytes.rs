@@ -50,9 +50,7 @@ impl PageBytes {
     /// The page whole, to append to (a compact page is decoded first).
     pub fn whole_mut(&mut self) -> &mut Vec<u8> {
         if let PageBytes::Runs { runs, len } = self {
-            let mut v = vec![0u8; *len];
-            zero_runs::decode(runs, &mut v);
-            *self = PageBytes::Whole(v);
+            *self = PageBytes::Whole(zero_runs::decode_to_vec(runs, *len));
         }
         match self {
             PageBytes::Whole(v) => v,
