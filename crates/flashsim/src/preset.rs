@@ -24,7 +24,7 @@
 
 use crate::error::{FlashError, Result};
 use crate::geometry::Geometry;
-use crate::ssd::GcDestination;
+use crate::ssd::{GcDestination, SsdConfig};
 use crate::timing::Timing;
 
 /// Fewest blocks per plane that scaling aims to keep.
@@ -116,6 +116,20 @@ impl Preset {
     /// The preset's geometry resized to `capacity` bytes of raw NAND (see the module docs).
     pub fn geometry_with_capacity(self, capacity: u64) -> Result<Geometry> {
         scale(self.geometry(), capacity)
+    }
+}
+
+/// Kept with the presets, so that the configuration does not depend on them.
+impl SsdConfig {
+    /// A preset's device at `capacity` raw bytes (or the preset's own size), with defaults for the rest.
+    pub fn from_preset(preset: Preset, capacity: Option<u64>) -> Result<SsdConfig> {
+        let geometry = match capacity {
+            Some(c) => preset.geometry_with_capacity(c)?,
+            None => preset.geometry(),
+        };
+        let mut cfg = SsdConfig::new(geometry, preset.timing());
+        cfg.gc_destination = preset.gc_destination();
+        Ok(cfg)
     }
 }
 

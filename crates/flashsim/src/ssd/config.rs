@@ -7,7 +7,6 @@ use std::sync::Arc;
 use crate::error::{FlashError, Result};
 use crate::geometry::Geometry;
 use crate::media::MediaConfig;
-use crate::preset::Preset;
 use crate::ssd::victim::{CostBenefit, VictimPolicy};
 use crate::timing::Timing;
 
@@ -137,17 +136,6 @@ pub struct SsdConfig {
 }
 
 impl SsdConfig {
-    /// A preset's device at `capacity` raw bytes (or the preset's own size), with defaults for the rest.
-    pub fn from_preset(preset: Preset, capacity: Option<u64>) -> Result<SsdConfig> {
-        let geometry = match capacity {
-            Some(c) => preset.geometry_with_capacity(c)?,
-            None => preset.geometry(),
-        };
-        let mut cfg = SsdConfig::new(geometry, preset.timing());
-        cfg.gc_destination = preset.gc_destination();
-        Ok(cfg)
-    }
-
     /// Defaults: 7 % spare, greedy GC spread over the planes, one block of GC reserve for the
     /// device, copyback and multi-plane on, data in memory, page-mapped.
     pub fn new(geometry: Geometry, timing: Timing) -> SsdConfig {

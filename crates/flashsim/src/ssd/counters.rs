@@ -6,12 +6,10 @@
 //! `copybacks`, `remapped_pages`, ...). GC relocations count as NAND programs; remaps program
 //! nothing and only count as `remapped_pages`.
 
-use crate::ftl::Ftl;
 use serde::Serialize;
 
 use crate::media::{CauseReport, FlashCounters, Wear};
 use crate::ssd::remap_log::NvramUsage;
-use crate::ssd::BlockSsd;
 
 /// What the FTL did, apart from NAND operations.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -154,33 +152,6 @@ impl FlashReport {
             effective_spare_factor: spare_factor,
             nvram: NvramUsage::default(),
             ftl,
-        }
-    }
-
-    pub(crate) fn new(ssd: &BlockSsd) -> FlashReport {
-        let ps = ssd.page_size() as u64;
-        let c = ssd.counters();
-        FlashReport {
-            host_write_bytes: c.ftl.host_write_pages * ps,
-            host_read_bytes: c.ftl.host_read_pages * ps,
-            host_trim_bytes: c.ftl.host_trim_pages * ps,
-            flash_program_bytes: c.flash.programs * ps,
-            flash_read_bytes: c.flash.reads * ps,
-            erases: c.flash.erases,
-            gc_copied_pages: c.ftl.gc_copied_pages,
-            copybacks: c.flash.copybacks,
-            remapped_pages: c.ftl.remapped_pages,
-            device_write_amplification: c.write_amplification(),
-            flash_busy_s: c.flash.busy_ns as f64 / 1e9,
-            flash_by_cause: c.flash.by_cause_report(),
-            out_of_order: c.flash.out_of_order,
-            out_of_order_ns: c.flash.out_of_order_ns,
-            head_of_line_ns: c.flash.head_of_line_ns,
-            wear: ssd.wear(),
-            spare_factor: ssd.config().spare_factor,
-            effective_spare_factor: ssd.config().effective_spare_factor(),
-            nvram: ssd.nvram(),
-            ftl: c.ftl,
         }
     }
 }

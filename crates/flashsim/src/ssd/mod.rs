@@ -251,7 +251,7 @@ impl Ftl for BlockSsd {
 
     /// Everything under the project's accounting names.
     fn report(&self) -> FlashReport {
-        FlashReport::new(self)
+        flash_report(self)
     }
 
     /// NVRAM the remap log occupies.
@@ -376,5 +376,33 @@ impl Ftl for BlockSsd {
 
     fn design_spare_factor(&self) -> f64 {
         self.cfg.spare_factor
+    }
+}
+
+/// The report of a block SSD: its FTL's counts beside its media's.
+fn flash_report(ssd: &BlockSsd) -> FlashReport {
+    let ps = ssd.page_size() as u64;
+    let c = ssd.counters();
+    FlashReport {
+        host_write_bytes: c.ftl.host_write_pages * ps,
+        host_read_bytes: c.ftl.host_read_pages * ps,
+        host_trim_bytes: c.ftl.host_trim_pages * ps,
+        flash_program_bytes: c.flash.programs * ps,
+        flash_read_bytes: c.flash.reads * ps,
+        erases: c.flash.erases,
+        gc_copied_pages: c.ftl.gc_copied_pages,
+        copybacks: c.flash.copybacks,
+        remapped_pages: c.ftl.remapped_pages,
+        device_write_amplification: c.write_amplification(),
+        flash_busy_s: c.flash.busy_ns as f64 / 1e9,
+        flash_by_cause: c.flash.by_cause_report(),
+        out_of_order: c.flash.out_of_order,
+        out_of_order_ns: c.flash.out_of_order_ns,
+        head_of_line_ns: c.flash.head_of_line_ns,
+        wear: ssd.wear(),
+        spare_factor: ssd.config().spare_factor,
+        effective_spare_factor: ssd.config().effective_spare_factor(),
+        nvram: ssd.nvram(),
+        ftl: c.ftl,
     }
 }

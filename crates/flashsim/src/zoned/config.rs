@@ -12,7 +12,7 @@ use crate::geometry::Geometry;
 use crate::media::MediaConfig;
 use crate::preset::Preset;
 use crate::timing::Timing;
-use crate::zoned::layout::Layout;
+use crate::zoned::layout::{bytes, Layout};
 
 /// Everything that defines a simulated ZNS SSD.
 #[derive(Clone, Debug)]
@@ -107,22 +107,6 @@ impl ZonedConfig {
             }
         }
         Ok(())
-    }
-}
-
-/// `10.0 MiB`: a size in the unit that keeps it readable.
-pub(crate) fn bytes(b: u64) -> String {
-    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
-    let mut v = b as f64;
-    let mut unit = 0;
-    while v >= 1024.0 && unit + 1 < UNITS.len() {
-        v /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 {
-        format!("{b} B")
-    } else {
-        format!("{v:.1} {}", UNITS[unit])
     }
 }
 

@@ -55,7 +55,7 @@ impl Layout {
     pub fn new(geo: &Geometry, zone_blocks: u64) -> Result<Layout> {
         let planes = geo.total_planes() as u64;
         let invalid = |reason: String| Err(FlashError::InvalidConfig { field: "zone_size", reason });
-        let block = super::config::bytes(geo.block_bytes());
+        let block = bytes(geo.block_bytes());
         if zone_blocks == 0 {
             return invalid(format!("a zone needs at least one {block} erase block"));
         }
@@ -132,6 +132,22 @@ impl Layout {
     /// The zone's logical page number on the device, written to each page's OOB as its owner.
     pub fn lba(&self, zone: u32, page: u64) -> u32 {
         (zone as u64 * self.zone_pages + page) as u32
+    }
+}
+
+/// `10.0 MiB`: a size in the unit that keeps it readable.
+pub(crate) fn bytes(b: u64) -> String {
+    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
+    let mut v = b as f64;
+    let mut unit = 0;
+    while v >= 1024.0 && unit + 1 < UNITS.len() {
+        v /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{b} B")
+    } else {
+        format!("{v:.1} {}", UNITS[unit])
     }
 }
 

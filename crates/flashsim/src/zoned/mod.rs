@@ -32,9 +32,10 @@
 mod config;
 mod layout;
 mod state;
+mod zone_state;
 
 pub use config::ZonedConfig;
-pub use state::ZoneState;
+pub use zone_state::ZoneState;
 
 use serde::Serialize;
 

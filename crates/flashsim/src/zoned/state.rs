@@ -30,47 +30,8 @@
 //! - Read Only and Offline are entered by the device only (fault injection: `fail_zone`), from any
 //!   state, releasing the zone's resources.
 
-use std::fmt;
-
-use serde::Serialize;
-
 use crate::error::{FlashError, Result};
-
-/// The state of a zone (NVMe ZNS names).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-pub enum ZoneState {
-    Empty,
-    ImplicitlyOpened,
-    ExplicitlyOpened,
-    Closed,
-    Full,
-    ReadOnly,
-    Offline,
-}
-
-impl ZoneState {
-    pub fn is_open(self) -> bool {
-        matches!(self, ZoneState::ImplicitlyOpened | ZoneState::ExplicitlyOpened)
-    }
-
-    pub fn is_active(self) -> bool {
-        self.is_open() || self == ZoneState::Closed
-    }
-}
-
-impl fmt::Display for ZoneState {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            ZoneState::Empty => "Empty",
-            ZoneState::ImplicitlyOpened => "Implicitly Opened",
-            ZoneState::ExplicitlyOpened => "Explicitly Opened",
-            ZoneState::Closed => "Closed",
-            ZoneState::Full => "Full",
-            ZoneState::ReadOnly => "Read Only",
-            ZoneState::Offline => "Offline",
-        })
-    }
-}
+use crate::zoned::zone_state::ZoneState;
 
 /// One zone's state. `finished` and `failed` are the device's persistent zone descriptor bits;
 /// everything else is rebuilt from the media after a power cut.
