@@ -7,39 +7,7 @@
 //! remapped block from a rewritten one. Any other error is returned as is.
 
 use crate::error::{FsError, Result};
-use crate::fs::{Fs, RandomAccessFile};
-
-/// How many bytes a clone-or-copy shared (no data written) and how many it had to copy.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct CloneOutcome {
-    /// Bytes placed by sharing extents (reflink, device remap).
-    pub cloned_bytes: u64,
-    /// Bytes placed by reading and writing them again.
-    pub copied_bytes: u64,
-}
-
-impl CloneOutcome {
-    /// All `len` bytes were shared.
-    pub fn cloned(len: u64) -> CloneOutcome {
-        CloneOutcome { cloned_bytes: len, copied_bytes: 0 }
-    }
-
-    /// All `len` bytes were copied.
-    pub fn copied(len: u64) -> CloneOutcome {
-        CloneOutcome { cloned_bytes: 0, copied_bytes: len }
-    }
-
-    /// Adds another outcome's counts to this one.
-    pub fn add(&mut self, other: CloneOutcome) {
-        self.cloned_bytes += other.cloned_bytes;
-        self.copied_bytes += other.copied_bytes;
-    }
-
-    /// Total bytes placed.
-    pub fn total(&self) -> u64 {
-        self.cloned_bytes + self.copied_bytes
-    }
-}
+use crate::fs::{CloneOutcome, Fs, RandomAccessFile};
 
 /// Size of the chunks the copy fallback reads and appends, so a large range never sits in memory whole.
 const COPY_CHUNK: u64 = 1 << 20;

@@ -5,7 +5,7 @@
 //! host errors onto the specific variants (`ENOENT` -> [`FsError::NotFound`], `ENOSPC` -> [`FsError::NoSpace`], ...)
 //! and keep [`FsError::Io`] for the rest.
 
-use crate::fault::IoClass;
+use crate::io_class::IoClass;
 
 /// `std::result::Result` with [`FsError`].
 pub type Result<T> = std::result::Result<T, FsError>;

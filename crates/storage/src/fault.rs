@@ -22,32 +22,11 @@ use std::sync::{Arc, Mutex};
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64;
 
-use crate::clone::CloneOutcome;
 use crate::error::{FsError, Result};
+use crate::fs::CloneOutcome;
 use crate::fs::{FileLock, Fs, RandomAccessFile, WritableFile, WriteHint};
+use crate::io_class::IoClass;
 use crate::lock_unpoisoned as lock;
-
-/// The class of an I/O operation, for fault injection.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum IoClass {
-    /// Reads of file data.
-    Read,
-    /// Appends, flushes and clones.
-    Write,
-    /// File and directory syncs.
-    Sync,
-    /// Namespace operations and opens.
-    Metadata,
-}
-
-impl IoClass {
-    /// All classes, in index order.
-    pub const ALL: [IoClass; 4] = [IoClass::Read, IoClass::Write, IoClass::Sync, IoClass::Metadata];
-
-    fn index(self) -> usize {
-        self as usize
-    }
-}
 
 impl fmt::Display for IoClass {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -40,6 +40,7 @@ pub mod flash;
 pub mod fs;
 pub mod history;
 pub mod host_writes;
+pub mod io_class;
 #[cfg(target_os = "linux")]
 pub mod loop_xfs;
 pub mod mem;
@@ -47,16 +48,17 @@ pub mod path;
 #[cfg(unix)]
 pub mod posix;
 
-pub use clone::{clone_or_copy, CloneOutcome};
+pub use clone::clone_or_copy;
 pub use env::{Env, EnvError, Guard, Signal, Task, Worker};
 pub use error::{FsError, Result};
-pub use fault::{FaultFs, FaultStats, IoClass};
+pub use fault::{FaultFs, FaultStats};
 pub use flash::block::{SimFs, SimFsOptions};
 pub use flash::cache::{PageCacheConfig, PageCacheStats};
 pub use flash::zone::{self as zone, AllocPolicy, GcOptions, ZoneClass, ZoneFs, ZoneFsOptions, ZoneReport};
 pub use flash::FlashFs;
-pub use fs::{read_all, write_all, FileLock, Fs, RandomAccessFile, WritableFile, WriteHint};
+pub use fs::{read_all, write_all, CloneOutcome, FileLock, Fs, RandomAccessFile, WritableFile, WriteHint};
 pub use host_writes::HostWriteStats;
+pub use io_class::IoClass;
 pub use mem::{MemFs, MemFsBuilder, MemStats};
 #[cfg(unix)]
 pub use posix::PosixFs;

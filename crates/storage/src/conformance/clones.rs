@@ -5,8 +5,9 @@
 use std::sync::Arc;
 
 use super::{assert_same, ok, pattern, put, read};
-use crate::clone::{clone_or_copy, CloneOutcome};
+use crate::clone::clone_or_copy;
 use crate::error::{FsError, Result};
+use crate::fs::CloneOutcome;
 use crate::fs::{Fs, WriteHint};
 
 /// Clones (or copies where unsupported, checking the error), then checks independence of the two files.

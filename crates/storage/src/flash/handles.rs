@@ -8,8 +8,9 @@ use std::sync::Arc;
 
 use super::io::{self, Mode};
 use super::{CloneSpan, Placement, Shared};
-use crate::clone::{check_alignment, check_ranges, CloneOutcome};
+use crate::clone::{check_alignment, check_ranges};
 use crate::error::{FsError, Result};
+use crate::fs::CloneOutcome;
 use crate::fs::{FileLock, RandomAccessFile, WritableFile};
 
 pub(super) struct FlashWriter<P: Placement> {

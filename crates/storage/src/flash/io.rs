@@ -11,8 +11,7 @@
 use flashsim::{Nanos, SimClock, Wait};
 
 use super::cache::WriteBack;
-use super::placement::{CloneSpan, FileInode, Origin, Placement};
-use super::state::{Shared, State};
+use super::state::{CloneSpan, FileInode, Origin, Placement, Shared, State};
 use crate::error::{FsError, Result};
 
 /// How a handle meets the page cache.

@@ -28,7 +28,6 @@ mod meta_codec;
 pub(crate) mod namespace;
 mod page_bytes;
 mod page_header;
-mod placement;
 mod records;
 mod state;
 pub mod zone;
@@ -48,8 +47,8 @@ use crate::path;
 use cache::{PageCache, PageCacheConfig, PageCacheStats, WriteBack};
 use handles::{FlashLock, FlashReader, FlashWriter};
 use io::Mode;
-pub(crate) use placement::{CloneSpan, FileInode, Origin, Placement};
 use records::Record;
+pub(crate) use state::{CloneSpan, FileInode, Origin, Placement};
 use state::{Shared, State};
 
 pub use block::SimFs;

@@ -1,10 +1,12 @@
 //! The state behind a flash file system's lock, whatever the placement: the device, the journal
 //! and the durable state, the namespace and the inodes, the page cache, locks and host-write
-//! statistics; and what
-//! is written once for every placement: mounting from the durable state, the namespace helpers,
-//! dropping inodes no name holds, and journal commits.
+//! statistics; what is written once for every placement: mounting from the durable state, the
+//! namespace helpers, dropping inodes no name holds, and journal commits; and the interface a
+//! placement implements over that state ([`Placement`]; sealed: the module is private, so only
+//! this crate's placements implement it). The two are one file because each names the other.
 
 use std::collections::BTreeMap;
+use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
@@ -14,12 +16,94 @@ use crate::env::Guard;
 
 use super::cache::{PageCache, PageCacheConfig};
 use super::namespace::Namespace;
-use super::placement::{FileInode, Placement};
-use super::records::{DurableMeta, Record};
+use super::records::{DurableInode, DurableMeta, MapItem, Record};
 use crate::error::{FsError, Result};
+use crate::fs::CloneOutcome;
 use crate::fs::WriteHint;
 use crate::host_writes::HostWriteStats;
 use crate::path;
+
+/// What an inode of a placement keeps: its hint and length, and whatever maps its bytes.
+pub trait FileInode: Send + 'static {
+    fn new(hint: WriteHint) -> Self;
+    fn len(&self) -> u64;
+    fn hint(&self) -> WriteHint;
+}
+
+/// Where a flash file system puts a file's bytes: the device below, the journal's layout on it,
+/// the map of each inode, and the operations that move bytes between files and the device.
+pub trait Placement: Sized + Send + 'static {
+    type Device: Send;
+    type Journal: Send;
+    type Item: MapItem;
+    type Inode: FileInode;
+    /// The file system's name (`Debug`).
+    const NAME: &'static str;
+    /// Whether `clone_range` shares pages rather than failing with `Unsupported`.
+    const CLONES: bool;
+
+    /// Power loss on the device: it drops its volatile state and recovers.
+    fn power_cut(dev: &mut Self::Device);
+    /// Reads the journal from the device: the durable state.
+    fn recover(st: &mut State<Self>, clock: &SimClock) -> Result<DurableMeta<Self::Item>>;
+    /// Before the durable inodes are restored: forgets what the placement knew.
+    fn begin_load(st: &mut State<Self>);
+    /// Takes the durable map of a reachable inode back.
+    fn restore_inode(
+        st: &mut State<Self>,
+        clock: &SimClock,
+        ino: u64,
+        durable: DurableInode<Self::Item>,
+    ) -> Result<Self::Inode>;
+    /// After the inodes: frees what no inode holds (trims pages, resets zones).
+    fn end_load(st: &mut State<Self>, clock: &SimClock) -> Result<()>;
+    /// Writes `records` (already applied to `st.meta`) to the journal; returns when durable.
+    fn write_journal(st: &mut State<Self>, at: Nanos, records: &[Record<Self::Item>]) -> Result<Nanos>;
+    /// Frees what a dropped inode held.
+    fn release_inode(st: &mut State<Self>, ino: u64, inode: Self::Inode, at: Nanos);
+
+    fn append(st: &mut State<Self>, clock: &SimClock, ino: u64, path: &str, data: &[u8], from: Origin) -> Result<()>;
+    /// Makes the file's bytes durable (the caller checked the epoch; the placement locks).
+    fn sync(fs: &Shared<Self>, ino: u64, path: &str, epoch: u64) -> Result<()>;
+    /// Reads `buf.len()` bytes at `offset`, all inside the file's placed bytes (the caller
+    /// checked), issued at the clock's time; returns when the device completes them (the caller
+    /// waits, or not for readahead).
+    fn read(st: &mut State<Self>, clock: &SimClock, ino: u64, path: &str, offset: u64, buf: &mut [u8])
+        -> Result<Nanos>;
+    /// `clone_range` on checked arguments.
+    fn clone_range(st: &mut State<Self>, clock: &SimClock, span: &CloneSpan) -> Result<()>;
+    /// `append_cloned` on checked arguments (`span.dst_offset` is the end of `dst`): a clone
+    /// where the placement can.
+    fn append_cloned(st: &mut State<Self>, clock: &SimClock, span: &CloneSpan) -> Result<CloneOutcome> {
+        Self::clone_range(st, clock, span)?;
+        Ok(CloneOutcome::cloned(span.len))
+    }
+    /// A writer of `ino` closed.
+    fn close(st: &mut State<Self>, clock: &SimClock, ino: u64);
+    /// The placement's fields in `Debug` output.
+    fn debug_fields(st: &State<Self>, f: &mut fmt::DebugStruct<'_, '_>);
+}
+
+/// Who hands a placement bytes to append.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// A handle with no page cache in the way (none configured, or direct I/O): the placement
+    /// gathers the bytes as it would on its own (a zoned file a stripe of pages at a time).
+    Handle,
+    /// The page cache writing back: its whole pages go to the device at once.
+    WriteBack,
+}
+
+/// A clone whose arguments were checked (paths, alignment, ranges, two different files): `len`
+/// bytes of `src` at `src_offset` to `dst` at `dst_offset`, each file as its inode and path.
+#[derive(Debug, Clone, Copy)]
+pub struct CloneSpan<'a> {
+    pub src: (u64, &'a str),
+    pub src_offset: u64,
+    pub dst: (u64, &'a str),
+    pub dst_offset: u64,
+    pub len: u64,
+}
 
 pub struct State<P: Placement> {
     pub(crate) dev: P::Device,

@@ -7,8 +7,9 @@ use std::sync::Arc;
 
 use super::namespace::Node;
 use super::Shared;
-use crate::clone::{check_alignment, CloneOutcome};
+use crate::clone::check_alignment;
 use crate::error::Result;
+use crate::fs::CloneOutcome;
 use crate::fs::{FileLock, RandomAccessFile, WritableFile};
 use crate::lock_unpoisoned as lock;
 

@@ -9,8 +9,9 @@ use std::sync::Arc;
 use bytes::Bytes;
 
 use super::{file_len, open_file, Shared};
-use crate::clone::{check_alignment, check_ranges, copy_range, CloneOutcome};
+use crate::clone::{check_alignment, check_ranges, copy_range};
 use crate::error::{FsError, Result};
+use crate::fs::CloneOutcome;
 use crate::fs::{FileLock, RandomAccessFile, WritableFile};
 use crate::path;
 

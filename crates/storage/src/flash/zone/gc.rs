@@ -17,21 +17,10 @@ use flashsim::{HostLabel, SimClock, Wait, ZoneState};
 
 use super::alloc::ZoneClass;
 use super::extent::Extent;
-use super::space::StreamKey;
+use super::state::{GcStep, StreamKey};
 use super::St;
 use crate::error::{FsError, Result};
 use crate::flash::records::Record;
-
-/// Points inside a GC run where [`super::ZoneFs::crash_during_next_gc`] can stop it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GcStep {
-    /// After the first live extent was copied, before the others.
-    AfterFirstCopy,
-    /// After every live extent was copied, before the new map is durable.
-    AfterCopies,
-    /// After the new map is durable, before the victim is reset.
-    AfterCommit,
-}
 
 impl St {
     /// Runs GC while it is due and can make progress.

@@ -39,9 +39,9 @@ mod state;
 
 pub use alloc::{lifetime_diff, AllocPolicy, Choice, CustomAllocator, Lifetime, OpenZone, ZoneAllocator, ZoneClass};
 pub use extent::Extent;
-pub use gc::GcStep;
 pub(crate) use regions::ZoneRegions;
 pub use report::{ZoneFsCounters, ZoneReport, ZoneUsage};
+pub use state::GcStep;
 
 use std::fmt;
 
@@ -52,8 +52,8 @@ use super::meta_codec::Cursor;
 use super::records::{DurableInode, DurableMeta, MapItem, Record};
 use super::state::State;
 use super::{CloneSpan, FlashFs, Origin, Placement, Shared};
-use crate::clone::CloneOutcome;
 use crate::error::{FsError, Result};
+use crate::fs::CloneOutcome;
 pub use state::ZonePlacement;
 
 /// A file system on a simulated ZNS SSD. Cloning shares it.
@@ -252,7 +252,7 @@ impl Placement for ZonePlacement {
 
     /// The inode's extents die, and zones left with nothing live are reset.
     fn release_inode(st: &mut St, ino: u64, inode: extent::Inode, at: Nanos) {
-        st.place.streams.remove(&space::StreamKey::File(ino));
+        st.place.streams.remove(&state::StreamKey::File(ino));
         for e in &inode.extents {
             st.place.zones[e.zone as usize].live -= e.bytes;
         }
@@ -301,7 +301,7 @@ impl Placement for ZonePlacement {
 
     /// Under the lifetime policy the file's stream lets go of its zone (as in ZenFS).
     fn close(st: &mut St, clock: &SimClock, ino: u64) {
-        if let Some(z) = st.place.streams.remove(&space::StreamKey::File(ino)) {
+        if let Some(z) = st.place.streams.remove(&state::StreamKey::File(ino)) {
             // Best effort, as every drop: a zone the device refuses to reset stays as it is.
             let _ = st.reset_if_dead(clock.now(), z);
         }

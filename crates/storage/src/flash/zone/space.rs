@@ -9,22 +9,11 @@ use flashsim::{HostLabel, Nanos, SimClock, ZoneState};
 
 use super::alloc::{Choice, OpenZone, ZoneClass};
 use super::extent::Extent;
-use super::state::ZoneUse;
+use super::state::{StreamKey, ZoneUse};
 use super::St;
 use crate::error::{FsError, Result};
 use crate::flash::{device_error, label};
 use crate::fs::WriteHint;
-
-/// Who appends to a zone.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub(crate) enum StreamKey {
-    /// Every file of a class (shared, per-level and per-window policies).
-    Class(ZoneClass),
-    /// One file (the lifetime policy: a zone is written by one file at a time).
-    File(u64),
-    /// Host GC's copies of a class.
-    Gc(ZoneClass),
-}
 
 impl St {
     /// A zone's state and write pointer (an out-of-range zone reads as Offline and full).

@@ -8,9 +8,7 @@ use flashsim::{Nanos, SimClock, Wait, ZoneState, ZonedSsd};
 
 use super::alloc::{ZoneAllocator, ZoneClass};
 use super::extent::{Extent, Inode};
-use super::gc::GcStep;
 use super::report::ZoneFsCounters;
-use super::space::StreamKey;
 use super::ZoneRegions;
 use super::{St, ZoneFsOptions};
 use crate::error::Result;
@@ -18,6 +16,28 @@ use crate::flash::journal::Journal;
 use crate::flash::records::{DurableInode, DurableMeta};
 use crate::flash::state::State;
 use crate::flash::{corrupt, device_error};
+
+/// Who appends to a zone (`space` keeps each stream's open zone).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) enum StreamKey {
+    /// Every file of a class (shared, per-level and per-window policies).
+    Class(ZoneClass),
+    /// One file (the lifetime policy: a zone is written by one file at a time).
+    File(u64),
+    /// Host GC's copies of a class.
+    Gc(ZoneClass),
+}
+
+/// Points inside a GC run (`gc`) where [`super::ZoneFs::crash_during_next_gc`] can stop it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GcStep {
+    /// After the first live extent was copied, before the others.
+    AfterFirstCopy,
+    /// After every live extent was copied, before the new map is durable.
+    AfterCopies,
+    /// After the new map is durable, before the victim is reset.
+    AfterCommit,
+}
 
 /// What the file system knows of a zone.
 #[derive(Debug, Clone, Copy, Default)]
