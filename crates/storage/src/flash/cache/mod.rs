@@ -15,11 +15,7 @@
 //!   them at `FlashFs::write_back_all` (an unmount). Linux's defaults are the named constants; a
 //!   partly filled last page waits for `fsync`, pressure or the unmount (our choice: writing it
 //!   early would program the page twice on flash).
-//! - **Readahead** (Linux's on-demand readahead, per file): a read that starts a file or continues
-//!   the previous read is sequential; its first miss reads a window of `init(request)` pages, and
-//!   each window grows (×4 while small, then ×2, up to `readahead_max`) when a read reaches its
-//!   marker page, which reads the next window ahead without waiting. Random reads read only what
-//!   they ask for.
+//! - **Readahead**: Linux's on-demand readahead, per file (`readahead`).
 //! - **Clones**: the destination's pages in the cloned range hold its old bytes and are dropped;
 //!   with `clone_keeps_pages` (the default) they take the source's cached pages instead.
 //! - **Compact pages** (`compact`): a clean page is kept as its runs of non-zero bytes, as the
@@ -38,137 +34,14 @@ use flashsim::Nanos;
 
 use super::page_bytes::PageBytes;
 
-/// Linux's `dirty_background_ratio`: background write-back starts above this share of the cache
-/// (percent).
-pub const DIRTY_BACKGROUND_RATIO: u32 = 10;
-/// Linux's `dirty_expire_centisecs`: dirty data older than this is written back (30 s).
-pub const DIRTY_EXPIRE_CENTISECS: u64 = 3000;
-/// Linux's default `read_ahead_kb`: the largest readahead window.
-pub const READ_AHEAD_KB: u64 = 128;
+mod config;
+mod readahead;
 
-/// The size and policy of a page cache.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PageCacheConfig {
-    /// Bytes of file pages the cache holds; 0 turns it off.
-    pub capacity_bytes: u64,
-    /// Dirty pages above this percentage of the cache start background write-back.
-    pub dirty_background_ratio: u32,
-    /// A file whose oldest dirty byte is this old is written back.
-    pub dirty_expire: Nanos,
-    /// The largest readahead window, in bytes (0: no readahead).
-    pub readahead_max_bytes: u64,
-    /// A clone gives the destination the source's cached pages (on: seed 000's remap, where the
-    /// engine writes the block through the page cache and the device skips its program); off, the
-    /// cloned range of the destination is not cached (Linux's FICLONERANGE, which invalidates it).
-    pub clone_keeps_pages: bool,
-    /// Clean pages kept as their runs of non-zero bytes (the lab's choice when the device keeps
-    /// its pages compact: zero-valued records).
-    pub compact: bool,
-}
-
-impl PageCacheConfig {
-    /// No cache: reads and writes go to the placement.
-    pub const OFF: PageCacheConfig = PageCacheConfig::with_capacity(0);
-
-    /// A cache of `capacity_bytes` with Linux's default dirty and readahead settings.
-    pub const fn with_capacity(capacity_bytes: u64) -> PageCacheConfig {
-        PageCacheConfig {
-            capacity_bytes,
-            dirty_background_ratio: DIRTY_BACKGROUND_RATIO,
-            dirty_expire: DIRTY_EXPIRE_CENTISECS * 10_000_000,
-            readahead_max_bytes: READ_AHEAD_KB << 10,
-            clone_keeps_pages: true,
-            compact: false,
-        }
-    }
-
-    pub fn enabled(&self) -> bool {
-        self.capacity_bytes > 0
-    }
-}
-
-impl Default for PageCacheConfig {
-    fn default() -> Self {
-        PageCacheConfig::OFF
-    }
-}
-
-/// Why dirty bytes were handed to the placement.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WriteBack {
-    Fsync,
-    /// Dirty pages passed `dirty_background_ratio`.
-    Background,
-    /// Dirty data older than `dirty_expire`.
-    Expired,
-    /// The cache was full of dirty pages.
-    Pressure,
-    /// A clone reads or replaces the file's bytes on the placement.
-    Clone,
-    /// A direct-I/O read or write of the file (Linux writes a file's dirty range back before
-    /// `O_DIRECT` touches it).
-    Direct,
-    /// Everything, at the end of a run (as an unmount writes back), or before the cache is
-    /// replaced.
-    Unmount,
-}
-
-/// What a page cache did: the `page_cache` of a run's results.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct PageCacheStats {
-    pub capacity_bytes: u64,
-    /// Pages a read found in the cache.
-    pub hits: u64,
-    /// Pages a read (or a write into a page the cache did not hold) fetched from the placement.
-    pub misses: u64,
-    /// Pages readahead fetched beyond what was asked.
-    pub readahead_pages: u64,
-    /// Clean pages evicted to make room.
-    pub evictions: u64,
-    /// Bytes written back, by cause.
-    pub written_back_fsync: u64,
-    pub written_back_background: u64,
-    pub written_back_expired: u64,
-    pub written_back_pressure: u64,
-    pub written_back_clone: u64,
-    pub written_back_direct: u64,
-    pub written_back_unmount: u64,
-    /// Dirty bytes of deleted files, never written.
-    pub dropped_dirty_bytes: u64,
-    /// The most dirty bytes held at once.
-    pub dirty_peak_bytes: u64,
-}
-
-impl PageCacheStats {
-    /// Hits / (hits + misses); `None` before any read.
-    pub fn hit_ratio(&self) -> Option<f64> {
-        let all = self.hits + self.misses;
-        (all > 0).then(|| self.hits as f64 / all as f64)
-    }
-
-    pub fn written_back(&self) -> u64 {
-        self.written_back_fsync
-            + self.written_back_background
-            + self.written_back_expired
-            + self.written_back_pressure
-            + self.written_back_clone
-            + self.written_back_direct
-            + self.written_back_unmount
-    }
-
-    pub(crate) fn add_written_back(&mut self, cause: WriteBack, bytes: u64) {
-        let slot = match cause {
-            WriteBack::Fsync => &mut self.written_back_fsync,
-            WriteBack::Background => &mut self.written_back_background,
-            WriteBack::Expired => &mut self.written_back_expired,
-            WriteBack::Pressure => &mut self.written_back_pressure,
-            WriteBack::Clone => &mut self.written_back_clone,
-            WriteBack::Direct => &mut self.written_back_direct,
-            WriteBack::Unmount => &mut self.written_back_unmount,
-        };
-        *slot += bytes;
-    }
-}
+pub use config::{
+    PageCacheConfig, PageCacheStats, WriteBack, DIRTY_BACKGROUND_RATIO, DIRTY_EXPIRE_CENTISECS, READ_AHEAD_KB,
+};
+pub use readahead::Fetch;
+use readahead::Readahead;
 
 struct Slot {
     key: (u64, u64),
@@ -194,27 +67,6 @@ struct FileState {
     /// The path the dirty bytes were written under, for the placement's errors.
     path: String,
     ra: Readahead,
-}
-
-/// Linux's per-file readahead window (`struct file_ra_state`), in pages.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-struct Readahead {
-    start: u64,
-    size: u64,
-    /// The window's marker page: a read reaching it reads the next window ahead.
-    marker: u64,
-    /// The page after the previous read.
-    next: u64,
-    /// Whether the file was read before (a read at page 0 of a fresh file is sequential).
-    used: bool,
-}
-
-/// The pages a read should fetch from the placement: `wait` before it returns, `ahead` without
-/// waiting (readahead), each as runs of consecutive pages.
-#[derive(Debug, Default, PartialEq, Eq)]
-pub struct Fetch {
-    pub wait: Vec<(u64, u64)>,
-    pub ahead: Vec<(u64, u64)>,
 }
 
 /// Hashes an inode number by one multiplication (Fibonacci hashing): inode numbers are small and
@@ -549,82 +401,6 @@ impl PageCache {
         let expired = |&&(since, _): &&(Nanos, u64)| since.saturating_add(self.cfg.dirty_expire) <= now;
         self.dirty.iter().take_while(expired).map(|&(_, ino)| ino).collect()
     }
-
-    /// What a read of pages `first..=last` of `ino` fetches, given the pages the placement holds
-    /// (`backed`: pages below it have bytes on the placement); updates the file's readahead window.
-    pub fn plan_read(&mut self, ino: u64, first: u64, last: u64, backed: u64) -> Fetch {
-        let max = self.cfg.readahead_max_bytes / self.page_size;
-        let ra = self.files.entry(ino).or_default().ra;
-        // Linux: a read at the file's start, or one that continues the previous read.
-        let sequential = first == 0 || (ra.used && first == ra.next);
-        let missing: Vec<u64> = (first..=last).filter(|&p| !self.contains(ino, p)).collect();
-        let mut fetch = Fetch { wait: runs(&missing), ahead: Vec::new() };
-        let mut new = Readahead { next: last + 1, used: true, ..ra };
-        let req = last - first + 1;
-        if max > 0 && sequential {
-            if !missing.is_empty() {
-                // A miss: a new window from the read, the request included (sync readahead).
-                let size =
-                    if ra.size > 0 && first == ra.next { next_window(ra.size, max) } else { init_window(req, max) };
-                let size = size.max(req);
-                new.start = first;
-                new.size = size;
-                new.marker = first + req;
-                fetch.ahead = self.absent(ino, first + req, first + size, backed);
-            } else if ra.size > 0 && (first..=last).contains(&ra.marker) {
-                // The marker: the next window, ahead (async readahead).
-                let start = ra.start + ra.size;
-                let size = next_window(ra.size, max);
-                new.start = start;
-                new.size = size;
-                new.marker = start;
-                fetch.ahead = self.absent(ino, start, start + size, backed);
-            }
-        }
-        self.files.entry(ino).or_default().ra = new;
-        fetch
-    }
-
-    /// Runs of the pages `from..to` (below `backed`) the cache does not hold.
-    fn absent(&self, ino: u64, from: u64, to: u64, backed: u64) -> Vec<(u64, u64)> {
-        let pages: Vec<u64> = (from..to.min(backed)).filter(|&p| !self.contains(ino, p)).collect();
-        runs(&pages)
-    }
-}
-
-/// Runs `(first, count)` of consecutive pages.
-fn runs(pages: &[u64]) -> Vec<(u64, u64)> {
-    let mut out: Vec<(u64, u64)> = Vec::new();
-    for &p in pages {
-        match out.last_mut() {
-            Some((s, n)) if *s + *n == p => *n += 1,
-            _ => out.push((p, 1)),
-        }
-    }
-    out
-}
-
-/// Linux's first window for a request of `req` pages (`get_init_ra_size`).
-fn init_window(req: u64, max: u64) -> u64 {
-    let r = req.next_power_of_two();
-    if r <= max / 32 {
-        4 * r
-    } else if r <= max / 4 {
-        2 * r
-    } else {
-        max
-    }
-}
-
-/// Linux's next window after one of `cur` pages (`get_next_ra_size`).
-fn next_window(cur: u64, max: u64) -> u64 {
-    if cur < max / 16 {
-        4 * cur
-    } else if cur <= max / 2 {
-        2 * cur
-    } else {
-        max
-    }
 }
 
 #[cfg(test)]
@@ -633,11 +409,11 @@ mod tests {
 
     const PS: u64 = 4096;
 
-    fn cache(pages: u64) -> PageCache {
+    pub(super) fn cache(pages: u64) -> PageCache {
         PageCache::new(PageCacheConfig::with_capacity(pages * PS), PS)
     }
 
-    fn nothing_placed(_: u64) -> u64 {
+    pub(super) fn nothing_placed(_: u64) -> u64 {
         0
     }
 
@@ -757,39 +533,5 @@ mod tests {
         }
         assert!(c.over_background());
         assert_eq!(c.dirty_files(), vec![1, 2], "oldest first");
-    }
-
-    #[test]
-    fn readahead_grows_on_sequential_reads_and_not_on_random_ones() {
-        let mut c = cache(1000);
-        // 128 KiB = 32 pages at most. A first read of page 0: 4 pages (the request and 3 ahead).
-        let f = c.plan_read(1, 0, 0, 1000);
-        assert_eq!(f, Fetch { wait: vec![(0, 1)], ahead: vec![(1, 3)] });
-        for p in 0..4 {
-            c.insert(1, p, &[], 0, &nothing_placed);
-        }
-        // Page 1 is the marker: the next window (8 pages) is read ahead.
-        assert_eq!(c.plan_read(1, 1, 1, 1000), Fetch { wait: vec![], ahead: vec![(4, 8)] });
-        for p in 4..12 {
-            c.insert(1, p, &[], 0, &nothing_placed);
-        }
-        assert_eq!(c.plan_read(1, 2, 3, 1000), Fetch::default());
-        // The marker of the second window: 16 pages, then 32 (the most).
-        assert_eq!(c.plan_read(1, 4, 4, 1000), Fetch { wait: vec![], ahead: vec![(12, 16)] });
-        for p in 12..28 {
-            c.insert(1, p, &[], 0, &nothing_placed);
-        }
-        assert_eq!(c.plan_read(1, 5, 12, 1000), Fetch { wait: vec![], ahead: vec![(28, 32)] });
-        // A random read elsewhere reads what it asks for.
-        assert_eq!(c.plan_read(1, 500, 501, 1000), Fetch { wait: vec![(500, 2)], ahead: vec![] });
-        // Readahead stops at the placed pages.
-        assert_eq!(c.plan_read(2, 0, 1, 3), Fetch { wait: vec![(0, 2)], ahead: vec![(2, 1)] });
-    }
-
-    #[test]
-    fn linux_window_sizes() {
-        // get_init_ra_size and get_next_ra_size with a 32-page maximum.
-        assert_eq!([1, 2, 3, 8, 9, 32].map(|r| init_window(r, 32)), [4, 4, 8, 16, 32, 32]);
-        assert_eq!([1, 2, 4, 16, 17, 32].map(|r| next_window(r, 32)), [4, 4, 8, 32, 32, 32]);
     }
 }
