@@ -40,11 +40,15 @@ impl PageBytes {
         }
     }
 
-    /// The page's bytes become `data`, whole.
+    /// The page's bytes become `data`, whole (a compact page's runs are dropped, not decoded).
     pub fn set(&mut self, data: &[u8]) {
-        let v = self.whole_mut();
-        v.clear();
-        v.extend_from_slice(data);
+        match self {
+            PageBytes::Whole(v) => {
+                v.clear();
+                v.extend_from_slice(data);
+            }
+            PageBytes::Runs { .. } => *self = PageBytes::Whole(data.to_vec()),
+        }
     }
 
     /// The page whole, to append to (a compact page is decoded first).
@@ -115,5 +119,10 @@ mod tests {
         assert_eq!(&p.to_vec()[..4096], &data[..]);
         p.clear();
         assert_eq!(p.len(), 0);
+        // Setting a compact page replaces its runs.
+        p.set(&data);
+        p.compact(&mut Vec::new());
+        p.set(&[5, 0, 6]);
+        assert_eq!(p.to_vec(), vec![5, 0, 6]);
     }
 }

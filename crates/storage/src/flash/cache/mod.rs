@@ -20,8 +20,8 @@
 //!   with `clone_keeps_pages` (the default) they take the source's cached pages instead.
 //! - **Compact pages** (`compact`): a clean page is kept as its runs of non-zero bytes, as the
 //!   device's compact store keeps pages (`page_bytes`), so the memory of a cache of zero-valued
-//!   records follows their keys and headers, not the cache's size; a page being appended to is
-//!   whole.
+//!   records follows their keys and headers, not the cache's size; a partial page (a file's
+//!   tail, which appends fill) is whole.
 //!
 //! The cache holds contents and bookkeeping only: the file system (`flash::io`) decides what goes
 //! to the placement and when, and a hit costs no device time (the page's `ready_at`, when a
@@ -305,7 +305,9 @@ impl PageCache {
         let slot = &mut self.slots[s];
         slot.key = (ino, page);
         slot.data.set(data);
-        if self.cfg.compact {
+        // A partial page is a file's tail, the page the next append lands in: kept whole, it is
+        // not encoded now to be decoded back at that append.
+        if self.cfg.compact && data.len() as u64 == self.page_size {
             slot.data.compact(&mut self.runs);
         }
         slot.referenced = false;
@@ -509,10 +511,14 @@ mod tests {
             }
             assert_eq!(buf, &file[from..from + len], "bytes {from}..{}", from + len);
         }
-        // A partial page read in is compact; appending to it (a file's tail the cache had
-        // evicted) makes it whole again.
+        // A whole page read in is compact; a partial one (a file's tail, which the next append
+        // fills) stays whole, and appending to it keeps the bytes.
+        let full: Vec<u8> = (0..PS).map(|i| (i % 7 == 0) as u8).collect();
+        assert!(c.insert(3, 0, &full, 0, &|_| PS));
+        assert!(matches!(c.slots[c.slot_of(3, 0).unwrap()].data, PageBytes::Runs { .. }));
+        assert_eq!(c.peek(3, 0).map(|(d, _)| d), Some(full));
         assert!(c.insert(2, 0, &[1, 0, 0, 2], 0, &|_| 4));
-        assert!(matches!(c.slots[c.slot_of(2, 0).unwrap()].data, PageBytes::Runs { .. }));
+        assert!(matches!(c.slots[c.slot_of(2, 0).unwrap()].data, PageBytes::Whole(_)));
         c.append_dirty(2, 0, "g", &[0, 42], 2);
         assert_eq!(c.peek(2, 0).map(|(d, _)| d), Some(vec![1, 0, 0, 2, 0, 42]));
     }
