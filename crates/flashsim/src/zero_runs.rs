@@ -15,23 +15,32 @@ pub const RUN_HEADER: usize = 4;
 
 /// The runs of non-zero granules of `page` (`runs`: scratch space).
 pub fn encode(page: &[u8], runs: &mut Vec<(usize, usize)>) -> Box<[u8]> {
-    let granules = page.len().div_ceil(GRANULE);
-    let zero = |g: usize| is_zero(&page[g * GRANULE..((g + 1) * GRANULE).min(page.len())]);
     // Sized once: a first pass finds the runs, so the output is allocated exactly (this is on the
-    // path of every page programmed, and reallocation was a large part of its cost).
+    // path of every page programmed, and reallocation was a large part of its cost). The pass
+    // walks whole granules as fixed-size chunks (no index arithmetic or bounds check per granule:
+    // that took a third of the encoder's time), then the page's last, partial granule if any.
     runs.clear();
+    let mut open: Option<usize> = None;
+    let mut step = |g: usize, non_zero: bool| match (non_zero, open) {
+        (true, None) => open = Some(g),
+        (false, Some(first)) => {
+            runs.push((first, g));
+            open = None;
+        }
+        _ => {}
+    };
+    let mut granules = page.chunks_exact(GRANULE);
     let mut g = 0;
-    while g < granules {
-        if zero(g) {
-            g += 1;
-            continue;
-        }
-        let first = g;
-        while g < granules && !zero(g) {
-            g += 1;
-        }
-        runs.push((first, g));
+    for granule in &mut granules {
+        step(g, !is_zero(granule));
+        g += 1;
     }
+    let tail = granules.remainder();
+    if !tail.is_empty() {
+        step(g, !is_zero(tail));
+        g += 1;
+    }
+    step(g, false);
     let len = runs.iter().map(|&(a, b)| RUN_HEADER + (b * GRANULE).min(page.len()) - a * GRANULE).sum();
     let mut out = Vec::with_capacity(len);
     for &(first, end) in runs.iter() {
