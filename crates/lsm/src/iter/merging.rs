@@ -7,8 +7,8 @@
 //! with the other children would show the older versions below them (or deleted keys) as if they
 //! were current. So once a child fails the merge is invalid and stays so (every later
 //! positioning call too, whatever the children do), and `status()` returns that error; everything
-//! yielded before it was merged from every child. The check costs one `valid()` per step on the
-//! child that moved, and a `status()` only where a child stopped.
+//! yielded before it was merged from every child. The check costs nothing per step: `status()` is
+//! asked only of the child that moved, and only where it stopped.
 
 use std::cmp::Ordering;
 
@@ -40,6 +40,12 @@ impl MergingIterator {
         self.error.is_some()
     }
 
+    /// Stops the merge at `e`.
+    fn fail(&mut self, e: Error) {
+        self.error.get_or_insert(e);
+        self.current = None;
+    }
+
     /// Whether child `i` stopped at an error, which then stops the merge.
     fn child_failed(&mut self, i: usize) -> bool {
         let c = &self.children[i];
@@ -49,8 +55,7 @@ impl MergingIterator {
         match c.status() {
             Ok(()) => false,
             Err(e) => {
-                self.error.get_or_insert(e);
-                self.current = None;
+                self.fail(e);
                 true
             }
         }
@@ -70,10 +75,19 @@ impl MergingIterator {
         &*self.children[i]
     }
 
-    fn find_smallest(&mut self) {
-        let mut best: Option<usize> = None;
+    /// Positions on the smallest child; `moved` is the child that just stepped, whose error (if it
+    /// stopped at one) stops the merge: asked here, in the walk over the children that every step
+    /// makes anyway, so a step costs no extra call.
+    fn find_smallest(&mut self, moved: Option<usize>) {
+        let (mut best, mut failed): (Option<usize>, Option<Error>) = (None, None);
         for (i, c) in self.children.iter().enumerate() {
             if !c.valid() {
+                if Some(i) == moved {
+                    if let Err(e) = c.status() {
+                        failed = Some(e);
+                        break;
+                    }
+                }
                 continue;
             }
             match best {
@@ -82,12 +96,22 @@ impl MergingIterator {
             }
         }
         self.current = best;
+        if let Some(e) = failed {
+            self.fail(e);
+        }
     }
 
-    fn find_largest(&mut self) {
-        let mut best: Option<usize> = None;
+    /// [`Self::find_smallest`] backward.
+    fn find_largest(&mut self, moved: Option<usize>) {
+        let (mut best, mut failed): (Option<usize>, Option<Error>) = (None, None);
         for (i, c) in self.children.iter().enumerate().rev() {
             if !c.valid() {
+                if Some(i) == moved {
+                    if let Err(e) = c.status() {
+                        failed = Some(e);
+                        break;
+                    }
+                }
                 continue;
             }
             match best {
@@ -96,6 +120,9 @@ impl MergingIterator {
             }
         }
         self.current = best;
+        if let Some(e) = failed {
+            self.fail(e);
+        }
     }
 }
 
@@ -113,7 +140,7 @@ impl InternalIterator for MergingIterator {
         }
         self.direction = Direction::Forward;
         if !self.any_child_failed() {
-            self.find_smallest();
+            self.find_smallest(None);
         }
     }
 
@@ -126,7 +153,7 @@ impl InternalIterator for MergingIterator {
         }
         self.direction = Direction::Reverse;
         if !self.any_child_failed() {
-            self.find_largest();
+            self.find_largest(None);
         }
     }
 
@@ -139,7 +166,7 @@ impl InternalIterator for MergingIterator {
         }
         self.direction = Direction::Forward;
         if !self.any_child_failed() {
-            self.find_smallest();
+            self.find_smallest(None);
         }
     }
 
@@ -163,9 +190,7 @@ impl InternalIterator for MergingIterator {
             }
         }
         self.children[cur].next();
-        if !self.child_failed(cur) {
-            self.find_smallest();
-        }
+        self.find_smallest(Some(cur));
     }
 
     fn prev(&mut self) {
@@ -190,9 +215,7 @@ impl InternalIterator for MergingIterator {
             }
         }
         self.children[cur].prev();
-        if !self.child_failed(cur) {
-            self.find_largest();
-        }
+        self.find_largest(Some(cur));
     }
 
     fn key(&self) -> &[u8] {
