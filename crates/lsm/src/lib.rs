@@ -1,4 +1,9 @@
 //! lsm: a LevelDB-class LSM-tree key-value engine, crash-safe, over any [`storage::Fs`].
+//!
+//! Damaged data is an [`Error::Corruption`] naming the file and the offset, never a panic and never
+//! a wrong answer where a checksum was verified. Iterators and scans stop at the first error and
+//! yield nothing past it ([`DbIterator`] has the contract, what `ReadOptions::verify_checksums = false`
+//! and damaged filter blocks do included).
 
 pub mod batch;
 pub mod cache;

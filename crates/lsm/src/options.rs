@@ -308,7 +308,9 @@ pub struct WriteOptions {
 /// Per-read options.
 #[derive(Clone, Debug, Default)]
 pub struct ReadOptions {
-    /// Verify block checksums on this read even without `paranoid_checks`.
+    /// Verify block checksums on this read even without `paranoid_checks`. Off (the default),
+    /// only data blocks read around the block cache go unverified (`fill_cache_disabled`): a cache
+    /// fill, an SST's open and a compaction always verify. See [`crate::DbIterator`].
     pub verify_checksums: bool,
     /// Keep the blocks this read loads out of the block cache (scans).
     pub fill_cache_disabled: bool,

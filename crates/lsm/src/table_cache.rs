@@ -1,7 +1,10 @@
 //! Open SST readers, at most `max_open_files` of them, least recently used evicted first. Readers
 //! are shared (`Arc<Table>`), so evicting one only closes it when no iterator still uses it.
+//!
+//! The tables opened without their damaged filter block ([`Table::filter_damage`]) are remembered
+//! until their file is deleted, so the database's statistics can name them.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 
 use storage::Fs;
@@ -25,6 +28,8 @@ pub struct TableCache {
 struct Lru {
     tables: HashMap<u64, (Arc<Table>, u64)>,
     clock: u64,
+    /// File number -> the error that left its filter out.
+    damaged_filters: BTreeMap<u64, String>,
 }
 
 impl TableCache {
@@ -57,6 +62,9 @@ impl TableCache {
         let file = self.options.open_table(&*self.fs, &path)?;
         let table = Table::open(Arc::from(file), size, number, &self.options, Some(Arc::clone(&self.blocks)))?;
         let mut lru = self.lock();
+        if let Some(e) = table.filter_damage() {
+            lru.damaged_filters.insert(number, e.to_string());
+        }
         if lru.tables.len() >= self.options.max_open_files.max(1) {
             // Deterministic victim: the least recently used (stamps are unique).
             if let Some(victim) = lru.tables.iter().min_by_key(|(_, (_, s))| *s).map(|(n, _)| *n) {
@@ -85,8 +93,17 @@ impl TableCache {
 
     /// Forgets a deleted SST and its cached blocks.
     pub fn evict(&self, number: u64) {
-        self.lock().tables.remove(&number);
+        let mut lru = self.lock();
+        lru.tables.remove(&number);
+        lru.damaged_filters.remove(&number);
+        drop(lru);
         self.blocks.erase_file(number);
+    }
+
+    /// The SSTs still in the database that were opened without their damaged filter block: the
+    /// error of each, in file-number order.
+    pub fn damaged_filters(&self) -> Vec<String> {
+        self.lock().damaged_filters.values().cloned().collect()
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Lru> {

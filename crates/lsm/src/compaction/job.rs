@@ -5,6 +5,9 @@
 //! key is already at or below the smallest live snapshot (it is hidden from every reader), or when
 //! it is a deletion at or below that snapshot and no deeper level holds the key (nothing is left
 //! for it to hide).
+//!
+//! Errors: every input block is verified (whatever `paranoid_checks` says) and the first error
+//! fails the compaction, whose outputs are then removed; the inputs stay as they were.
 
 use std::cell::RefCell;
 use std::cmp::Ordering;
@@ -70,7 +73,9 @@ pub fn run_compaction(
     observer: &mut dyn CompactionObserver,
 ) -> Result<(Vec<OutputFile>, JobStats)> {
     let read_opts = ReadOptions {
-        verify_checksums: env.options.paranoid_checks,
+        // Always, as RocksDB's compactions do: an unverified damaged block that still parses
+        // would be written out under a fresh checksum, and its damage would pass for data.
+        verify_checksums: true,
         fill_cache_disabled: true,
         snapshot: None,
         readahead: env.options.compaction_readahead,
@@ -93,6 +98,8 @@ pub fn run_compaction(
         });
         let mut it = table.iter(&read_opts);
         it.seek_to_first();
+        // An input whose first block fails would otherwise look empty to the merge below.
+        it.status()?;
         inputs.push((it, EntrySourceBase { input: inputs.len(), file_number: f.number }));
     }
     // One writer per output level; they share the file-number source.

@@ -6,6 +6,23 @@
 //!
 //! Host CPU (see [`crate::cpu`]): a seek is charged when it ends, steps as they add up to a quantum,
 //! and what is left when the iterator is dropped.
+//!
+//! Errors (RocksDB's contract): the iterator stops at the first error any source meets (a block
+//! that fails to read or verify, an SST that fails to open) and stays invalid, with that error in
+//! [`DbIterator::status`] naming the file and the offset; a later seek does not revive it (a new
+//! iterator reads again). Nothing past the failed block is yielded, and every entry yielded before
+//! it is one the database holds at the iterator's sequence number: the merge below stops at a
+//! failed source instead of going on without it, which would show the older versions and the
+//! deleted keys that source hides. [`ScanIter`] yields that error as its last item.
+//!
+//! What is checked: with the block cache (the default) a data block is verified when it enters
+//! the cache, and an SST's index, filter and metaindex blocks always when it is opened; with
+//! `ReadOptions::verify_checksums = false` and no cache fill (`fill_cache_disabled`, or no cache)
+//! a data block's checksum is not checked, as in RocksDB: a block that no longer parses still
+//! stops the iterator like any error, but damage that leaves a block well-formed can be returned.
+//! A damaged filter block is no error for reads: the table is read without its filter (a scan never
+//! uses it; a get reads the data block, which is verified), as LevelDB and RocksDB do, and the
+//! statistics name it (see [`crate::sst::table`]).
 
 use std::ops::Bound;
 use std::sync::Arc;
@@ -29,6 +46,14 @@ enum Direction {
 }
 
 /// Iterates user keys and values in order over a consistent snapshot.
+///
+/// Stops at the first error (a block that fails to read or verify, an SST that fails to open) and
+/// stays invalid, the error in [`DbIterator::status`] naming the file and the offset; every entry
+/// yielded before it is one the database holds. Blocks are verified when they enter the block
+/// cache, so `ReadOptions::verify_checksums = false` leaves unverified only the data blocks read
+/// around the cache, as in RocksDB: such a block that no longer parses still stops the iterator,
+/// damage that leaves it well-formed can be returned. A damaged filter block is not an error: the
+/// SST is read without it, and [`crate::DbStats::damaged_filters`] names it.
 pub struct DbIterator {
     inner: MergingIterator,
     seq: SequenceNumber,
@@ -251,7 +276,9 @@ impl DbIterator {
             }
             self.inner.prev();
         }
-        if kind == ValueKind::Deletion {
+        // A merge that failed may have stopped before a newer version, or the deletion, of the
+        // saved key: nothing can be shown.
+        if kind == ValueKind::Deletion || self.inner.failed() {
             self.valid = false;
             self.saved_key.clear();
             self.saved_value.clear();

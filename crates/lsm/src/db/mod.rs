@@ -268,6 +268,7 @@ impl Db {
         s.fill_levels(&st.versions.current());
         s.block_cache = self.inner.table_cache.block_cache().stats();
         (s.cpu_foreground, s.cpu_background) = self.inner.cpu.counts();
+        s.damaged_filters = self.inner.table_cache.damaged_filters();
         s
     }
 
@@ -285,6 +286,7 @@ impl Db {
             "stats" => {
                 let mut s = st.stats.clone();
                 s.fill_levels(&v);
+                s.damaged_filters = self.inner.table_cache.damaged_filters();
                 Some(s.render())
             }
             "sstables" => {

@@ -46,6 +46,9 @@ pub struct RepairedTable {
     pub damaged_blocks: u64,
     /// Why the whole file was dropped, when it was.
     pub dropped: Option<String>,
+    /// The error of a damaged filter block: the table is kept (a filter holds no data) and the
+    /// repair's compaction writes it anew with a new filter.
+    pub damaged_filter: Option<String>,
 }
 
 /// What a repair kept and dropped.
@@ -93,6 +96,11 @@ impl fmt::Display for RepairReport {
                 }
             }
             writeln!(f)?;
+        }
+        for t in &self.tables {
+            if let Some(e) = &t.damaged_filter {
+                writeln!(f, "  SST {}: filter block damaged, rebuilt: {e}", t.file)?;
+            }
         }
         for t in self.tables.iter().filter(|t| t.damaged_blocks > 0 || t.dropped.is_some()) {
             match &t.dropped {
@@ -225,7 +233,10 @@ fn scan_table(
     let paranoid = Options { paranoid_checks: true, ..options.clone() };
     let opened = fs.open(&path).map_err(Error::from).and_then(|f| Table::open(Arc::from(f), size, n, &paranoid, None));
     let entries = match opened {
-        Ok(table) => readable_entries(&table, &mut t),
+        Ok(table) => {
+            t.damaged_filter = table.filter_damage().map(Error::to_string);
+            readable_entries(&table, &mut t)
+        }
         Err(e) => {
             t.dropped = Some(e.to_string());
             Vec::new()

@@ -128,6 +128,10 @@ pub struct DbStats {
     /// The engine's work in host CPU cost terms, by the lane that did it (see [`crate::cpu`]).
     pub cpu_foreground: CpuCounts,
     pub cpu_background: CpuCounts,
+    /// SSTs read without their filter block, which was damaged (each error names the file and the
+    /// block's offset): reads are right, gets of keys they lack cost a block read. A compaction
+    /// or a repair that rewrites the file rebuilds its filter.
+    pub damaged_filters: Vec<String>,
 }
 
 impl DbStats {
@@ -160,6 +164,7 @@ impl DbStats {
             recovery: _, // the last open's, which is this database's
             cpu_foreground,
             cpu_background,
+            damaged_filters: _, // about files, which are this database's
         } = earlier;
         self.cpu_foreground.add(cpu_foreground);
         self.cpu_background.add(cpu_background);
@@ -319,6 +324,9 @@ impl DbStats {
         ));
         if !self.recovery.is_clean() {
             out.push_str(&format!("{}\n", self.recovery));
+        }
+        for e in &self.damaged_filters {
+            out.push_str(&format!("read without its damaged filter block: {e}\n"));
         }
         out
     }

@@ -1,5 +1,10 @@
 //! Iterates one sorted level (>= 1): its files in key order, each opened through the table cache
 //! only when the iteration reaches it.
+//!
+//! Errors: a file that fails to open, or a table iterator that stops at an error, stops the level
+//! there: it does not go on to the next file (whose keys come after the ones the failed file
+//! still held), and it stays invalid, with the first error in `status()`, whatever positioning
+//! call follows.
 
 use std::cmp::Ordering;
 use std::sync::Arc;
@@ -38,6 +43,9 @@ impl LevelIterator {
     fn open(&mut self, i: usize) -> bool {
         self.index = i;
         self.current = None;
+        if self.error.is_some() {
+            return false;
+        }
         let Some(f) = self.files.get(i) else {
             return false;
         };

@@ -2,8 +2,10 @@
 //! internal keys in [`crate::key::compare_internal`] order.
 //!
 //! Contract: after any positioning call the iterator is either valid (key/value readable) or
-//! exhausted; errors do not panic, they make the iterator invalid and show in [`status`]. `key`
-//! and `value` may only be called while `valid()`.
+//! exhausted; errors do not panic, they make the iterator invalid and show in [`status`]. An
+//! iterator that met an error does not move on past it (to a later block or file): a caller that
+//! finds it invalid asks `status()` before taking it as the end. `key` and `value` may only be
+//! called while `valid()`.
 //!
 //! [`status`]: InternalIterator::status
 

@@ -6,7 +6,15 @@
 //!
 //! Checksums: the footer's blocks (metaindex, index, filter) are always verified at open. A data block is
 //! verified when `Options::paranoid_checks` or `ReadOptions::verify_checksums` is set, and always when it
-//! is read to fill the block cache, so a cached block is a verified block.
+//! is read to fill the block cache, so a cached block is a verified block. Unverified (no cache fill and
+//! neither option), a block is still parsed with every bound checked, so a block that no longer parses
+//! is corruption; damage that leaves it well-formed goes unseen, which is what `verify_checksums = false`
+//! trades, as in RocksDB.
+//!
+//! A damaged filter block (failing its checksum, or malformed; not an I/O error) does not fail the open: the filter only
+//! lets a get skip a data block, so the table is used without it (every get reads the data block, which
+//! is verified as above) and [`Table::filter_damage`] keeps the error, for the database to report. LevelDB
+//! and RocksDB do the same. The index and metaindex are needed to find anything: damaged, the open fails.
 //!
 //! Mapped files: when the file system maps the file ([`storage::Fs::open_immutable`]), data blocks are
 //! read from the mapping without a copy and are not cached (as LevelDB's mapped tables); each block is
@@ -96,6 +104,8 @@ pub struct Table {
     footer: Footer,
     index: Index,
     filter: Option<TableFilter>,
+    /// Why the table has no filter although its metaindex lists one.
+    filter_damage: Option<Error>,
     cache: Option<Arc<BlockCache>>,
     /// For a file the file system maps into memory: which data blocks have had their CRC checked
     /// (one bit per block, in key order).
@@ -148,14 +158,20 @@ impl Table {
             Block::with_origin(contents.data, path.clone(), handle.offset)
         };
         let index = decode_index(&read_meta(&footer.index)?, footer.metaindex.offset)?;
-        let filter = match find_filter(&read_meta(&footer.metaindex)?)? {
+        let (filter, filter_damage) = match find_filter(&read_meta(&footer.metaindex)?)? {
             Some((layout, handle)) => {
-                let contents = read_block(&*file, &handle, footer_offset, true)?;
-                let reader = TableFilter::read(layout, contents.data.to_vec())
-                    .ok_or_else(|| Error::corruption(&*path, handle.offset, "malformed filter block"))?;
-                Some(reader)
+                let reader = read_block(&*file, &handle, footer_offset, true).and_then(|contents| {
+                    TableFilter::read(layout, contents.data.to_vec())
+                        .ok_or_else(|| Error::corruption(&*path, handle.offset, "malformed filter block"))
+                });
+                match reader {
+                    Ok(reader) => (Some(reader), None),
+                    // Damage is kept; an I/O error fails the open, to be retried at the next.
+                    Err(e) if e.is_corruption() => (None, Some(e)),
+                    Err(e) => return Err(e),
+                }
             }
-            None => None,
+            None => (None, None),
         };
         let mapped_verified =
             file.read_shared(0, 0).map(|_| (0..index.len().div_ceil(64)).map(|_| AtomicU64::new(0)).collect());
@@ -167,6 +183,7 @@ impl Table {
             footer,
             index,
             filter,
+            filter_damage,
             cache,
             mapped_verified,
             paranoid: options.paranoid_checks,
@@ -281,6 +298,12 @@ impl Table {
 
     pub fn has_filter(&self) -> bool {
         self.filter.is_some()
+    }
+
+    /// The error that made the open leave out the filter block the table lists (a corruption naming
+    /// the file and the block's offset); the table answers without a filter then.
+    pub fn filter_damage(&self) -> Option<&Error> {
+        self.filter_damage.as_ref()
     }
 
     /// The layout of the table's filter, if it has one.
