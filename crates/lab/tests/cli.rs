@@ -316,3 +316,45 @@ fn repair_rebuilds_a_database_without_current_or_manifest() {
     assert_eq!(code, 2);
     assert!(err.contains("nowhere") && err.lines().count() == 1, "{err}");
 }
+
+/// Every file under `dir` with its bytes, and every folder: what a command must leave unchanged.
+fn snapshot(dir: &std::path::Path) -> Vec<(std::path::PathBuf, Option<Vec<u8>>)> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            out.push((path.clone(), None));
+            out.extend(snapshot(&path));
+        } else {
+            out.push((path.clone(), Some(std::fs::read(&path).unwrap())));
+        }
+    }
+    out.sort();
+    out
+}
+
+/// `flashkv repair` pointed at a folder that holds no database (empty; the folder `bench --fs
+/// posix:DIR` was given, whose database is in DIR/db; a folder of experiment files) fails naming
+/// what it looked for, and writes nothing there.
+#[test]
+fn repair_refuses_a_folder_without_a_database_and_writes_nothing() {
+    let root = tempfile::tempdir().unwrap();
+    let empty = root.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let others = root.path().join("experiments");
+    std::fs::create_dir(&others).unwrap();
+    std::fs::write(others.join("demo.toml"), "title = \"demo\"\n").unwrap();
+    std::fs::write(others.join("notes.txt"), "not a database\n").unwrap();
+    let bench = root.path().join("bench");
+    let (code, _, err) = flashkv(&["bench", "--fs", &format!("posix:{}", bench.display()), "--num", "2000"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(bench.join("db").join("CURRENT").exists(), "bench --fs posix:DIR keeps its database in DIR/db");
+    for dir in [&empty, &others, &bench] {
+        let before = snapshot(dir);
+        let (code, out, err) = flashkv(&["repair", dir.to_str().unwrap()]);
+        assert_eq!(code, 2, "{}: {out}", dir.display());
+        assert!(err.contains(dir.to_str().unwrap()) && err.contains("CURRENT") && err.contains("MANIFEST"), "{err}");
+        assert!(err.contains(".ldb") && err.contains(".log"), "{err}");
+        assert_eq!(snapshot(dir), before, "{}: the repair wrote into it", dir.display());
+    }
+}

@@ -349,6 +349,30 @@ fn repair_of_a_missing_directory_names_it() {
     assert!(matches!(e, Error::NotFound { .. }) && e.to_string().contains("nowhere"), "{e}");
 }
 
+/// A folder with none of a database's files (empty, or other files, LOCK alone) is refused before
+/// anything is written: a repair pointed at the wrong folder must not make a database there.
+#[test]
+fn repair_refuses_a_folder_without_database_files_and_writes_nothing() {
+    let fs: Arc<dyn Fs> = Arc::new(MemFs::new());
+    for dir in ["empty", "other"] {
+        fs.create_dir_all(dir).unwrap();
+    }
+    storage::write_all(&*fs, "other/demo.toml", b"title = \"x\"\n", true).unwrap();
+    storage::write_all(&*fs, "other/notes.log.txt", b"", true).unwrap();
+    storage::write_all(&*fs, "other/LOCK", b"", true).unwrap();
+    for dir in ["empty", "other"] {
+        let before = fs.list(dir).unwrap();
+        let e = Db::repair(Env::new(Arc::clone(&fs)), dir, options()).unwrap_err();
+        let msg = e.to_string();
+        assert!(matches!(e, Error::NotFound { .. }) && msg.contains(dir), "{msg}");
+        assert!(
+            msg.contains("CURRENT") && msg.contains("MANIFEST") && msg.contains(".ldb") && msg.contains(".log"),
+            "{msg}"
+        );
+        assert_eq!(fs.list(dir).unwrap(), before, "{dir}: the repair wrote into it");
+    }
+}
+
 /// A write whose WAL append failed (the file system took the bytes into its buffer, then failed
 /// to write them: a full disk) returns an error and is not there after a reopen, even though the
 /// file system's buffer is flushed when the database closes.
