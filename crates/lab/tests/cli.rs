@@ -358,3 +358,58 @@ fn repair_refuses_a_folder_without_a_database_and_writes_nothing() {
         assert_eq!(snapshot(dir), before, "{}: the repair wrote into it", dir.display());
     }
 }
+
+/// Sizes mean what their units say: `4GB` is 4,000,000,000 bytes and `4GiB` 4,294,967,296, on the
+/// command line and in experiment files alike, and printed back with their unit; a spelling that
+/// could be either (`4G`, `4gib`, `4KB`) is refused, the error naming both families.
+#[test]
+fn decimal_and_binary_units_mean_what_they_say() {
+    // One plane of 125 pages of 2 KiB a block: 4,000,000,000 bytes are 15,625 whole blocks, so
+    // the device is exactly the size asked for; with a spare factor of 0.2, the fill writes
+    // 3,200,000,000 bytes.
+    let geometry = ["--page-size", "2KiB", "--pages-per-block", "125", "--channels", "1", "--chips", "1"];
+    let run = |capacity: &str| -> serde_json::Value {
+        let mut args = vec!["ftl", "--capacity", capacity, "--dies", "1", "--planes", "1"];
+        args.extend(geometry);
+        args.extend(["--spare-factor", "0.2", "--writes", "0.01", "--json"]);
+        let (code, out, err) = flashkv(&args);
+        assert_eq!(code, 0, "{capacity}: {err}");
+        serde_json::from_str(&out).expect("JSON on stdout")
+    };
+    let fill = |v: &serde_json::Value| v["phases"][0]["user_bytes"].as_u64().unwrap();
+    let gb = run("4GB");
+    assert_eq!(fill(&gb), 3_200_000_000, "a 4,000,000,000-byte device, 0.2 of it spare");
+    assert!(gb["device"].as_str().unwrap().contains(", 4 GB,"), "{}", gb["device"]);
+    let gib = run("4GiB");
+    // 4 GiB is 16,777 whole blocks of 256,000 bytes (4,294,912,000 bytes).
+    assert_eq!(fill(&gib), 16_777 * 256_000 / 5 * 4);
+    assert!(gib["device"].as_str().unwrap().contains(", 4 GiB,"), "{}", gib["device"]);
+    assert_eq!(run("4000000000")["phases"], gb["phases"], "4GB is 4,000,000,000 bytes");
+    assert_eq!(run("4 GB")["phases"], gb["phases"], "a space before the unit is allowed");
+
+    let dir = tempfile::tempdir().unwrap();
+    for bad in ["4G", "4gib", "4KB", "4 gb"] {
+        let flags = [
+            vec!["ftl", "--capacity", bad],
+            vec!["bench", "--fs", "mem", "--page-cache", bad],
+            vec!["bench", "--fs", "mem", "--write-buffer-size", bad],
+            vec!["ycsb", "--fs", "mem", "--value-size", bad],
+        ];
+        let file = dir.path().join("sizes.toml");
+        std::fs::write(
+            &file,
+            format!("title = \"t\"\n[device]\ncapacity = \"{bad}\"\n[workload]\nname = \"fillrandom\"\nrecords = 10\n"),
+        )
+        .unwrap();
+        let out = dir.path().join("out");
+        let from_file = vec!["run", file.to_str().unwrap(), "--out", out.to_str().unwrap()];
+        for args in flags.iter().chain([&from_file]) {
+            let (code, stdout, err) = flashkv(args);
+            assert_eq!(code, 2, "{args:?} must be refused: {stdout}");
+            assert!(
+                err.contains("decimal kB, MB, GB, TB") && err.contains("binary KiB, MiB, GiB, TiB"),
+                "{args:?}: {err}"
+            );
+        }
+    }
+}

@@ -51,7 +51,7 @@ impl Experiment {
         let mut columns = vec!["variant".to_string()];
         columns.extend(self.sweeps.iter().map(|s| s.parameter.clone()));
         columns.extend(
-            ["workload", "user MB", "host WA", "flash WA", "ops/s", "p99 us", "remapped pages", "sim time s"]
+            ["workload", "user MiB", "host WA", "flash WA", "ops/s", "p99 us", "remapped pages", "sim time s"]
                 .map(String::from),
         );
         let mut rows = Vec::new();
@@ -114,7 +114,7 @@ impl Experiment {
             ResultTable { name: "runs".into(), columns, rows },
             ResultTable {
                 name: "levels".into(),
-                columns: ["variant", "sweep", "level", "files", "read MB", "written MB", "remapped MB", "host MB"]
+                columns: ["variant", "sweep", "level", "files", "read MiB", "written MiB", "remapped MiB", "host MiB"]
                     .map(String::from)
                     .to_vec(),
                 rows: level_rows,
