@@ -429,3 +429,30 @@ fn a_file_set_aside_never_replaces_one_kept_before() {
     assert_eq!(storage::read_all(&*fs, &format!("db/lost/{name}")).unwrap(), b"kept before");
     assert_eq!(storage::read_all(&*fs, &format!("db/lost/{name}.1")).unwrap(), damaged);
 }
+
+/// The WAL the MANIFEST names is gone and the next WAL starts right after the MANIFEST's last
+/// sequence (what a lost edit that switched WALs with no write in between leaves): the report
+/// names the missing WAL without an empty range of lost writes ("writes 8 to 7").
+#[test]
+fn a_missing_wal_followed_by_the_next_sequence_states_no_empty_range() {
+    let fs: Arc<dyn Fs> = Arc::new(MemFs::new());
+    let db = open(&fs, options()).unwrap();
+    for i in 0..100 {
+        db.put(&WriteOptions::default(), &key(i), &value(i, 0)).unwrap();
+    }
+    db.flush().unwrap();
+    db.wait_for_background().unwrap();
+    db.close().unwrap();
+    // The WAL after the flush holds no write: its header says it starts at sequence 101.
+    let wal = the_wal(&*fs);
+    let later = format!("db/{:06}.log", wal["db/".len()..wal.len() - 4].parse::<u64>().unwrap() + 10);
+    let bytes = storage::read_all(&*fs, &wal).unwrap();
+    storage::write_all(&*fs, &later, &bytes, true).unwrap();
+    fs.remove(&wal).unwrap();
+    let absolute = Options { wal_recovery_mode: WalRecoveryMode::AbsoluteConsistency, ..options() };
+    let msg = open(&fs, absolute).err().expect("absolute consistency refuses a missing WAL").to_string();
+    assert!(msg.contains(&wal) && msg.contains("sequence 101") && !msg.contains("writes 101 to 100"), "{msg}");
+    let db = open(&fs, options()).unwrap();
+    let report = db.recovery_report().to_string();
+    assert!(report.contains(&wal) && !report.contains("writes 101 to 100"), "{report}");
+}
