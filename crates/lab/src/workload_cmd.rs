@@ -75,11 +75,34 @@ impl YcsbArgs {
             ycsb_file: self.property_file.clone(),
             ..WorkloadSpec::new(WorkloadKind::Ycsb(name), 0, 0)
         };
+        // `--records` and `--ops` are command-line overrides like `-p recordcount=N`: over the
+        // property file's values, as YCSB's -p is; only a -p that says otherwise conflicts.
+        let counts =
+            [("recordcount", "workload.records", self.records), ("operationcount", "workload.operations", self.ops)];
+        for (property, field, flag) in counts {
+            match (flag, workload.ycsb.count(property)) {
+                (Some(n), Some(p)) if p != n => {
+                    return Err(LabError::invalid(
+                        field,
+                        format!("{n} differs from -p {property}={p}: give one of them"),
+                    ))
+                }
+                _ => {}
+            }
+        }
         workload.read_ycsb_file(Path::new("."))?;
-        // The flags, then the properties, then the default: a count given both ways must agree (plan).
-        workload.records = self.records.or(workload.ycsb.count("recordcount").is_none().then_some(DEFAULT_COUNT));
-        workload.operations =
-            self.ops.unwrap_or(if workload.ycsb.count("operationcount").is_some() { 0 } else { DEFAULT_COUNT });
+        for (property, _, flag) in counts {
+            if let (Some(n), Some(_)) = (flag, workload.ycsb.count(property)) {
+                workload
+                    .ycsb
+                    .set(property, &n.to_string())
+                    .map_err(|e| LabError::invalid("workload.ycsb", e.to_string()))?;
+            }
+        }
+        // The flags, then the properties, then the default (a flag and a property agree by now).
+        let (records, operations) = (workload.ycsb.count("recordcount"), workload.ycsb.count("operationcount"));
+        workload.records = if records.is_some() { None } else { Some(self.records.unwrap_or(DEFAULT_COUNT)) };
+        workload.operations = if operations.is_some() { 0 } else { self.ops.unwrap_or(DEFAULT_COUNT) };
         Ok(RunSpec { host: self.host.clone(), ..RunSpec::new(self.engine.clone(), self.device.clone(), workload) })
     }
 }
