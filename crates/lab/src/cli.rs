@@ -59,7 +59,8 @@ enum Command {
         #[arg(long, default_value = "local", value_parser = str::parse::<crate::batch::Executor>)]
         executor: crate::batch::Executor,
     },
-    /// Reproduces a seed paper's experiments beside the paper's numbers (remapcom, remapcom-xfs).
+    /// Reproduces a seed paper's experiments beside the paper's numbers (remapcom, remapcom-xfs,
+    /// zns-ll, plsc, kvftl).
     Repro(repro::ReproArgs),
     /// Fits the host CPU cost model on this machine (in-memory db_bench runs, 100 B to 16 KiB
     /// values) and writes it where `--cpu` and experiment files take it.

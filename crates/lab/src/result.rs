@@ -403,13 +403,17 @@ pub fn render(r: &RunResult) -> String {
         ]);
     }
     out.push_str(&t.render());
-    out.push('\n');
-    out.push_str(&levels_table(r));
+    let levels = levels_table(r);
+    if !levels.is_empty() {
+        out.push('\n');
+        out.push_str(&levels);
+    }
     out.push_str(&accounting(r));
     out
 }
 
-/// The levels the run wrote or left files in.
+/// The levels the run wrote or left files in; nothing when there are none (a key-value SSD, page
+/// writes), rather than a table's header alone.
 fn levels_table(r: &RunResult) -> String {
     use crate::table::Table;
     let mb = |b: u64| format!("{:.1}", b as f64 / (1 << 20) as f64);
@@ -424,10 +428,12 @@ fn levels_table(r: &RunResult) -> String {
         "host MiB",
         "compactions",
     ]);
+    let mut rows = 0;
     for l in &r.levels {
         if l.files == 0 && l.bytes_written == 0 && l.bytes_moved == 0 {
             continue;
         }
+        rows += 1;
         t.row(vec![
             format!("L{}", l.level),
             l.files.to_string(),
@@ -439,6 +445,9 @@ fn levels_table(r: &RunResult) -> String {
             l.host_write_bytes.map_or("-".into(), mb),
             l.compactions.to_string(),
         ]);
+    }
+    if rows == 0 {
+        return String::new();
     }
     t.render()
 }
