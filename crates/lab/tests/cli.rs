@@ -286,6 +286,49 @@ fn an_out_path_that_is_a_file_is_refused_before_any_run() {
     assert_eq!(std::fs::read(&file).unwrap(), b"mine");
 }
 
+/// `--out` where no result folder can be written (under a file; in a read-only folder, where the
+/// permission bits hold: not for root) fails before any work, in under a second, and leaves
+/// nothing behind.
+#[test]
+fn an_out_folder_that_cannot_be_written_is_refused_in_under_a_second() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, b"mine").unwrap();
+    let mut places = vec![file.join("results"), file.join("deeper").join("results")];
+    let read_only = dir.path().join("read-only");
+    std::fs::create_dir(&read_only).unwrap();
+    std::fs::set_permissions(&read_only, std::fs::Permissions::from_mode(0o555)).unwrap();
+    // Root writes through permission bits: the read-only cases then prove nothing, and are left out.
+    if std::fs::write(read_only.join("probe"), b"").is_err() {
+        places.extend([read_only.clone(), read_only.join("results")]);
+    }
+    for place in &places {
+        let f = place.to_str().unwrap();
+        for args in [
+            vec!["bench", "--fs", "mem", "--num", "200000", "--out", f],
+            vec!["ftl", "--capacity", "1GiB", "--writes", "4", "--out", f],
+            vec!["ycsb", "--fs", "mem", "--records", "100000", "--ops", "100000", "--out", f],
+            vec!["mixgraph", "--fs", "mem", "--out", f],
+            vec!["demo", "--out", f],
+            vec!["run", "experiments/demo.toml", "--out", f],
+            vec!["repro", "remapcom", "--scale", "tiny", "--out", f],
+        ] {
+            let start = std::time::Instant::now();
+            let (code, out, err) = flashkv(&args);
+            let took = start.elapsed();
+            assert_eq!(code, 2, "{args:?} should fail: {out}");
+            assert!(err.contains(f) && err.contains("cannot write a result folder there"), "{args:?}: {err}");
+            assert!(out.is_empty(), "{args:?} ran before refusing: {out}");
+            assert!(took < std::time::Duration::from_secs(1), "{args:?} took {took:?} to fail");
+        }
+    }
+    assert_eq!(std::fs::read(&file).unwrap(), b"mine");
+    std::fs::set_permissions(&read_only, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let left: Vec<_> = std::fs::read_dir(&read_only).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert!(left.iter().all(|n| n == "probe"), "left behind: {left:?}");
+}
+
 /// `flashkv repair DIR` rebuilds a database that lost CURRENT and its MANIFEST, and says what it
 /// kept; a missing directory is a one-line error.
 #[test]
