@@ -139,7 +139,13 @@ fn run_one(
     if let Some(dir) = &output.out {
         report::check_place(dir)?;
     }
-    let (r, t) = runner::run(spec, progress && !output.json)?;
+    // A bad specification is refused before the device line, which would only precede the error.
+    let plan = spec.plan()?;
+    if !output.quiet {
+        eprintln!("{}", crate::progress::device_line(spec, &plan));
+    }
+    // Progress goes to stderr, so --json (on stdout) keeps it.
+    let (r, t) = runner::run(spec, progress && !output.quiet)?;
     // ycsb and mixgraph are titled by their workload (ycsb-a, all_random, ...).
     let title = if matches!(title, "ycsb" | "mixgraph") { r.workload.clone() } else { title.to_string() };
     publish::emit(&title, &r, &t, output, render(&r))

@@ -82,7 +82,7 @@ pub struct LsmEngine {
 }
 
 /// Where the database lives on the stack's file system.
-const DIR: &str = "db";
+pub const DIR: &str = "db";
 
 impl LsmEngine {
     pub fn open(env: Env, options: lsm::Options, sync: bool) -> Result<LsmEngine> {

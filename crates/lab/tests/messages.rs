@@ -110,3 +110,45 @@ fn an_experiment_dict_without_a_title_names_the_title() {
     let e = lab::experiment::Experiment::text_from_json(r#"{"title": "t", "wrkload": {}}"#).unwrap_err().to_string();
     assert!(e.contains("wrkload") && !e.contains("line 1"), "{e}");
 }
+
+/// A single run states its device, capacity included (`ftl`'s default 16 GiB, a key-value SSD's,
+/// a ZNS SSD's), on stderr before it starts; `--quiet` says nothing. Progress bars are drawn only
+/// on a terminal: none here (stderr is a pipe), one under `script`'s pseudo-terminal unless
+/// `--quiet`.
+#[test]
+fn a_single_run_states_its_device_and_shows_progress_on_a_terminal() {
+    for (args, says) in [
+        (vec!["ftl", "--writes", "0.01"], "raw capacity 16 GiB (17179869184 bytes"),
+        (vec!["bench", "--fs", "zone", "--num", "1000", "--capacity", "1GiB"], "ZNS SSD, 1 GiB"),
+        (
+            vec!["ycsb", "--engine", "kvftl", "--preset", "kvftl", "--records", "100", "--ops", "100"],
+            "raw capacity 64 GiB",
+        ),
+        (vec!["ycsb", "--fs", "mem", "--records", "100", "--ops", "100", "--json"], "device: mem"),
+    ] {
+        let (code, _, err) = flashkv(&args);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        assert!(err.starts_with("device: ") && err.contains(says), "{args:?}: {err}");
+        assert!(!err.contains("eta"), "{args:?}: a progress bar on a pipe: {err}");
+        let quiet = [args.clone(), vec!["--quiet"]].concat();
+        let (code, _, err) = flashkv(&quiet);
+        assert_eq!(code, 0, "{quiet:?}: {err}");
+        assert!(err.is_empty(), "{quiet:?}: {err}");
+    }
+    // util-linux's `script` runs a command on a pseudo-terminal and copies what it draws.
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped the terminal half: no `script` (util-linux) here");
+        return;
+    }
+    let on_terminal = |extra: &str| -> String {
+        let command = format!("{} ftl --capacity 1GiB --writes 2 {extra}", env!("CARGO_BIN_EXE_flashkv"));
+        let out = Command::new("script").args(["-qfec", &command, "/dev/null"]).output().expect("run script");
+        assert!(out.status.success(), "{command}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let shown = on_terminal("");
+    assert!(shown.contains("pages [") && shown.contains("eta"), "no progress bar on a terminal: {shown}");
+    assert!(shown.contains("device: simulated femu SSD, 1 GiB"), "{shown}");
+    let quiet = on_terminal("--quiet");
+    assert!(!quiet.contains("pages [") && !quiet.contains("device:"), "--quiet: {quiet}");
+}
