@@ -1,7 +1,8 @@
 //! `flashkv ycsb` and `flashkv mixgraph`: a load (fill) phase and a measured run phase of a YCSB
 //! core workload or a FAST'20 Mixgraph workload. Each command's flags make one [`RunSpec`]; the
 //! engine and device flags are the run specification's own structs. `flashkv ycsb` takes YCSB's
-//! property files (`-P`) and overrides (`-p name=value`) too.
+//! property files (`-P`) and overrides (`-p name=value`) too; like `-p`, the flags `--records` and
+//! `--ops` override the file's `recordcount` and `operationcount`.
 
 use std::path::{Path, PathBuf};
 
@@ -26,10 +27,12 @@ pub struct YcsbArgs {
     /// A YCSB property over the file's (YCSB's -p), e.g. -p readproportion=0.9; repeatable.
     #[arg(short = 'p', long = "property", value_name = "NAME=VALUE")]
     pub property: Vec<String>,
-    /// Records loaded (YCSB recordcount; default 100000, or the property file's).
+    /// Records loaded (YCSB recordcount: over the property file's, as -p recordcount=N; default
+    /// 100000, or the property file's).
     #[arg(long, value_parser = crate::input::positive_count, allow_hyphen_values = true)]
     pub records: Option<u64>,
-    /// Operations of the run phase (YCSB operationcount; default 100000, or the property file's).
+    /// Operations of the run phase (YCSB operationcount: over the property file's, as -p
+    /// operationcount=N; default 100000, or the property file's).
     #[arg(long, value_parser = crate::input::positive_count, allow_hyphen_values = true)]
     pub ops: Option<u64>,
     /// Record size (bytes, or with a unit: 4KiB; one field), MIN-MAX, or a class relative to the
