@@ -7,7 +7,17 @@ by ``flashkv run FILE --executor ray[=ADDRESS]``: it reads one JSON object per l
 
 With ``--binary PATH`` (a flashkv binary with plug-ins, docs/extending.md), each task runs that
 binary (``PATH run-spec``) instead of the native module: the binary goes to the workers through
-Ray's object store, is written once per worker machine under its digest, and runs there.
+Ray's object store, is kept on each worker machine under its digest, and runs there.
+
+Where a shipped binary is kept (contract): in a folder of the worker's own user,
+``$XDG_CACHE_HOME/flashkv/plugins`` or ``~/.cache/flashkv/plugins``, created with mode 0700 and
+refused when it is a link, is another user's, or others may write in it; the file is written
+under a temporary name created exclusively in that folder, then renamed into place; its sha256
+is checked before every run, and a file that does not match (or is not a plain file of this
+user) is replaced, never run. Nothing goes through the shared temporary folder, where another
+local user could have put a program of their own under the name the binary's digest predicts.
+When the user's cache folder cannot be made, a new private folder (``tempfile.mkdtemp``) of this
+process is used instead.
 """
 
 from __future__ import annotations
@@ -16,6 +26,7 @@ import argparse
 import hashlib
 import json
 import os
+import stat
 import subprocess
 import sys
 import tempfile
@@ -29,15 +40,84 @@ def _run_one(spec_json: str) -> str:
     return _native.run_spec(spec_json)
 
 
+class UnsafeFolder(RuntimeError):
+    """The folder for shipped binaries is a link, another user's, or writable by others."""
+
+
+# The private folder of this process, when the user's cache folder cannot be made.
+_fallback: Optional[Path] = None
+
+
+def _plugin_folder() -> Path:
+    """This user's folder for shipped binaries (see the module's contract)."""
+    global _fallback
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    folder = Path(base) / "flashkv" / "plugins"
+    try:
+        folder.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        folder.mkdir(mode=0o700, exist_ok=True)
+    except OSError:
+        if _fallback is None:
+            _fallback = Path(tempfile.mkdtemp(prefix="flashkv-plugins-"))
+        return _fallback
+    st = os.lstat(folder)
+    if stat.S_ISLNK(st.st_mode) or not stat.S_ISDIR(st.st_mode):
+        raise UnsafeFolder(f"{folder} is not a folder (a link?): refusing to keep a program there")
+    if st.st_uid != os.getuid():
+        raise UnsafeFolder(f"{folder} belongs to user {st.st_uid}, not to this user ({os.getuid()})")
+    if st.st_mode & 0o077:
+        # Ours: narrowed rather than refused (an older version, or a umask, left it open).
+        os.chmod(folder, 0o700)
+    return folder
+
+
+def _sha256_of(path: Path) -> Optional[str]:
+    """The sha256 of ``path`` if it is a plain file of this user (not a link), else None."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(f.fileno())
+        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid():
+            return None
+        h = hashlib.sha256()
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+        return h.hexdigest()
+
+
+def _installed(binary: bytes, digest: str) -> Path:
+    """The path of ``binary`` (whose sha256 is ``digest``) in this user's folder, written there
+    unless a file with that digest already is."""
+    if hashlib.sha256(binary).hexdigest() != digest:
+        raise ValueError("the shipped binary does not match its digest")
+    folder = _plugin_folder()
+    exe = folder / f"flashkv-plugins-{digest}"
+    if _sha256_of(exe) == digest:
+        return exe
+    # Created exclusively (O_EXCL, mode 0600) under a name of its own, then renamed over
+    # whatever had the binary's name: a link or a foreign file there is replaced, never followed.
+    with tempfile.NamedTemporaryFile(dir=folder, prefix=".flashkv-plugins-", suffix=".part", delete=False) as f:
+        part = Path(f.name)
+        try:
+            f.write(binary)
+            f.flush()
+            os.fsync(f.fileno())
+            os.fchmod(f.fileno(), 0o700)
+        except BaseException:
+            part.unlink(missing_ok=True)
+            raise
+    os.replace(part, exe)
+    return exe
+
+
 def _run_with_binary(binary: bytes, digest: str, spec_json: str) -> str:
-    """Runs ``spec_json`` with a shipped plug-in binary, written to this machine's temporary folder
-    under its digest the first time."""
-    exe = Path(tempfile.gettempdir()) / f"flashkv-plugins-{digest[:16]}"
-    if not exe.exists():
-        part = exe.with_suffix(f".{os.getpid()}.part")
-        part.write_bytes(binary)
-        part.chmod(0o755)
-        os.replace(part, exe)
+    """Runs ``spec_json`` with a shipped plug-in binary, kept in this user's folder under its
+    digest and checked against it before the run (see the module's contract)."""
+    # Checked (and replaced on a mismatch) before every run; the folder is this user's alone, so
+    # what was checked is what runs.
+    exe = _installed(binary, digest)
     done = subprocess.run([str(exe), "run-spec"], input=spec_json, capture_output=True, text=True)
     if done.returncode != 0:
         return json.dumps({"error": f"{exe.name} run-spec failed: {done.stderr.strip()}"})

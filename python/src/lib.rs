@@ -54,6 +54,8 @@ fn experiment_runs(text: &str) -> PyResult<Vec<(String, String)>> {
 fn run_experiment(py: Python<'_>, text: &str, out: PathBuf, executor: &str, progress: bool) -> PyResult<()> {
     let e = Experiment::parse(text).map_err(error)?;
     let executor: Executor = executor.parse().map_err(error)?;
+    // A folder that cannot be written is refused before the runs, not after them.
+    lab::report::check_folder(&out, e.title()).map_err(error)?;
     py.allow_threads(|| {
         let (set, timings) = e.run(&Runner { progress, cache: None, executor })?;
         lab::publish::write_folder(&out, &set, &timings)

@@ -69,3 +69,20 @@ def test_errors_are_python_exceptions_that_keep_the_rust_message(tmp_path):
         flashkv.run({"title": "bad", "workload": {"name": "no-such-workload", "records": 10}})
     with pytest.raises(TypeError):
         flashkv.Db.simulated().put("a str is not bytes", b"v")
+
+
+def test_sizes_mean_what_their_units_say():
+    # Decimal and binary units, as everywhere a size is given; an ambiguous one is refused.
+    with flashkv.Db.simulated("256MB") as db:
+        db.put(b"k", b"v")
+    with pytest.raises(flashkv.FlashkvError, match="decimal kB, MB, GB, TB") as e:
+        flashkv.Db.simulated("1G")
+    assert "binary KiB, MiB, GiB, TiB" in str(e.value)
+    with pytest.raises(flashkv.FlashkvError, match="binary KiB, MiB, GiB, TiB"):
+        flashkv.run({"title": "t", "device": {"capacity": "1gib"}, "workload": {"name": "fillrandom", "records": 10}})
+
+
+def test_an_experiment_dict_without_a_title_says_so(tmp_path):
+    with pytest.raises(flashkv.FlashkvError, match="missing field `title`") as e:
+        flashkv.run({"workload": {"name": "fillrandom", "records": 10}}, out=tmp_path / "out")
+    assert "TOML parse error" not in str(e.value) and "line 1" not in str(e.value)

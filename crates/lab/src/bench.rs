@@ -1,7 +1,7 @@
 //! `flashkv bench`: LevelDB's db_bench on the engine: benchmarks run in order on one database
 //! (each fill on a freshly destroyed one, as db_bench), each a measured phase (micros/op, ops/s,
-//! MB/s; simulated time on a simulated device, wall-clock otherwise), then the per-level
-//! statistics and, in simulation, the device's accounting. The flags make one [`RunSpec`] that
+//! MiB/s: db_bench's "MB/s" counts 2^20 bytes; simulated time on a simulated device, wall-clock
+//! otherwise), then the per-level statistics and, in simulation, the device's accounting. The flags make one [`RunSpec`] that
 //! the runner runs like any other.
 
 use workload::db_bench::DbBenchKind;
@@ -113,7 +113,7 @@ pub fn render(r: &RunResult) -> String {
         }
         let mb_s = (p.user_bytes + p.read_bytes) as f64 / (1 << 20) as f64 / p.elapsed_s;
         out.push_str(&format!(
-            "{:<12}: {:>10.3} micros/op; {:>10.0} ops/sec; {:>8.1} MB/s\n",
+            "{:<12}: {:>10.3} micros/op; {:>10.0} ops/sec; {:>8.1} MiB/s\n",
             p.name, p.micros_per_op, p.ops_per_sec, mb_s
         ));
     }

@@ -59,7 +59,8 @@ enum Command {
         #[arg(long, default_value = "local", value_parser = str::parse::<crate::batch::Executor>)]
         executor: crate::batch::Executor,
     },
-    /// Reproduces a seed paper's experiments beside the paper's numbers (remapcom, remapcom-xfs).
+    /// Reproduces a seed paper's experiments beside the paper's numbers (remapcom, remapcom-xfs,
+    /// zns-ll, plsc, kvftl).
     Repro(repro::ReproArgs),
     /// Fits the host CPU cost model on this machine (in-memory db_bench runs, 100 B to 16 KiB
     /// values) and writes it where `--cpu` and experiment files take it.
@@ -138,7 +139,13 @@ fn run_one(
     if let Some(dir) = &output.out {
         report::check_place(dir)?;
     }
-    let (r, t) = runner::run(spec, progress && !output.json)?;
+    // A bad specification is refused before the device line, which would only precede the error.
+    let plan = spec.plan()?;
+    if !output.quiet {
+        eprintln!("{}", crate::progress::device_line(spec, &plan));
+    }
+    // Progress goes to stderr, so --json (on stdout) keeps it.
+    let (r, t) = runner::run(spec, progress && !output.quiet)?;
     // ycsb and mixgraph are titled by their workload (ycsb-a, all_random, ...).
     let title = if matches!(title, "ycsb" | "mixgraph") { r.workload.clone() } else { title.to_string() };
     publish::emit(&title, &r, &t, output, render(&r))

@@ -6,6 +6,7 @@ use lsm::{Db, DbIterator, ReadOptions, WriteOptions};
 use storage::Env;
 
 use crate::error::{LabError, Result};
+use crate::spec::format_size_in;
 
 /// A key-value store under test.
 pub trait KvEngine {
@@ -81,7 +82,7 @@ pub struct LsmEngine {
 }
 
 /// Where the database lives on the stack's file system.
-const DIR: &str = "db";
+pub const DIR: &str = "db";
 
 impl LsmEngine {
     pub fn open(env: Env, options: lsm::Options, sync: bool) -> Result<LsmEngine> {
@@ -104,15 +105,19 @@ impl LsmEngine {
 impl KvEngine for LsmEngine {
     fn describe(&self) -> String {
         let o = &self.options;
+        let kib = |bytes: u64| format_size_in(bytes, 1 << 10, "KiB");
+        let bloom = match o.bloom_bits_per_key {
+            Some(bits) => format!("bloom {bits} bits per key"),
+            None => "no bloom filter".to_string(),
+        };
         format!(
-            "lsm ({} compaction, write buffer {} KiB, SST {} KiB, block {} B{}, remap {}, bloom {:?})",
+            "lsm ({} compaction, write buffer {}, SST {}, block {} B{}, remap {}, {bloom})",
             o.compaction,
-            o.write_buffer_size >> 10,
-            o.max_file_size >> 10,
+            kib(o.write_buffer_size as u64),
+            kib(o.max_file_size),
             o.block_size,
             if o.align_blocks { ", aligned blocks" } else { "" },
             o.remap,
-            o.bloom_bits_per_key
         )
     }
 

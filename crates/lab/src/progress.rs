@@ -1,6 +1,11 @@
-//! Progress bars for long runs: drawn on a terminal, silent otherwise (pipes, CI, `--json`).
+//! What a long run says on stderr while it works: a progress bar per phase, drawn on a terminal
+//! and silent otherwise (pipes, CI) or with `--quiet`; and, before a single run starts, one line
+//! that states its device with the capacity resolved (the preset's own when none was given), so a
+//! run of minutes never starts without saying what it runs on.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::spec::{format_size, Engine, FsKind, Plan, RunSpec};
 
 /// A bar of `total` steps labelled `what`, hidden unless `show` and stderr is a terminal.
 pub fn bar(show: bool, total: u64, what: &str) -> ProgressBar {
@@ -13,4 +18,40 @@ pub fn bar(show: bool, total: u64, what: &str) -> ProgressBar {
     }
     bar.set_message(what.to_string());
     bar
+}
+
+/// `device: ...`: the device `spec` runs on as its result will name it, then for a simulated
+/// device its raw capacity and the geometry that makes it (`plan` is the spec's plan).
+pub fn device_line(spec: &RunSpec, plan: &Plan) -> String {
+    let device = spec.device_as_built();
+    let described = match &plan.engine {
+        Engine::Kv(design) => {
+            format!("simulated {} key-value SSD ({}){}", device.preset.name(), design.name(), device.shape())
+        }
+        _ => device.describe(),
+    };
+    let simulated = matches!(plan.engine, Engine::Kv(_)) || matches!(device.fs, FsKind::Sim | FsKind::Zone);
+    let raw = match device.media_config() {
+        Ok(media) if simulated => {
+            let g = media.geometry;
+            format!(
+                "; raw capacity {} ({} bytes: {} channels x {} chips x {} dies x {} planes x {} blocks x {} pages of {})",
+                format_size(g.capacity_bytes()),
+                g.capacity_bytes(),
+                g.channels,
+                g.chips_per_channel,
+                g.dies_per_chip,
+                g.planes_per_die,
+                g.blocks_per_plane,
+                g.pages_per_block,
+                format_size(g.page_size as u64)
+            )
+        }
+        _ => String::new(),
+    };
+    let database = match &device.fs {
+        FsKind::Posix(dir) => format!(" (the database in {})", dir.join(crate::engine::DIR).display()),
+        _ => String::new(),
+    };
+    format!("device: {described}{database}{raw}")
 }

@@ -20,6 +20,10 @@ pub struct OutputArgs {
     /// Write a result folder here (results.json, results.csv, index.html).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Nothing on stderr but errors: no line stating the device, no progress bars (which are
+    /// drawn only when stderr is a terminal anyway).
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 /// Prints `text` (or the JSON of `r`) and, with `--out`, writes a one-run result folder.

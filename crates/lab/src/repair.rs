@@ -1,6 +1,8 @@
 //! `flashkv repair DIR`: rebuilds the engine's database in a host directory from the SSTs and WALs
 //! found there, when CURRENT or the MANIFEST is lost or damaged (the engine's `Db::repair`: nothing
-//! is deleted, unused files go to DIR/lost/), and prints what was kept and dropped.
+//! is deleted, unused files go to DIR/lost/), and prints what was kept and dropped. A folder with
+//! none of a database's files in it is refused, nothing written (`bench --fs posix:DIR` keeps its
+//! database in DIR/db, and DIR itself is not one).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -15,7 +17,11 @@ pub fn run(dir: &Path) -> Result<()> {
         return Err(LabError::invalid("DIR", format!("{} is not a database directory", dir.display())));
     };
     let fs = Arc::new(PosixFs::new(parent)?);
-    let report = lsm::Db::repair(Env::new(fs), name, lsm::Options::default())?;
+    let report = lsm::Db::repair(Env::new(fs), name, lsm::Options::default()).map_err(|e| match e {
+        // The engine names the folder relative to its parent; the user gave the whole path.
+        lsm::Error::NotFound { what, .. } => lsm::Error::NotFound { dir: dir.display().to_string(), what },
+        e => e,
+    })?;
     println!("{report}");
     Ok(())
 }

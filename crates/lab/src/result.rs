@@ -388,7 +388,7 @@ pub fn render(r: &RunResult) -> String {
         (None, TimeBase::Simulated) => "host CPU time is not modelled".into(),
     };
     let mut out = format!("{} on {} with {} ({} time; {cpu})\n\n", r.workload, r.device, r.engine, r.time_base);
-    let mut t = Table::new(&["phase", "ops", "ops/s", "p50 us", "p99 us", "p99.9 us", "MB written", "MB read"]);
+    let mut t = Table::new(&["phase", "ops", "ops/s", "p50 us", "p99 us", "p99.9 us", "MiB written", "MiB read"]);
     for p in &r.phases {
         t.row(vec![
             p.name.clone(),
@@ -403,31 +403,37 @@ pub fn render(r: &RunResult) -> String {
         ]);
     }
     out.push_str(&t.render());
-    out.push('\n');
-    out.push_str(&levels_table(r));
+    let levels = levels_table(r);
+    if !levels.is_empty() {
+        out.push('\n');
+        out.push_str(&levels);
+    }
     out.push_str(&accounting(r));
     out
 }
 
-/// The levels the run wrote or left files in.
+/// The levels the run wrote or left files in; nothing when there are none (a key-value SSD, page
+/// writes), rather than a table's header alone.
 fn levels_table(r: &RunResult) -> String {
     use crate::table::Table;
     let mb = |b: u64| format!("{:.1}", b as f64 / (1 << 20) as f64);
     let mut t = Table::new(&[
         "level",
         "files",
-        "size MB",
-        "read MB",
-        "written MB",
-        "moved MB",
-        "remapped MB",
-        "host MB",
+        "size MiB",
+        "read MiB",
+        "written MiB",
+        "moved MiB",
+        "remapped MiB",
+        "host MiB",
         "compactions",
     ]);
+    let mut rows = 0;
     for l in &r.levels {
         if l.files == 0 && l.bytes_written == 0 && l.bytes_moved == 0 {
             continue;
         }
+        rows += 1;
         t.row(vec![
             format!("L{}", l.level),
             l.files.to_string(),
@@ -440,6 +446,9 @@ fn levels_table(r: &RunResult) -> String {
             l.compactions.to_string(),
         ]);
     }
+    if rows == 0 {
+        return String::new();
+    }
     t.render()
 }
 
@@ -448,7 +457,7 @@ fn accounting(r: &RunResult) -> String {
     let mb = |b: u64| format!("{:.1}", b as f64 / (1 << 20) as f64);
     let mut out = String::new();
     out.push_str(&format!(
-        "\nuser {} MB; host writes {} MB (host WA {:.2})",
+        "\nuser {} MiB; host writes {} MiB (host WA {:.2})",
         mb(r.user_bytes),
         mb(r.host_write_bytes),
         r.host_write_amplification
@@ -472,8 +481,8 @@ fn accounting(r: &RunResult) -> String {
     if let Some(c) = &r.page_cache {
         let w = &c.written_back_bytes;
         out.push_str(&format!(
-            "page cache {} MB: hit ratio {}, {} misses, {} pages read ahead; written back {} MB (fsync {}, background \
-             {}, expired {}, pressure {}, clone {}, direct I/O {}, at the end {}); dirty peak {} MB, {} MB of deleted files never \
+            "page cache {} MiB: hit ratio {}, {} misses, {} pages read ahead; written back {} MiB (fsync {}, background \
+             {}, expired {}, pressure {}, clone {}, direct I/O {}, at the end {}); dirty peak {} MiB, {} MiB of deleted files never \
              written\n",
             mb(c.capacity_bytes),
             c.hit_ratio.map_or("-".into(), |h| format!("{:.1} %", h * 100.0)),
@@ -512,7 +521,7 @@ fn accounting(r: &RunResult) -> String {
     }
     if let (Some(f), Some(wa)) = (r.flash_program_bytes, r.write_amplification) {
         out.push_str(&format!(
-            "flash programs {} MB (write amplification {:.2}); GC copied {} pages; {} erases; {} pages remapped\n",
+            "flash programs {} MiB (write amplification {:.2}); GC copied {} pages; {} erases; {} pages remapped\n",
             mb(f),
             wa,
             r.gc_copied_pages.unwrap_or(0),
@@ -533,7 +542,7 @@ fn accounting(r: &RunResult) -> String {
     if let Some(z) = &r.zones {
         out.push_str(&format!(
             "zones: {} of {} data zones in use, {} at >= 90 % utilisation (histogram by tenths {:?}); space \
-             amplification {}; {} resets; host GC {} runs, {} MB copied\n",
+             amplification {}; {} resets; host GC {} runs, {} MiB copied\n",
             z.used_zones,
             z.data_zones,
             z.zones_over_90_percent,

@@ -1,7 +1,8 @@
 //! `flashkv ycsb` and `flashkv mixgraph`: a load (fill) phase and a measured run phase of a YCSB
 //! core workload or a FAST'20 Mixgraph workload. Each command's flags make one [`RunSpec`]; the
 //! engine and device flags are the run specification's own structs. `flashkv ycsb` takes YCSB's
-//! property files (`-P`) and overrides (`-p name=value`) too.
+//! property files (`-P`) and overrides (`-p name=value`) too; like `-p`, the flags `--records` and
+//! `--ops` override the file's `recordcount` and `operationcount`.
 
 use std::path::{Path, PathBuf};
 
@@ -26,10 +27,12 @@ pub struct YcsbArgs {
     /// A YCSB property over the file's (YCSB's -p), e.g. -p readproportion=0.9; repeatable.
     #[arg(short = 'p', long = "property", value_name = "NAME=VALUE")]
     pub property: Vec<String>,
-    /// Records loaded (YCSB recordcount; default 100000, or the property file's).
+    /// Records loaded (YCSB recordcount: over the property file's, as -p recordcount=N; default
+    /// 100000, or the property file's).
     #[arg(long, value_parser = crate::input::positive_count, allow_hyphen_values = true)]
     pub records: Option<u64>,
-    /// Operations of the run phase (YCSB operationcount; default 100000, or the property file's).
+    /// Operations of the run phase (YCSB operationcount: over the property file's, as -p
+    /// operationcount=N; default 100000, or the property file's).
     #[arg(long, value_parser = crate::input::positive_count, allow_hyphen_values = true)]
     pub ops: Option<u64>,
     /// Record size (bytes, or with a unit: 4KiB; one field), MIN-MAX, or a class relative to the
@@ -75,11 +78,34 @@ impl YcsbArgs {
             ycsb_file: self.property_file.clone(),
             ..WorkloadSpec::new(WorkloadKind::Ycsb(name), 0, 0)
         };
+        // `--records` and `--ops` are command-line overrides like `-p recordcount=N`: over the
+        // property file's values, as YCSB's -p is; only a -p that says otherwise conflicts.
+        let counts =
+            [("recordcount", "workload.records", self.records), ("operationcount", "workload.operations", self.ops)];
+        for (property, field, flag) in counts {
+            match (flag, workload.ycsb.count(property)) {
+                (Some(n), Some(p)) if p != n => {
+                    return Err(LabError::invalid(
+                        field,
+                        format!("{n} differs from -p {property}={p}: give one of them"),
+                    ))
+                }
+                _ => {}
+            }
+        }
         workload.read_ycsb_file(Path::new("."))?;
-        // The flags, then the properties, then the default: a count given both ways must agree (plan).
-        workload.records = self.records.or(workload.ycsb.count("recordcount").is_none().then_some(DEFAULT_COUNT));
-        workload.operations =
-            self.ops.unwrap_or(if workload.ycsb.count("operationcount").is_some() { 0 } else { DEFAULT_COUNT });
+        for (property, _, flag) in counts {
+            if let (Some(n), Some(_)) = (flag, workload.ycsb.count(property)) {
+                workload
+                    .ycsb
+                    .set(property, &n.to_string())
+                    .map_err(|e| LabError::invalid("workload.ycsb", e.to_string()))?;
+            }
+        }
+        // The flags, then the properties, then the default (a flag and a property agree by now).
+        let (records, operations) = (workload.ycsb.count("recordcount"), workload.ycsb.count("operationcount"));
+        workload.records = if records.is_some() { None } else { Some(self.records.unwrap_or(DEFAULT_COUNT)) };
+        workload.operations = if operations.is_some() { 0 } else { self.ops.unwrap_or(DEFAULT_COUNT) };
         Ok(RunSpec { host: self.host.clone(), ..RunSpec::new(self.engine.clone(), self.device.clone(), workload) })
     }
 }

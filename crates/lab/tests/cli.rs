@@ -286,6 +286,49 @@ fn an_out_path_that_is_a_file_is_refused_before_any_run() {
     assert_eq!(std::fs::read(&file).unwrap(), b"mine");
 }
 
+/// `--out` where no result folder can be written (under a file; in a read-only folder, where the
+/// permission bits hold: not for root) fails before any work, in under a second, and leaves
+/// nothing behind.
+#[test]
+fn an_out_folder_that_cannot_be_written_is_refused_in_under_a_second() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, b"mine").unwrap();
+    let mut places = vec![file.join("results"), file.join("deeper").join("results")];
+    let read_only = dir.path().join("read-only");
+    std::fs::create_dir(&read_only).unwrap();
+    std::fs::set_permissions(&read_only, std::fs::Permissions::from_mode(0o555)).unwrap();
+    // Root writes through permission bits: the read-only cases then prove nothing, and are left out.
+    if std::fs::write(read_only.join("probe"), b"").is_err() {
+        places.extend([read_only.clone(), read_only.join("results")]);
+    }
+    for place in &places {
+        let f = place.to_str().unwrap();
+        for args in [
+            vec!["bench", "--fs", "mem", "--num", "200000", "--out", f],
+            vec!["ftl", "--capacity", "1GiB", "--writes", "4", "--out", f],
+            vec!["ycsb", "--fs", "mem", "--records", "100000", "--ops", "100000", "--out", f],
+            vec!["mixgraph", "--fs", "mem", "--out", f],
+            vec!["demo", "--out", f],
+            vec!["run", "experiments/demo.toml", "--out", f],
+            vec!["repro", "remapcom", "--scale", "tiny", "--out", f],
+        ] {
+            let start = std::time::Instant::now();
+            let (code, out, err) = flashkv(&args);
+            let took = start.elapsed();
+            assert_eq!(code, 2, "{args:?} should fail: {out}");
+            assert!(err.contains(f) && err.contains("cannot write a result folder there"), "{args:?}: {err}");
+            assert!(out.is_empty(), "{args:?} ran before refusing: {out}");
+            assert!(took < std::time::Duration::from_secs(1), "{args:?} took {took:?} to fail");
+        }
+    }
+    assert_eq!(std::fs::read(&file).unwrap(), b"mine");
+    std::fs::set_permissions(&read_only, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let left: Vec<_> = std::fs::read_dir(&read_only).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert!(left.iter().all(|n| n == "probe"), "left behind: {left:?}");
+}
+
 /// `flashkv repair DIR` rebuilds a database that lost CURRENT and its MANIFEST, and says what it
 /// kept; a missing directory is a one-line error.
 #[test]
@@ -315,4 +358,101 @@ fn repair_rebuilds_a_database_without_current_or_manifest() {
     let (code, _, err) = flashkv(&["repair", dir.path().join("nowhere").to_str().unwrap()]);
     assert_eq!(code, 2);
     assert!(err.contains("nowhere") && err.lines().count() == 1, "{err}");
+}
+
+/// Every file under `dir` with its bytes, and every folder: what a command must leave unchanged.
+fn snapshot(dir: &std::path::Path) -> Vec<(std::path::PathBuf, Option<Vec<u8>>)> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            out.push((path.clone(), None));
+            out.extend(snapshot(&path));
+        } else {
+            out.push((path.clone(), Some(std::fs::read(&path).unwrap())));
+        }
+    }
+    out.sort();
+    out
+}
+
+/// `flashkv repair` pointed at a folder that holds no database (empty; the folder `bench --fs
+/// posix:DIR` was given, whose database is in DIR/db; a folder of experiment files) fails naming
+/// what it looked for, and writes nothing there.
+#[test]
+fn repair_refuses_a_folder_without_a_database_and_writes_nothing() {
+    let root = tempfile::tempdir().unwrap();
+    let empty = root.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let others = root.path().join("experiments");
+    std::fs::create_dir(&others).unwrap();
+    std::fs::write(others.join("demo.toml"), "title = \"demo\"\n").unwrap();
+    std::fs::write(others.join("notes.txt"), "not a database\n").unwrap();
+    let bench = root.path().join("bench");
+    let (code, _, err) = flashkv(&["bench", "--fs", &format!("posix:{}", bench.display()), "--num", "2000"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(bench.join("db").join("CURRENT").exists(), "bench --fs posix:DIR keeps its database in DIR/db");
+    for dir in [&empty, &others, &bench] {
+        let before = snapshot(dir);
+        let (code, out, err) = flashkv(&["repair", dir.to_str().unwrap()]);
+        assert_eq!(code, 2, "{}: {out}", dir.display());
+        assert!(err.contains(dir.to_str().unwrap()) && err.contains("CURRENT") && err.contains("MANIFEST"), "{err}");
+        assert!(err.contains(".ldb") && err.contains(".log"), "{err}");
+        assert_eq!(snapshot(dir), before, "{}: the repair wrote into it", dir.display());
+    }
+}
+
+/// Sizes mean what their units say: `4GB` is 4,000,000,000 bytes and `4GiB` 4,294,967,296, on the
+/// command line and in experiment files alike, and printed back with their unit; a spelling that
+/// could be either (`4G`, `4gib`, `4KB`) is refused, the error naming both families.
+#[test]
+fn decimal_and_binary_units_mean_what_they_say() {
+    // One plane of 125 pages of 2 KiB a block: 4,000,000,000 bytes are 15,625 whole blocks, so
+    // the device is exactly the size asked for; with a spare factor of 0.2, the fill writes
+    // 3,200,000,000 bytes.
+    let geometry = ["--page-size", "2KiB", "--pages-per-block", "125", "--channels", "1", "--chips", "1"];
+    let run = |capacity: &str| -> serde_json::Value {
+        let mut args = vec!["ftl", "--capacity", capacity, "--dies", "1", "--planes", "1"];
+        args.extend(geometry);
+        args.extend(["--spare-factor", "0.2", "--writes", "0.01", "--json"]);
+        let (code, out, err) = flashkv(&args);
+        assert_eq!(code, 0, "{capacity}: {err}");
+        serde_json::from_str(&out).expect("JSON on stdout")
+    };
+    let fill = |v: &serde_json::Value| v["phases"][0]["user_bytes"].as_u64().unwrap();
+    let gb = run("4GB");
+    assert_eq!(fill(&gb), 3_200_000_000, "a 4,000,000,000-byte device, 0.2 of it spare");
+    assert!(gb["device"].as_str().unwrap().contains(", 4 GB,"), "{}", gb["device"]);
+    let gib = run("4GiB");
+    // 4 GiB is 16,777 whole blocks of 256,000 bytes (4,294,912,000 bytes).
+    assert_eq!(fill(&gib), 16_777 * 256_000 / 5 * 4);
+    assert!(gib["device"].as_str().unwrap().contains(", 4 GiB,"), "{}", gib["device"]);
+    assert_eq!(run("4000000000")["phases"], gb["phases"], "4GB is 4,000,000,000 bytes");
+    assert_eq!(run("4 GB")["phases"], gb["phases"], "a space before the unit is allowed");
+
+    let dir = tempfile::tempdir().unwrap();
+    for bad in ["4G", "4gib", "4KB", "4 gb"] {
+        let flags = [
+            vec!["ftl", "--capacity", bad],
+            vec!["bench", "--fs", "mem", "--page-cache", bad],
+            vec!["bench", "--fs", "mem", "--write-buffer-size", bad],
+            vec!["ycsb", "--fs", "mem", "--value-size", bad],
+        ];
+        let file = dir.path().join("sizes.toml");
+        std::fs::write(
+            &file,
+            format!("title = \"t\"\n[device]\ncapacity = \"{bad}\"\n[workload]\nname = \"fillrandom\"\nrecords = 10\n"),
+        )
+        .unwrap();
+        let out = dir.path().join("out");
+        let from_file = vec!["run", file.to_str().unwrap(), "--out", out.to_str().unwrap()];
+        for args in flags.iter().chain([&from_file]) {
+            let (code, stdout, err) = flashkv(args);
+            assert_eq!(code, 2, "{args:?} must be refused: {stdout}");
+            assert!(
+                err.contains("decimal kB, MB, GB, TB") && err.contains("binary KiB, MiB, GiB, TiB"),
+                "{args:?}: {err}"
+            );
+        }
+    }
 }

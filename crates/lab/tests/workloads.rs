@@ -77,7 +77,7 @@ fn measured(mut v: serde_json::Value) -> serde_json::Value {
 }
 
 /// YCSB's -P: a property file with workload A's definition over CoreWorkload's defaults runs
-/// workload A, operation for operation; -p overrides it, and a count given twice must agree.
+/// workload A, operation for operation; -p and --records / --ops override it.
 #[test]
 fn a_ycsb_property_file_of_workload_a_is_workload_a() {
     let file = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/workloada");
@@ -96,10 +96,17 @@ fn a_ycsb_property_file_of_workload_a_is_workload_a() {
     assert!(kinds.contains_key("read") && !kinds.contains_key("update"), "{kinds:?}");
     let updates = named["phases"][1]["latency_by_kind"].as_object().unwrap();
     assert!(updates.contains_key("update"), "{updates:?}");
-    // A count given by a flag and by the file must agree; a wrong property is named.
-    let (code, _, err) = flashkv(&["ycsb", "-P", file, "--records", "10"]);
+    // --records and --ops override the file's counts, as -p does (YCSB's command line over its
+    // property file); only a -p that says otherwise conflicts. A wrong property is named.
+    let fewer = json(&[&["ycsb", "-P", file, "--records", "1000", "--ops", "500"][..], &device].concat());
+    let ops: Vec<u64> = fewer["phases"].as_array().unwrap().iter().map(|p| p["ops"].as_u64().unwrap()).collect();
+    assert_eq!(ops, [1000, 500], "{}", fewer["phases"]);
+    let by_p =
+        json(&[&["ycsb", "-P", file, "-p", "recordcount=1000", "-p", "operationcount=500"][..], &device].concat());
+    assert_eq!(measured(by_p), measured(fewer), "--records N is -p recordcount=N");
+    let (code, _, err) = flashkv(&["ycsb", "-P", file, "-p", "recordcount=10", "--records", "20"]);
     assert_eq!(code, 2);
-    assert!(err.contains("--records") && err.contains("recordcount=3000"), "{err}");
+    assert!(err.contains("--records") && err.contains("recordcount=10"), "{err}");
     let (code, _, err) = flashkv(&["ycsb", "-P", file, "-p", "requestdistribution=normal"]);
     assert_eq!(code, 2);
     assert!(err.contains("-p") && err.contains("uniform, zipfian, latest, hotspot"), "{err}");

@@ -349,6 +349,30 @@ fn repair_of_a_missing_directory_names_it() {
     assert!(matches!(e, Error::NotFound { .. }) && e.to_string().contains("nowhere"), "{e}");
 }
 
+/// A folder with none of a database's files (empty, or other files, LOCK alone) is refused before
+/// anything is written: a repair pointed at the wrong folder must not make a database there.
+#[test]
+fn repair_refuses_a_folder_without_database_files_and_writes_nothing() {
+    let fs: Arc<dyn Fs> = Arc::new(MemFs::new());
+    for dir in ["empty", "other"] {
+        fs.create_dir_all(dir).unwrap();
+    }
+    storage::write_all(&*fs, "other/demo.toml", b"title = \"x\"\n", true).unwrap();
+    storage::write_all(&*fs, "other/notes.log.txt", b"", true).unwrap();
+    storage::write_all(&*fs, "other/LOCK", b"", true).unwrap();
+    for dir in ["empty", "other"] {
+        let before = fs.list(dir).unwrap();
+        let e = Db::repair(Env::new(Arc::clone(&fs)), dir, options()).unwrap_err();
+        let msg = e.to_string();
+        assert!(matches!(e, Error::NotFound { .. }) && msg.contains(dir), "{msg}");
+        assert!(
+            msg.contains("CURRENT") && msg.contains("MANIFEST") && msg.contains(".ldb") && msg.contains(".log"),
+            "{msg}"
+        );
+        assert_eq!(fs.list(dir).unwrap(), before, "{dir}: the repair wrote into it");
+    }
+}
+
 /// A write whose WAL append failed (the file system took the bytes into its buffer, then failed
 /// to write them: a full disk) returns an error and is not there after a reopen, even though the
 /// file system's buffer is flushed when the database closes.
@@ -404,4 +428,31 @@ fn a_file_set_aside_never_replaces_one_kept_before() {
     assert_eq!(report.set_aside, vec![format!("db/lost/{name}.1")], "{report}");
     assert_eq!(storage::read_all(&*fs, &format!("db/lost/{name}")).unwrap(), b"kept before");
     assert_eq!(storage::read_all(&*fs, &format!("db/lost/{name}.1")).unwrap(), damaged);
+}
+
+/// The WAL the MANIFEST names is gone and the next WAL starts right after the MANIFEST's last
+/// sequence (what a lost edit that switched WALs with no write in between leaves): the report
+/// names the missing WAL without an empty range of lost writes ("writes 8 to 7").
+#[test]
+fn a_missing_wal_followed_by_the_next_sequence_states_no_empty_range() {
+    let fs: Arc<dyn Fs> = Arc::new(MemFs::new());
+    let db = open(&fs, options()).unwrap();
+    for i in 0..100 {
+        db.put(&WriteOptions::default(), &key(i), &value(i, 0)).unwrap();
+    }
+    db.flush().unwrap();
+    db.wait_for_background().unwrap();
+    db.close().unwrap();
+    // The WAL after the flush holds no write: its header says it starts at sequence 101.
+    let wal = the_wal(&*fs);
+    let later = format!("db/{:06}.log", wal["db/".len()..wal.len() - 4].parse::<u64>().unwrap() + 10);
+    let bytes = storage::read_all(&*fs, &wal).unwrap();
+    storage::write_all(&*fs, &later, &bytes, true).unwrap();
+    fs.remove(&wal).unwrap();
+    let absolute = Options { wal_recovery_mode: WalRecoveryMode::AbsoluteConsistency, ..options() };
+    let msg = open(&fs, absolute).err().expect("absolute consistency refuses a missing WAL").to_string();
+    assert!(msg.contains(&wal) && msg.contains("sequence 101") && !msg.contains("writes 101 to 100"), "{msg}");
+    let db = open(&fs, options()).unwrap();
+    let report = db.recovery_report().to_string();
+    assert!(report.contains(&wal) && !report.contains("writes 101 to 100"), "{report}");
 }

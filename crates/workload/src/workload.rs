@@ -48,7 +48,8 @@ pub struct WorkloadSpec {
 
 impl Workload {
     /// Every accepted name.
-    pub const ACCEPTED: &'static str = "load, a, b, c, d, e, f (YCSB); fillseq, fillrandom, overwrite, readrandom, \
+    pub const ACCEPTED: &'static str =
+        "load, a, b, c, d, e, f, core (YCSB); fillseq, fillrandom, overwrite, readrandom, \
          readseq, seekrandom, fillzipfian (db_bench); all_random, all_dist, prefix_random, prefix_dist (Mixgraph)";
 
     /// Every workload, in the order of [`Workload::ACCEPTED`].

@@ -173,6 +173,11 @@ impl Experiment {
     /// that hold the experiment as data, such as the Python package's dicts).
     pub fn text_from_json(json: &str) -> Result<String> {
         let table: Table = serde_json::from_str(json).map_err(LabError::json("experiment"))?;
+        // The dict's own mistakes (a missing title, an unknown section) are named here: the TOML
+        // made from it is text the user never wrote, whose line numbers would point nowhere.
+        Value::Table(table.clone())
+            .try_into::<ExperimentFile>()
+            .map_err(|e| bad(format!("experiment: {}", e.message().trim())))?;
         toml::to_string(&table).map_err(|e| bad(format!("experiment: {e}")))
     }
 

@@ -4,7 +4,7 @@
 
 use crate::report::model::{Cell, Figure, FigureKind, ResultSet, ResultTable, Series};
 use crate::result::{RunResult, TimeBase};
-use crate::spec::{format_size, FsKind};
+use crate::spec::{format_size, FsKind, Named, WorkloadKind};
 
 use super::{value_label, Experiment, Point};
 
@@ -36,14 +36,32 @@ impl Experiment {
                 s.device.preset.name(),
                 s.device.capacity.map_or("default size".into(), |c| format_size(c.0))
             ),
-            other => crate::spec::Named::name(other),
+            other => other.name(),
         };
         let w = &s.workload;
-        let size = match w.data {
-            Some(d) => format!("{} of data", format_size(d.0)),
-            None => format!("{} records", w.records.unwrap_or(0)),
+        let file_name =
+            |f: &std::path::Path| f.file_name().map_or(f.display().to_string(), |n| n.to_string_lossy().into());
+        // Page writes and block traces have no records: their size is the device's and the trace's.
+        let size = match (&w.name, w.data) {
+            (WorkloadKind::PageWrites, _) => {
+                format!("a fill, then {} capacity-writes of {} page writes", w.pages.writes, w.pages.pattern.name())
+            }
+            (WorkloadKind::BlockTrace, _) => {
+                format!("block trace {}", w.trace.as_ref().map_or("-".into(), |t| file_name(&t.file)))
+            }
+            (WorkloadKind::KvTrace, _) => {
+                format!("key-value trace {}", w.kv_trace.as_deref().map_or("-".into(), file_name))
+            }
+            (_, Some(d)) => format!("{} of data", format_size(d.0)),
+            // The records a YCSB property file gives (recordcount) are the plan's.
+            (_, None) => format!("{} records", s.plan().map_or(w.records.unwrap_or(0), |p| p.records)),
         };
-        let ops = if w.operations > 0 { format!(", {} operations", w.operations) } else { String::new() };
+        let operations = s.plan().map_or(w.operations, |p| p.operations);
+        let ops = if operations > 0 && !w.name.is_device_only() {
+            format!(", {operations} operations")
+        } else {
+            String::new()
+        };
         format!("{size}{ops}, device {dev}")
     }
 
@@ -51,7 +69,7 @@ impl Experiment {
         let mut columns = vec!["variant".to_string()];
         columns.extend(self.sweeps.iter().map(|s| s.parameter.clone()));
         columns.extend(
-            ["workload", "user MB", "host WA", "flash WA", "ops/s", "p99 us", "remapped pages", "sim time s"]
+            ["workload", "user MiB", "host WA", "flash WA", "ops/s", "p99 us", "remapped pages", "sim time s"]
                 .map(String::from),
         );
         let mut rows = Vec::new();
@@ -110,16 +128,17 @@ impl Experiment {
             notes.push(crate::result::SIMULATED_TIME_NOTE.into());
             notes.extend(crate::result::host_cpu_notes(results));
         }
-        let mut tables = vec![
-            ResultTable { name: "runs".into(), columns, rows },
-            ResultTable {
+        let mut tables = vec![ResultTable { name: "runs".into(), columns, rows }];
+        // Key-value SSDs and page writes have no LSM levels: no table rather than an empty one.
+        if !level_rows.is_empty() {
+            tables.push(ResultTable {
                 name: "levels".into(),
-                columns: ["variant", "sweep", "level", "files", "read MB", "written MB", "remapped MB", "host MB"]
+                columns: ["variant", "sweep", "level", "files", "read MiB", "written MiB", "remapped MiB", "host MiB"]
                     .map(String::from)
                     .to_vec(),
                 rows: level_rows,
-            },
-        ];
+            });
+        }
         if !cause_rows.is_empty() {
             tables.push(ResultTable {
                 name: "flash time by cause".into(),

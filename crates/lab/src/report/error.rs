@@ -66,6 +66,15 @@ pub enum ReportError {
     #[error("{}: exists and is not a folder; a result folder goes there (choose another --out)", .dir.display())]
     NotAFolder { dir: PathBuf },
 
+    /// The output folder cannot be created, or a file cannot be created in it (a read-only
+    /// folder or file system, a parent that is a file, no permission).
+    #[error("{}: cannot write a result folder there: {source} (choose another --out)", .dir.display())]
+    NotWritable {
+        dir: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+
     /// The output folder holds another experiment's results; writing would mix the two.
     #[error(
         "{}: holds the results of {existing:?}, not of {new:?}; write to another folder (--out) \

@@ -18,7 +18,8 @@
 //! title (or is not a result set at all), so one experiment never overwrites another's results;
 //! given the same title, it first removes the charts and table files the old set had and the new
 //! one does not, so nothing stale is left. Other files (a repro's `runs/` cache, `timing.json`) are
-//! left alone. [`check_folder`] makes the same check before a command spends time on its runs.
+//! left alone. [`check_folder`] makes the same check before a command spends time on its runs, and
+//! checks that the folder can be created and written ([`check_place`]).
 //!
 //! Output is deterministic: the same result set gives byte-identical files (no timestamps, no
 //! hash-map order). JSON has no NaN or infinity, so before anything is written the set is normalised:
@@ -131,13 +132,24 @@ pub fn check_folder(dir: &Path, title: &str) -> Result<(), ReportError> {
     previous_set(dir, title).map(|_| ())
 }
 
-/// Refuses `dir` when it exists and is not a folder: a command checks this before its runs, so
-/// that it does not run them all only to fail writing its result folder.
+/// Refuses `dir` unless a result folder can be written there: it exists as a folder or can be
+/// made, and a file can be created in it. A command checks this before its runs, so that it does
+/// not run them all only to fail writing its result folder. The check leaves nothing behind: its
+/// probe file, and the folders it made, are removed (the result folder is made again when written).
 pub fn check_place(dir: &Path) -> Result<(), ReportError> {
-    match std::fs::metadata(dir) {
-        Ok(m) if !m.is_dir() => Err(ReportError::NotAFolder { dir: dir.to_path_buf() }),
-        _ => Ok(()),
+    if fs::metadata(dir).is_ok_and(|m| !m.is_dir()) {
+        return Err(ReportError::NotAFolder { dir: dir.to_path_buf() });
     }
+    // The folders missing now, innermost first: the ones the check makes and then removes.
+    let missing: Vec<&Path> =
+        dir.ancestors().take_while(|p| !p.as_os_str().is_empty() && fs::symlink_metadata(p).is_err()).collect();
+    let probe = fs::create_dir_all(dir)
+        .and_then(|()| tempfile::Builder::new().prefix(".flashkv-write-check-").tempfile_in(dir).map(drop));
+    for made in &missing {
+        // Only empty folders go: anything that appeared in one meanwhile is left alone.
+        let _ = fs::remove_dir(made);
+    }
+    probe.map_err(|source| ReportError::NotWritable { dir: dir.to_path_buf(), source })
 }
 
 /// The result set in `dir`, if any, after checking that it has the title `title`.

@@ -592,7 +592,11 @@ impl DeviceSpec {
             );
         }
         if let Ok((g, timing)) = self.chip() {
-            shape += &format!(", {} KiB pages, NAND {}", g.page_size >> 10, timing.label());
+            shape += &format!(
+                ", {} pages, NAND {}",
+                super::format_size_in(g.page_size as u64, 1 << 10, "KiB"),
+                timing.label()
+            );
         }
         shape
     }
@@ -619,7 +623,7 @@ impl DeviceSpec {
             }
             FsKind::Zone => {
                 let zone = match self.zoned_config() {
-                    Ok(c) => format!("{} MiB zones", c.zone_size >> 20),
+                    Ok(c) => format!("{} zones", super::format_size_in(c.zone_size, 1 << 20, "MiB")),
                     Err(_) => "zones".into(),
                 };
                 let gc = match self.zone_gc {

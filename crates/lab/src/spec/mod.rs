@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 pub use self::device::{DeviceSpec, FsKind, FtlName, Store, ZoneGc};
 pub use self::engine::{Engine, EngineName, EngineSpec, KvDesign, MappingRam};
 pub use self::host::HostSpec;
-pub use self::named::{format_size, Bytes, BytesOrOff, Named};
+pub use self::named::{format_size, format_size_in, Bytes, BytesOrOff, Named};
 pub use self::workload::{
     Addresses, BlockTraceSpec, PageWrites, Pattern, Replay, ValueSizeSpec, WorkloadKind, WorkloadSpec,
 };

@@ -98,30 +98,55 @@ impl<'de> Deserialize<'de> for Text {
     }
 }
 
-/// A byte count: `4096`, `4KiB`, `64MiB`, `16GiB`, `1TiB` (also `K`, `M`, `G`, `T` and `KB`-style
-/// spellings, all binary multiples); never zero.
+/// A byte count (never zero): a whole number with an optional unit, the space between them
+/// optional (`4096`, `4KiB`, `16 GiB`, `4GB`). Units, case-sensitive:
+/// - `B`: bytes;
+/// - decimal `kB`, `MB`, `GB`, `TB`: powers of 1000 (SI, as drive makers state capacities);
+/// - binary `KiB`, `MiB`, `GiB`, `TiB`: powers of 1024 (IEC).
+///
+/// Any other spelling (`4G`, `4K`, `4KB`, `4gib`) is refused, naming both families: `4G` may
+/// mean 4 GB or 4 GiB, 7.4 % apart, the size of the spare factors a GC study sweeps, and a
+/// guess either way would change a result without a word. A size prints back ([`Named::name`])
+/// in the largest unit that divides it ([`format_size`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Bytes(pub u64);
+
+/// Every unit a size may carry, with its multiple.
+const SIZE_UNITS: [(&str, u64); 9] = [
+    ("B", 1),
+    ("kB", 1_000),
+    ("MB", 1_000_000),
+    ("GB", 1_000_000_000),
+    ("TB", 1_000_000_000_000),
+    ("KiB", 1 << 10),
+    ("MiB", 1 << 20),
+    ("GiB", 1 << 30),
+    ("TiB", 1 << 40),
+];
+
+/// What a size may be, for errors.
+const SIZE_ACCEPTED: &str = "a whole number of bytes with an optional unit: B; decimal kB, MB, GB, TB (powers of \
+                             1000); binary KiB, MiB, GiB, TiB (powers of 1024)";
 
 impl Named for Bytes {
     fn parse_name(text: &str) -> Result<Bytes, NameError> {
         let t = text.trim();
         let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
         let (digits, unit) = t.split_at(split);
-        let accepted = "a whole number of bytes with an optional suffix B, KiB, MiB, GiB, TiB";
+        let unit = unit.trim_start();
         if digits.is_empty() {
-            return Err(format!("'{text}' is not a size; expected {accepted}").into());
+            return Err(format!("'{text}' is not a size; accepted: {SIZE_ACCEPTED}").into());
         }
-        let shift = match unit.trim().to_ascii_lowercase().as_str() {
-            "" | "b" => 0,
-            "k" | "kb" | "kib" => 10,
-            "m" | "mb" | "mib" => 20,
-            "g" | "gb" | "gib" => 30,
-            "t" | "tb" | "tib" => 40,
-            _ => return Err(format!("unknown unit '{unit}' in '{text}'; expected {accepted}").into()),
+        let Some(&(_, multiple)) = SIZE_UNITS.iter().find(|(u, _)| *u == unit || (unit.is_empty() && *u == "B")) else {
+            return Err(format!(
+                "unknown unit '{unit}' in '{text}'{}; accepted: {SIZE_ACCEPTED}",
+                unit_hint(digits, unit)
+            )
+            .into());
         };
-        let n: u64 = digits.parse().map_err(|_| NameError(format!("'{text}' is too large")))?;
-        let v = n.checked_mul(1u64 << shift).ok_or_else(|| NameError(format!("'{text}' is too large")))?;
+        let too_large = || NameError(format!("'{text}' is too large"));
+        let n: u64 = digits.parse().map_err(|_| too_large())?;
+        let v = n.checked_mul(multiple).ok_or_else(too_large)?;
         if v == 0 {
             return Err(format!("size must be positive, got '{text}'").into());
         }
@@ -131,6 +156,19 @@ impl Named for Bytes {
     fn name(&self) -> String {
         format_size(self.0).replace(' ', "")
     }
+}
+
+/// The two sizes an ambiguous unit (`G`, `gb`, `Gi`, `KB`) may have meant, when its first letter
+/// is a prefix: ` (4GB = 4000000000 B or 4GiB = 4294967296 B?)`.
+fn unit_hint(digits: &str, unit: &str) -> String {
+    let Some(prefix) = unit.chars().next().map(|c| c.to_ascii_uppercase()) else { return String::new() };
+    let Some(power) = "KMGT".find(prefix).map(|i| i as u32 + 1) else { return String::new() };
+    let (decimal, binary) =
+        (["kB", "MB", "GB", "TB"][power as usize - 1], ["KiB", "MiB", "GiB", "TiB"][power as usize - 1]);
+    let n: Option<u64> = digits.parse().ok();
+    let bytes =
+        |base: u64| n.and_then(|n| n.checked_mul(base.pow(power))).map_or(String::new(), |b| format!(" = {b} B"));
+    format!(" ({digits}{decimal}{} or {digits}{binary}{}?)", bytes(1000), bytes(1024))
 }
 
 /// A byte count that may be zero: `0` or `off` (nothing), or a [`Bytes`].
@@ -180,14 +218,32 @@ impl Named for ByteCount {
     }
 }
 
-/// A size in the largest binary unit that divides it evenly, for tables (`16 GiB`, `1536 B`).
+/// A size in the largest unit that divides it evenly, for tables (`16 GiB`, `4 GB`, `1536 B`):
+/// of a binary and a decimal unit that both divide it, the one with the smaller number (`1000
+/// KiB`, not `1024 kB`; `4 GB`, not `3906250 KiB`), binary on a tie. [`Bytes`] parses it back.
 pub fn format_size(bytes: u64) -> String {
-    for (shift, unit) in [(40, "TiB"), (30, "GiB"), (20, "MiB"), (10, "KiB")] {
-        if bytes >= 1 << shift && bytes % (1 << shift) == 0 {
-            return format!("{} {unit}", bytes >> shift);
-        }
+    let binary = [(1 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
+    let decimal = [(1_000_000_000_000, "TB"), (1_000_000_000, "GB"), (1_000_000, "MB"), (1_000, "kB")];
+    let largest = |units: [(u64, &'static str); 4]| units.into_iter().find(|(m, _)| bytes >= *m && bytes % m == 0);
+    let unit = match (largest(binary), largest(decimal)) {
+        (Some(b), Some(d)) if bytes / d.0 < bytes / b.0 => Some(d),
+        (b, d) => b.or(d),
+    };
+    match unit {
+        Some((multiple, unit)) => format!("{} {unit}", bytes / multiple),
+        None => format!("{bytes} B"),
     }
-    format!("{bytes} B")
+}
+
+/// `bytes` in `unit` (`multiple` bytes) when it is a whole number of them (`4 KiB pages`, as
+/// descriptions have always read), else in the unit [`format_size`] picks: never a truncated
+/// count such as `0 KiB` for 512 B.
+pub fn format_size_in(bytes: u64, multiple: u64, unit: &str) -> String {
+    if bytes > 0 && bytes % multiple == 0 {
+        format!("{} {unit}", bytes / multiple)
+    } else {
+        format_size(bytes)
+    }
 }
 
 impl Named for Preset {
@@ -309,16 +365,48 @@ mod tests {
 
     #[test]
     fn sizes_parse_and_print_back() {
-        for (text, bytes) in [("4096", 4096), ("4KiB", 4096), ("64 MiB", 64 << 20), ("16G", 16 << 30)] {
+        for (text, bytes) in [
+            ("4096", 4096),
+            ("4096B", 4096),
+            ("4KiB", 4096),
+            ("64 MiB", 64 << 20),
+            ("16GiB", 16 << 30),
+            ("1TiB", 1 << 40),
+            ("1kB", 1000),
+            ("4GB", 4_000_000_000),
+            ("4 GB", 4_000_000_000),
+            ("2MB", 2_000_000),
+            ("1TB", 1_000_000_000_000),
+        ] {
             let b = Bytes::parse_name(text).unwrap();
-            assert_eq!(b, Bytes(bytes));
-            assert_eq!(Bytes::parse_name(&b.name()).unwrap(), b);
+            assert_eq!(b, Bytes(bytes), "{text}");
+            assert_eq!(Bytes::parse_name(&b.name()).unwrap(), b, "{text}");
+            assert_eq!(Bytes::parse_name(&format_size(bytes)).unwrap(), b, "{text}: a table's size parses back");
         }
         assert_eq!(format_size(16 << 30), "16 GiB");
+        assert_eq!(format_size(4_000_000_000), "4 GB");
         assert_eq!(format_size(1536), "1536 B");
-        for bad in ["", "-1", "4XB", "0", "99999999999999999999", "GiB"] {
+        assert_eq!(format_size(1024 * 1000), "1000 KiB");
+        assert_eq!(format_size_in(4 << 20, 1 << 10, "KiB"), "4096 KiB");
+        assert_eq!(format_size_in(512, 1 << 10, "KiB"), "512 B");
+        assert_eq!(format_size_in(3_000_000, 1 << 20, "MiB"), "3 MB");
+        for bad in ["", "-1", "4XB", "0", "0GB", "99999999999999999999", "GiB", "1.5GiB", "20000000TB"] {
             assert!(Bytes::parse_name(bad).is_err(), "{bad}");
         }
+    }
+
+    /// Spellings that could mean either family are refused, the error naming both families and
+    /// the two sizes the text may have meant.
+    #[test]
+    fn ambiguous_units_are_refused_naming_both_families() {
+        for bad in ["4G", "4g", "4gib", "4Gi", "4gb", "4KB", "4K", "4kb", "4kib", "4M", "4mb", "4T", "4 G", "4 gib"] {
+            let e = Bytes::parse_name(bad).unwrap_err().0;
+            assert!(e.contains("decimal kB, MB, GB, TB") && e.contains("binary KiB, MiB, GiB, TiB"), "{bad}: {e}");
+        }
+        let e = Bytes::parse_name("4G").unwrap_err().0;
+        assert!(e.contains("4GB = 4000000000 B or 4GiB = 4294967296 B"), "{e}");
+        let e = Bytes::parse_name("3XB").unwrap_err().0;
+        assert!(e.starts_with("unknown unit 'XB' in '3XB'; accepted"), "{e}");
     }
 
     #[test]

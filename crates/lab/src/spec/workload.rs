@@ -33,6 +33,11 @@ pub enum WorkloadKind {
 }
 
 impl WorkloadKind {
+    /// Every workload name, for errors: the generators' and the lab's own.
+    pub const ACCEPTED: &'static str = "load, a, b, c, d, e, f, core (YCSB); fillseq, fillrandom, overwrite, \
+        readrandom, readseq, seekrandom, fillzipfian (db_bench, or several separated by commas); all_random, all_dist, \
+        prefix_random, prefix_dist (Mixgraph); pages (page writes to a block SSD); block-trace, kv-trace (trace replays)";
+
     /// One db_bench benchmark.
     pub fn db_bench(kind: DbBenchKind) -> WorkloadKind {
         WorkloadKind::DbBench(vec![kind])
@@ -85,7 +90,11 @@ impl Named for WorkloadKind {
                 items.iter().map(|i| i.parse::<DbBenchKind>()).collect::<Result<_, _>>().map_err(|e| e.to_string())?;
             return Ok(WorkloadKind::DbBench(kinds));
         }
-        Ok(items[0].parse::<Workload>().map_err(|e| e.to_string())?.into())
+        match items[0].parse::<Workload>() {
+            Ok(w) => Ok(w.into()),
+            // The generators' crate knows its own names only; the lab's workloads come on top.
+            Err(_) => Err(format!("unknown workload '{}'; accepted: {}", items[0], WorkloadKind::ACCEPTED).into()),
+        }
     }
     fn name(&self) -> String {
         match self {
@@ -579,6 +588,12 @@ mod tests {
         assert_eq!(list.name(), "fillseq,readrandom");
         assert!(WorkloadKind::parse_name("fillseq,,readrandom").unwrap_err().0.contains("empty item"));
         assert!(WorkloadKind::parse_name("").is_err());
+        // The error lists every workload, the lab's own too, and each name it lists parses.
+        let e = WorkloadKind::parse_name("nope").unwrap_err().0;
+        assert!(e.starts_with("unknown workload 'nope'; accepted: "), "{e}");
+        for name in ["load", "core", "fillzipfian", "prefix_dist", "pages", "block-trace", "kv-trace"] {
+            assert!(e.contains(name) && WorkloadKind::parse_name(name).is_ok(), "{name}: {e}");
+        }
         assert_eq!(WorkloadKind::parse_name("a").unwrap(), WorkloadKind::Ycsb(YcsbWorkload::A));
     }
 }

@@ -166,9 +166,18 @@ impl WalBreak {
 impl fmt::Display for WalBreak {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            WalBreak::Missing { file, from, to: Some(to) } => {
+            WalBreak::Missing { file, from, to: Some(to) } if to >= from => {
                 write!(f, "{file}, the WAL the MANIFEST names, is missing: writes {from} to {to} are lost")
             }
+            // The next WAL starts right after the MANIFEST's last sequence: no later write is
+            // missing, but writes up to that sequence that were still only in this WAL are.
+            WalBreak::Missing { file, from, to: Some(_) } => write!(
+                f,
+                "{file}, the WAL the MANIFEST names, is missing: the next WAL starts at sequence {from}, right after \
+                 the MANIFEST's last sequence {}, so no later write is lost, but any write up to {} that only it held is",
+                from - 1,
+                from - 1
+            ),
             WalBreak::Missing { file, from, to: None } => {
                 write!(f, "{file}, the WAL the MANIFEST names, is missing: any writes from sequence {from} on are lost")
             }

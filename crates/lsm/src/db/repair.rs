@@ -1,7 +1,8 @@
 //! Repair: rebuilds a database from the SSTs and WALs found in its directory, for when CURRENT or
 //! the MANIFEST is lost or damaged (LevelDB's `RepairDB`, RocksDB's `ldb repair`).
 //!
-//! Contract: nothing is deleted. The old MANIFESTs, CURRENT, every WAL once converted and every
+//! Contract: a folder with none of a database's files in it (no CURRENT, MANIFEST, SST or WAL) is
+//! refused with [`Error::NotFound`] before anything is written. Nothing is deleted. The old MANIFESTs, CURRENT, every WAL once converted and every
 //! damaged SST go to `lost/`; the report says what was kept and what was dropped.
 //! 1. Each WAL, oldest first, is read leniently (every readable record, damage skipped and
 //!    counted) and written to a level-0 SST.
@@ -127,6 +128,7 @@ pub fn repair(env: Env, dir: &str, options: Options) -> Result<RepairReport> {
     if !fs.exists(dir)? {
         return Err(Error::NotFound { dir: dir.to_string(), what: "the directory does not exist".into() });
     }
+    refuse_a_folder_without_database_files(&*fs, dir)?;
     let lock = fs.lock(&filename::lock_name(dir))?;
     let mut report = RepairReport { dir: dir.to_string(), ..RepairReport::default() };
     let (mut tables, mut logs, mut max_number) = (Vec::new(), Vec::new(), 1);
@@ -176,6 +178,28 @@ pub fn repair(env: Env, dir: &str, options: Options) -> Result<RepairReport> {
     db.compact_range(None, None)?;
     db.close()?;
     Ok(report)
+}
+
+/// A repair writes CURRENT, a MANIFEST, LOCK and a WAL wherever it is pointed; pointed at the
+/// wrong folder (the parent of the database, a folder of experiment files) it would make a new,
+/// empty database there and report success. So a folder holding none of the files a database is
+/// made of is refused before anything is written.
+fn refuse_a_folder_without_database_files(fs: &dyn Fs, dir: &str) -> Result<()> {
+    let database_file = |name: &String| {
+        matches!(
+            filename::parse(name),
+            Some(FileKind::Current | FileKind::Manifest(_) | FileKind::Table(_) | FileKind::Log(_))
+        )
+    };
+    if fs.list(dir)?.iter().any(database_file) {
+        return Ok(());
+    }
+    Err(Error::NotFound {
+        dir: dir.to_string(),
+        what: "it holds none of a database's files (CURRENT, MANIFEST-NNNNNN, NNNNNN.ldb or NNNNNN.sst, \
+               NNNNNN.log), so there is nothing to repair; nothing was written"
+            .into(),
+    })
 }
 
 /// Every readable record of WAL `path` in a memtable, with what was dropped.
