@@ -94,16 +94,24 @@ mod tests {
     fn the_work_folder_is_new_and_no_planted_link_is_followed() {
         let victim = tempfile::tempdir().unwrap();
         let temp = std::env::temp_dir();
-        let planted: Vec<PathBuf> =
-            (0..16).map(|n| temp.join(format!("flashkv-xfs-{}-{n}", std::process::id()))).collect();
-        for p in &planted {
+        // Removed however the test ends: the links are in the shared temporary folder.
+        struct Planted(Vec<PathBuf>);
+        impl Drop for Planted {
+            fn drop(&mut self) {
+                for p in &self.0 {
+                    let _ = std::fs::remove_file(p);
+                }
+            }
+        }
+        let planted = Planted((0..16).map(|n| temp.join(format!("flashkv-xfs-{}-{n}", std::process::id()))).collect());
+        for p in &planted.0 {
             let _ = std::fs::remove_file(p);
             std::os::unix::fs::symlink(victim.path(), p).unwrap();
         }
         let works: Vec<TempDir> = (0..4).map(|_| work_dir().unwrap()).collect();
         for w in &works {
             let path = w.path();
-            assert!(!planted.iter().any(|p| p == path), "{} is a planted link", path.display());
+            assert!(!planted.0.iter().any(|p| p == path), "{} is a planted link", path.display());
             let meta = std::fs::symlink_metadata(path).unwrap();
             assert!(meta.is_dir() && !meta.file_type().is_symlink(), "{}", path.display());
             assert_eq!(meta.permissions().mode() & 0o777, 0o700, "{}", path.display());
@@ -111,9 +119,6 @@ mod tests {
             std::fs::write(path.join("xfs.img"), b"image").unwrap();
         }
         assert_eq!(std::fs::read_dir(victim.path()).unwrap().count(), 0, "written through a planted link");
-        for p in &planted {
-            std::fs::remove_file(p).unwrap();
-        }
         let paths: Vec<PathBuf> = works.iter().map(|w| w.path().to_path_buf()).collect();
         drop(works);
         assert!(paths.iter().all(|p| !p.exists()), "work folders are removed with the device");

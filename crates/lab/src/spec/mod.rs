@@ -15,6 +15,7 @@
 //!
 //! The host (`host::HostSpec`: durability and the host CPU's cost model) is the fourth section.
 
+mod describe;
 pub mod device;
 pub mod engine;
 pub mod host;
