@@ -390,7 +390,7 @@ fn fillrandom(set: &mut ResultSet, fills: &[Option<RunResult>], asked: &[bool]) 
             "SA",
             "zone resets",
             "GC runs",
-            "GC MB",
+            "GC MiB",
             "used zones",
             "zones >= 90 % (%)",
             "simulated s",
