@@ -11,8 +11,6 @@ use std::sync::Arc;
 
 use storage::{EnvError, FsError};
 
-use crate::sst::filter::FilterLayout;
-
 pub type Result<T> = std::result::Result<T, Error>;
 
 #[derive(Debug, Clone, thiserror::Error)]
@@ -164,7 +162,7 @@ pub enum CloneProblem {
     /// The keys' summary holds hashes for another filter layout than the table's: its filter
     /// would miss the block's keys.
     #[error("the block's key hashes are for {keys} filters, the table builds {table} ones")]
-    FilterLayout { keys: FilterLayout, table: FilterLayout },
+    FilterLayout { keys: &'static str, table: &'static str },
 }
 
 impl From<FsError> for Error {

@@ -262,7 +262,8 @@ fn clone_misuse_is_refused_without_writing() {
     assert_eq!(refused(clone_block(&mut b, "a.sst", short, &block)).2, mismatch);
     // Keys hashed for the other filter layout would leave them out of this table's filter.
     let per_block = BlockKeys::of(&block, FilterLayout::PerBlock).unwrap();
-    let layouts = CloneProblem::FilterLayout { keys: FilterLayout::PerBlock, table: FilterLayout::PerTable };
+    let layouts =
+        CloneProblem::FilterLayout { keys: FilterLayout::PerBlock.name(), table: FilterLayout::PerTable.name() };
     assert_eq!(refused(b.add_cloned_block("a.sst", h, &block, &per_block)).2, layouts);
     assert_eq!(fs.stats(), before);
     assert_eq!(b.pending_block_entries(), 1);

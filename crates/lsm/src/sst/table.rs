@@ -34,7 +34,6 @@ use storage::RandomAccessFile;
 use super::block::Block;
 use super::filter::{FilterLayout, TableFilter};
 use super::format::{read_block, BlockHandle, Footer, FOOTER_SIZE};
-use super::table_iter::TableIterator;
 use crate::cache::BlockCache;
 use crate::error::{Error, Result};
 use crate::iter::InternalIterator;
@@ -216,11 +215,6 @@ impl Table {
         it.seek(ikey);
         it.status()?;
         Ok(it.valid().then(|| (it.key().to_vec(), it.value().to_vec())))
-    }
-
-    /// A two-level iterator over the whole table.
-    pub fn iter(self: &Arc<Self>, read_opts: &ReadOptions) -> TableIterator {
-        TableIterator::new(self.clone(), read_opts)
     }
 
     /// Data block `i` (in key order): from the mapping of a mapped file, else from the cache or the file.

@@ -207,7 +207,7 @@ impl TableBuilder {
             return Err(refuse(CloneProblem::Empty));
         }
         if let Some(f) = self.filter.as_ref().filter(|f| f.layout() != keys.layout()) {
-            return Err(refuse(CloneProblem::FilterLayout { keys: keys.layout(), table: f.layout() }));
+            return Err(refuse(CloneProblem::FilterLayout { keys: keys.layout().name(), table: f.layout().name() }));
         }
         let (first, last) = (keys.first(), keys.last());
         self.check_order(first)?;

@@ -18,6 +18,14 @@ use crate::error::{Error, Result};
 use crate::iter::InternalIterator;
 use crate::options::ReadOptions;
 
+/// Kept with the iterator, so that the table does not import it back.
+impl Table {
+    /// A two-level iterator over the whole table.
+    pub fn iter(self: &Arc<Self>, read_opts: &ReadOptions) -> TableIterator {
+        TableIterator::new(self.clone(), read_opts)
+    }
+}
+
 pub struct TableIterator {
     table: Arc<Table>,
     read_opts: ReadOptions,
