@@ -21,6 +21,7 @@
 mod destroy;
 mod iter;
 mod jobs;
+mod obsolete;
 mod recovery;
 mod recovery_report;
 mod repair;
