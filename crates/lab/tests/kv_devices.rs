@@ -361,5 +361,8 @@ fn zero_values_in_the_compact_store_change_no_result() {
     }
     let (code, _, err) = flashkv(&["ycsb", "--records", "10", "--ops", "10", "--values", "ones"]);
     assert_ne!(code, 0);
-    assert!(err.contains("'--values <VALUES>': unknown value data 'ones'; accepted: generated, zeros"), "{err}");
+    assert!(
+        err.contains("'--values <VALUES>': unknown value data `ones`: accepted values are generated, zeros"),
+        "{err}"
+    );
 }

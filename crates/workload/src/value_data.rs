@@ -8,6 +8,8 @@
 
 use std::str::FromStr;
 
+use crate::error::WorkloadError;
+
 use crate::op::Op;
 
 /// The values' bytes.
@@ -33,12 +35,16 @@ impl ValueData {
 }
 
 impl FromStr for ValueData {
-    type Err = String;
-    fn from_str(s: &str) -> Result<ValueData, String> {
+    type Err = WorkloadError;
+    fn from_str(s: &str) -> Result<ValueData, WorkloadError> {
         match s {
             "generated" => Ok(ValueData::Generated),
             "zeros" => Ok(ValueData::Zeros),
-            other => Err(format!("unknown value data '{other}'; accepted: generated, zeros")),
+            other => Err(WorkloadError::UnknownName {
+                kind: "value data",
+                name: other.to_string(),
+                accepted: "generated, zeros".to_string(),
+            }),
         }
     }
 }

@@ -329,7 +329,7 @@ named_by_str!(
 
 impl Named for workload::ValueData {
     fn parse_name(text: &str) -> Result<Self, NameError> {
-        text.trim().parse().map_err(NameError)
+        text.trim().parse().map_err(|e: workload::WorkloadError| NameError(e.to_string()))
     }
     fn name(&self) -> String {
         match self {
