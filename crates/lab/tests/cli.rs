@@ -1,15 +1,7 @@
 //! The `flashkv` binary as a user runs it: results, JSON names, and clear errors for bad input.
 
-use std::process::Command;
-
-fn flashkv(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_flashkv")).args(args).output().expect("run flashkv");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::flashkv;
 
 const SMALL: &[&str] =
     &["ftl", "--capacity", "256MiB", "--channels", "1", "--chips", "1", "--spare-factor", "0.2", "--writes", "3"];

@@ -2,16 +2,8 @@
 //! `flashkv ycsb --engine plsc`, an experiment with `engine = "plsc"`, and what does not apply
 //! to a device with no file system or no scans.
 
-use std::process::Command;
-
-fn flashkv(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_flashkv")).args(args).output().expect("run flashkv");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::flashkv;
 
 fn json(args: &[&str]) -> serde_json::Value {
     let (code, out, err) = flashkv(args);

@@ -5,14 +5,8 @@
 use std::path::Path;
 use std::process::Command;
 
-fn flashkv(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_flashkv")).args(args).output().expect("run flashkv");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::flashkv;
 
 /// `flashkv --help` names every repro `flashkv repro` accepts.
 #[test]

@@ -2,14 +2,8 @@
 
 use std::process::Command;
 
-fn flashkv(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_flashkv")).args(args).output().expect("run flashkv");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::flashkv;
 
 /// Seed 000's Figure 15 at the tiny scale; then the same repro interrupted and resumed from its
 /// result folder's finished runs (issue 14).

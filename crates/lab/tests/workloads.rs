@@ -1,15 +1,7 @@
 //! The workload commands, experiment files and reports as a user runs them.
 
-use std::process::Command;
-
-fn flashkv(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_flashkv")).args(args).output().expect("run flashkv");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::flashkv;
 
 const SMALL_SIM: &[&str] = &["--records", "3000", "--ops", "3000", "--capacity", "256MiB", "--json"];
 

@@ -17,11 +17,13 @@ use std::collections::BTreeMap;
 use std::ops::Bound;
 use std::sync::Arc;
 
-use lsm::iter::InternalIterator;
 use lsm::sst::format::{Footer, FOOTER_SIZE};
-use lsm::sst::{Block, BlockHandle};
+use lsm::sst::BlockHandle;
 use lsm::{Db, Error, Options, ReadOptions, WriteOptions};
 use storage::{Env, Fs, MemFs};
+
+mod sst_common;
+use sst_common::handles;
 
 type Model = BTreeMap<Vec<u8>, Vec<u8>>;
 type Entries = Vec<(Vec<u8>, Vec<u8>)>;
@@ -101,21 +103,8 @@ fn open(fs: &MemFs) -> Db {
 /// The table's blocks: (first data block, a middle data block, index, filter).
 fn blocks(bytes: &[u8], path: &str) -> (BlockHandle, BlockHandle, BlockHandle, BlockHandle) {
     let footer = Footer::decode(&bytes[bytes.len() - FOOTER_SIZE..], path, 0).unwrap();
-    let block = |h: &BlockHandle| {
-        Block::new(bytes[h.offset as usize..(h.offset + h.size) as usize].to_vec(), path, h.offset).unwrap()
-    };
-    let handles = |b: &Block| {
-        let mut it = b.iter();
-        let mut out = Vec::new();
-        it.seek_to_first();
-        while it.valid() {
-            out.push((it.key().to_vec(), BlockHandle::decode(it.value()).unwrap().0));
-            it.next();
-        }
-        out
-    };
-    let data = handles(&block(&footer.index));
-    let filter = handles(&block(&footer.metaindex))
+    let data = handles(bytes, path, &footer.index);
+    let filter = handles(bytes, path, &footer.metaindex)
         .into_iter()
         .find(|(k, _)| k.starts_with(b"filter."))
         .expect("the newer SST has a filter")

@@ -9,13 +9,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Bound;
 use std::sync::Arc;
 
-use lsm::iter::InternalIterator;
 use lsm::sst::format::{Footer, BLOCK_TRAILER_SIZE, FOOTER_SIZE};
-use lsm::sst::{Block, BlockHandle};
 use lsm::{Db, Error, Options, ReadOptions, WriteOptions};
 use proptest::prelude::*;
 use proptest::sample::Index;
 use storage::{Env, Fs, MemFs};
+
+mod sst_common;
+use sst_common::handles;
 
 type Model = BTreeMap<Vec<u8>, Vec<u8>>;
 
@@ -99,19 +100,6 @@ fn build(rounds: &[(Round, bool)]) -> (MemFs, Model) {
     }
     db.close().unwrap();
     (mem, model)
-}
-
-/// The handles of the entries of the block at `h` of `bytes`.
-fn handles(bytes: &[u8], path: &str, h: &BlockHandle) -> Vec<(Vec<u8>, BlockHandle)> {
-    let block = Block::new(bytes[h.offset as usize..(h.offset + h.size) as usize].to_vec(), path, h.offset).unwrap();
-    let mut it = block.iter();
-    let mut out = Vec::new();
-    it.seek_to_first();
-    while it.valid() {
-        out.push((it.key().to_vec(), BlockHandle::decode(it.value()).unwrap().0));
-        it.next();
-    }
-    out
 }
 
 /// Where `d` flips a bit, picked in the undamaged files: (file, offset, bit).

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use lsm::cache::BlockCache;
 use lsm::iter::InternalIterator;
 use lsm::key::{compare_internal, internal_key, ValueKind};
-use lsm::sst::{Table, TableBuilder, TableProperties};
+use lsm::sst::{Block, BlockHandle, Table, TableBuilder, TableProperties};
 use lsm::{Options, ReadOptions};
 use storage::{Fs, MemFs};
 
@@ -96,4 +96,18 @@ pub fn check_lookups(table: &Arc<Table>, ro: &ReadOptions, model: &[(Vec<u8>, Ve
         }
     }
     it.status().unwrap();
+}
+
+/// The entries of the index-like block at `h` of a table's `bytes` (an index or a metaindex):
+/// each key with the block handle it points to.
+pub fn handles(bytes: &[u8], path: &str, h: &BlockHandle) -> Vec<(Vec<u8>, BlockHandle)> {
+    let block = Block::new(bytes[h.offset as usize..(h.offset + h.size) as usize].to_vec(), path, h.offset).unwrap();
+    let mut it = block.iter();
+    let mut out = Vec::new();
+    it.seek_to_first();
+    while it.valid() {
+        out.push((it.key().to_vec(), BlockHandle::decode(it.value()).unwrap().0));
+        it.next();
+    }
+    out
 }
