@@ -53,6 +53,11 @@ pub trait Ftl: Send + fmt::Debug {
     /// Reads whole pages into `buf` starting at `lpn`.
     fn read(&mut self, at: Nanos, lpn: u64, buf: &mut [u8], label: HostLabel) -> Result<Nanos>;
 
+    /// The bytes of whole pages from `lpn` into `buf`, as [`Ftl::read`] gives them, without time
+    /// or counts: what a host's cached copy of those pages holds (a page cache that keeps no
+    /// bytes of its own for clean pages reads them from here).
+    fn contents(&self, lpn: u64, buf: &mut [u8]) -> Result<()>;
+
     /// A read's accounting and timing, without data.
     fn read_no_data(&mut self, at: Nanos, lpn: u64, pages: u64, label: HostLabel) -> Result<Nanos>;
 
@@ -68,6 +73,11 @@ pub trait Ftl: Send + fmt::Debug {
 
     /// Whether `lpn` currently maps to a physical page.
     fn is_mapped(&self, lpn: u64) -> bool;
+
+    /// A hint that the host will soon write or read `lpn`: the FTL may start bringing its
+    /// mapping into the CPU's cache (on a large device every random page misses it). Changes
+    /// nothing simulated.
+    fn prefetch(&self, _lpn: u64) {}
 
     /// Loses the FTL's volatile state and recovers from what the flash (and any NVRAM) holds.
     fn power_cut(&mut self);

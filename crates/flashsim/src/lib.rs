@@ -28,7 +28,7 @@ pub mod preset;
 mod ssd;
 pub mod theory;
 pub mod timing;
-pub mod zero_runs;
+mod zero_runs;
 pub mod zoned;
 
 pub use cause::{Cause, HostLabel};

@@ -1,5 +1,4 @@
-//! A page as its runs of non-zero bytes: the encoding of the compact store (`media::compact`)
-//! and of a page cache that keeps pages the same way (storage's `flash::cache`).
+//! A page as its runs of non-zero bytes: the encoding of the compact store (`media::compact`).
 //!
 //! A page is cut into [`GRANULE`]-byte granules and kept as its runs of granules that hold a
 //! non-zero byte, each as `first granule (u16) | granules - 1 (u16) | bytes`; a page of zeros keeps
@@ -72,23 +71,6 @@ pub fn decode(runs: &[u8], buf: &mut [u8]) {
     decode_range(runs, 0, buf);
 }
 
-/// The page of `len` bytes whose runs are `runs`, as a new vector (each byte written once).
-pub fn decode_to_vec(runs: &[u8], len: usize) -> Vec<u8> {
-    let mut page = Vec::with_capacity(len);
-    let mut at = 0;
-    while at < runs.len() {
-        let first = u16::from_le_bytes([runs[at], runs[at + 1]]) as usize * GRANULE;
-        let granules = u16::from_le_bytes([runs[at + 2], runs[at + 3]]) as usize + 1;
-        at += RUN_HEADER;
-        let stored = run_len(runs, at, granules);
-        page.resize(first, 0);
-        page.extend_from_slice(&runs[at..at + stored]);
-        at += stored;
-    }
-    page.resize(len, 0);
-    page
-}
-
 /// Writes the page's bytes `offset..offset + buf.len()` into `buf`, from its runs.
 pub fn decode_range(runs: &[u8], offset: usize, buf: &mut [u8]) {
     let end_wanted = offset + buf.len();
@@ -133,7 +115,6 @@ mod tests {
         let mut back = vec![0xAA; page.len()];
         decode(&runs, &mut back);
         assert_eq!(back, page);
-        assert_eq!(decode_to_vec(&runs, page.len()), page);
         runs.len()
     }
 

@@ -6,7 +6,7 @@
 //! other run's, with this measurement in its `ftl` section.
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap};
+use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 use std::time::Instant;
 
 use flashsim::theory::greedy_wa_limit;
@@ -44,6 +44,9 @@ pub struct FtlSummary {
     pub nvram: NvramUsage,
 }
 
+/// Writes drawn ahead of the one being served (`Ftl::prefetch`).
+const PREFETCH_AHEAD: u64 = 16;
+
 /// Runs the page writes of `spec` (its device a simulated block SSD, checked by `RunSpec::plan`).
 pub fn run(spec: &RunSpec, progress: bool) -> Outcome {
     let wall = Instant::now();
@@ -74,17 +77,27 @@ pub fn run(spec: &RunSpec, progress: bool) -> Outcome {
     let fill_end = queue.issue_time();
     let fill_latency = ssd.latencies().summary(HostOp::Write);
     let (mut start, mut start_time) = (ssd.counters(), fill_end);
+    let mut draw = |i: u64| match (&pages.pattern, zipf.as_mut()) {
+        (Pattern::Seq, _) => i % user,
+        (Pattern::Zipf(_), Some(z)) => z.next(&mut rng),
+        _ => rng.next_u64() % user,
+    };
+    // The LPNs are drawn a few writes ahead (the same ones, in the same order), so that the FTL
+    // can fetch their mapping while it serves the writes before (on a large device the map
+    // misses the CPU's cache on every random page).
+    let mut ahead: VecDeque<u64> = (0..overwrites.min(PREFETCH_AHEAD)).map(&mut draw).collect();
     for i in 0..overwrites {
         if i == measure_from {
             start = ssd.counters();
             start_time = queue.issue_time();
             ssd.reset_latencies();
         }
-        let lpn = match (&pages.pattern, zipf.as_mut()) {
-            (Pattern::Seq, _) => i % user,
-            (Pattern::Zipf(_), Some(z)) => z.next(&mut rng),
-            _ => rng.next_u64() % user,
-        };
+        if i + PREFETCH_AHEAD < overwrites {
+            let next = draw(i + PREFETCH_AHEAD);
+            ssd.prefetch(next);
+            ahead.push_back(next);
+        }
+        let lpn = ahead.pop_front().expect("drawn ahead");
         let at = queue.issue_time();
         queue.complete(ssd.write_no_data(at, lpn, 1, HostLabel::Unlabelled)?);
         if i % 65536 == 0 {

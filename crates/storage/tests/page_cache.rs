@@ -18,14 +18,22 @@ use storage::{
 const PS: u64 = 4096;
 
 fn simfs(cache_pages: u64) -> SimFs {
+    simfs_with(PageCacheConfig::with_capacity(cache_pages * PS))
+}
+
+fn simfs_with(cache: PageCacheConfig) -> SimFs {
     let cfg = SsdConfig::from_preset(Preset::Femu, Some(64 << 20)).unwrap();
     let opts = SimFsOptions { journal_region_pages: 20, alloc_window_pages: 16 };
     let fs = SimFs::format(BlockSsd::new(cfg).unwrap(), SimClock::new(), opts).unwrap();
-    fs.set_page_cache(PageCacheConfig::with_capacity(cache_pages * PS)).unwrap();
+    fs.set_page_cache(cache).unwrap();
     fs
 }
 
 fn zonefs(cache_pages: u64) -> ZoneFs {
+    zonefs_with(PageCacheConfig::with_capacity(cache_pages * PS))
+}
+
+fn zonefs_with(cache: PageCacheConfig) -> ZoneFs {
     let g = Geometry {
         channels: 2,
         chips_per_channel: 1,
@@ -39,8 +47,13 @@ fn zonefs(cache_pages: u64) -> ZoneFs {
     let zone = 4 * g.block_bytes();
     let dev = ZonedSsd::new(ZonedConfig::new(g, Preset::Femu.timing(), zone)).unwrap();
     let fs = ZoneFs::format(dev, SimClock::new(), ZoneFsOptions::default()).unwrap();
-    fs.set_page_cache(PageCacheConfig::with_capacity(cache_pages * PS)).unwrap();
+    fs.set_page_cache(cache).unwrap();
     fs
+}
+
+/// A cache of `pages` pages that leaves its clean whole pages on the device.
+fn on_device(pages: u64) -> PageCacheConfig {
+    PageCacheConfig { clean_on_device: true, ..PageCacheConfig::with_capacity(pages * PS) }
 }
 
 #[derive(Debug, Clone)]
@@ -201,6 +214,29 @@ proptest! {
         check_identities(&fs.page_cache_stats(), &fs.stats(), &ran)?;
     }
 
+    /// Leaving clean pages on the device changes where a hit's bytes come from, nothing else:
+    /// the same bytes read (the model's), the same device work, cache statistics and time.
+    #[test]
+    fn clean_pages_left_on_the_device_read_and_cost_the_same(
+        ops in proptest::collection::vec(op(), 1..80),
+        pages in prop_oneof![Just(1u64), Just(3), Just(16), Just(200)],
+    ) {
+        let (kept, left) = (simfs(pages), simfs_with(on_device(pages)));
+        run(&kept, &|| kept.stats().read_bytes, &ops, Direct::AsOps)?;
+        let ran = run(&left, &|| left.stats().read_bytes, &ops, Direct::AsOps)?;
+        check_identities(&left.page_cache_stats(), &left.stats(), &ran)?;
+        prop_assert_eq!(kept.stats(), left.stats());
+        prop_assert_eq!(kept.page_cache_stats(), left.page_cache_stats());
+        prop_assert_eq!(kept.sim_clock().now(), left.sim_clock().now());
+        let (kept, left) = (zonefs(pages), zonefs_with(on_device(pages)));
+        run(&kept, &|| kept.stats().read_bytes, &ops, Direct::ReadsAsOps)?;
+        let ran = run(&left, &|| left.stats().read_bytes, &ops, Direct::ReadsAsOps)?;
+        check_identities(&left.page_cache_stats(), &left.stats(), &ran)?;
+        prop_assert_eq!(kept.stats(), left.stats());
+        prop_assert_eq!(kept.page_cache_stats(), left.page_cache_stats());
+        prop_assert_eq!(kept.sim_clock().now(), left.sim_clock().now());
+    }
+
     #[test]
     fn direct_io_everywhere_costs_what_no_cache_costs(
         ops in proptest::collection::vec(op(), 1..80),
@@ -311,10 +347,11 @@ fn a_power_cut_loses_the_unsynced_dirty_pages_only() {
 /// `clone_keeps_pages` off leaves them uncached (Linux's FICLONERANGE).
 #[test]
 fn a_clone_keeps_the_sources_cached_pages_unless_told_not_to() {
-    for keep in [true, false] {
+    for (keep, clean_on_device) in [(true, false), (false, false), (true, true), (false, true)] {
         let fs = simfs(100);
-        fs.set_page_cache(PageCacheConfig { clone_keeps_pages: keep, ..PageCacheConfig::with_capacity(100 * PS) })
-            .unwrap();
+        let cfg =
+            PageCacheConfig { clone_keeps_pages: keep, clean_on_device, ..PageCacheConfig::with_capacity(100 * PS) };
+        fs.set_page_cache(cfg).unwrap();
         let mut a = fs.create("a").unwrap();
         append(a.as_mut(), 2);
         a.sync().unwrap();

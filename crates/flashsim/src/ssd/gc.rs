@@ -24,6 +24,10 @@ use crate::ssd::space::Space;
 use crate::ssd::BlockSsd;
 use crate::timing::Nanos;
 
+/// Pages of a victim ahead of the one whose owner is looked up, whose owners' map entries are
+/// prefetched.
+const GC_PREFETCH_AHEAD: u32 = 16;
+
 impl BlockSsd {
     /// Background GC from `at`: each plane whose frontier filled (in-plane: whose frontier has just
     /// room for its victim's copies) and that has no block it may open gets one (its own victim is
@@ -100,9 +104,13 @@ impl BlockSsd {
         let mut oob_owned = std::mem::take(&mut self.gc_scratch);
         oob_owned.clear();
         for ppn in first..first + written {
+            // The owners' entries are scattered over the map: ask for them a few pages ahead.
+            if ppn + GC_PREFETCH_AHEAD < first + written {
+                self.map.prefetch(self.media.oob(ppn + GC_PREFETCH_AHEAD).0);
+            }
             let owner = self.media.oob(ppn).0;
             // Read for every page: the erase below updates the owner's entry of invalid pages too.
-            let owned = owner != NO_OWNER && self.map.maps_by_oob(owner, ppn) && self.map.refs[ppn as usize] > 0;
+            let owned = owner != NO_OWNER && self.map.maps_by_oob(owner, ppn) && self.media.is_valid(ppn);
             oob_owned.push(owned);
         }
 
@@ -119,13 +127,14 @@ impl BlockSsd {
                 owners.push(entries[next_entry].lpn);
                 next_entry += 1;
             }
-            if self.map.refs[ppn as usize] == 0 {
+            // A page is valid exactly while an LPN maps to it (`check_consistency`).
+            if !self.media.is_valid(ppn) {
                 continue;
             }
             if oob_owned[page as usize] {
                 owners.insert(0, self.media.oob(ppn).0);
             }
-            debug_assert_eq!(owners.len() as u32, self.map.refs[ppn as usize], "owners of PPN {ppn}");
+            debug_assert_eq!(owners.len() as u32, self.map.refs_of(ppn, true), "owners of PPN {ppn}");
             let Some(dst) = self.space.gc_page(plane) else {
                 self.gc_scratch = oob_owned;
                 return Err(FlashError::DeviceFull { op: "gc relocation", lpn: owners[0] as u64 });

@@ -3,7 +3,11 @@
 //! - `lpns`: per LPN (user pages, then DFTL's translation pages), its physical page or [`NONE`],
 //!   and its `copies`: programmed, not yet erased pages whose OOB names it. The two share an entry
 //!   so that GC, which needs both for a page it moves, misses the cache once.
-//! - `refs`: per PPN, how many LPNs map to it (remaps share pages); the page is invalid at 0.
+//! - `refs`: per PPN, how many LPNs map to it (remaps share pages); the page is invalid at 0. Kept
+//!   from the first share on: until then every mapped page has exactly one LPN, its count is its
+//!   validity on the media, and keeping it cost every host write a cache miss on a large device
+//!   (a page-mapped FTL's overwrite at 16 GiB: a third of its time went to the two misses of
+//!   `unmap`, this one and the LPN's entry).
 //! - `via_log`: the LPN maps through a remap-log entry rather than by its page's OOB.
 //! - `trim_logged`: the LPN was trimmed while older copies of it remain on flash (a logged trim).
 //! - the remap log itself (NVRAM; see `remap_log`).
@@ -27,7 +31,9 @@ pub(crate) struct LpnEntry {
 
 pub(crate) struct PageMap {
     pub lpns: Vec<LpnEntry>,
-    pub refs: Vec<u32>,
+    /// `None` until a page is shared (see the module doc).
+    pub refs: Option<Vec<u32>>,
+    pages: usize,
     pub via_log: BitSet,
     pub trim_logged: BitSet,
     pub trim_entries: u64,
@@ -41,7 +47,8 @@ impl PageMap {
         let entry_bytes = if lpns <= u32::MAX as u64 && ppb <= 1 << 16 { 6 } else { 8 };
         PageMap {
             lpns: vec![LpnEntry { ppn: NONE, copies: 0 }; lpns as usize],
-            refs: vec![0; pages as usize],
+            refs: None,
+            pages: pages as usize,
             via_log: BitSet::new(lpns),
             trim_logged: BitSet::new(lpns),
             trim_entries: 0,
@@ -58,14 +65,52 @@ impl PageMap {
         self.lpns[lpn as usize].ppn = ppn;
     }
 
+    /// Starts bringing `lpn`'s entry into the CPU's cache (`Ftl::prefetch`).
+    pub fn prefetch(&self, lpn: u32) {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(e) = self.lpns.get(lpn as usize) {
+            // SAFETY: a prefetch of a valid reference's address; it reads nothing and cannot fault.
+            unsafe {
+                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((e as *const LpnEntry).cast())
+            };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = lpn;
+    }
+
     /// Whether `lpn` maps to `ppn` through the page's OOB (not through a remap entry).
     pub fn maps_by_oob(&self, lpn: u32, ppn: u32) -> bool {
         self.get(lpn) == ppn && !self.via_log.get(lpn)
     }
 
+    /// Physical pages the counts cover.
+    pub fn pages(&self) -> usize {
+        self.pages
+    }
+
+    /// The reference counts, counted from the map when they are not kept yet.
+    pub fn counted(&mut self) -> &mut Vec<u32> {
+        let (lpns, pages) = (&self.lpns, self.pages);
+        self.refs.get_or_insert_with(|| {
+            let mut refs = vec![0; pages];
+            for e in lpns.iter().filter(|e| e.ppn != NONE) {
+                refs[e.ppn as usize] += 1;
+            }
+            refs
+        })
+    }
+
+    /// How many LPNs map to `ppn`, whose validity on the media is `valid` (its count while counts
+    /// are not kept).
+    pub fn refs_of(&self, ppn: u32, valid: bool) -> u32 {
+        self.refs.as_ref().map_or(valid as u32, |r| r[ppn as usize])
+    }
+
     /// Maps `lpn` (already unmapped) to a freshly programmed page whose OOB names it.
     pub fn bind(&mut self, lpn: u32, ppn: u32) {
-        self.refs[ppn as usize] = 1;
+        if let Some(refs) = self.refs.as_mut() {
+            refs[ppn as usize] = 1;
+        }
         let e = &mut self.lpns[lpn as usize];
         e.copies += 1;
         e.ppn = ppn;
@@ -82,9 +127,14 @@ impl PageMap {
                 self.via_log.set(lpn, false);
             }
             self.set(lpn, NONE);
-            let r = &mut self.refs[old as usize];
-            *r -= 1;
-            if *r == 0 {
+            let last = match self.refs.as_mut() {
+                Some(refs) => {
+                    refs[old as usize] -= 1;
+                    refs[old as usize] == 0
+                }
+                None => true,
+            };
+            if last {
                 freed = Some(old);
             }
         }
@@ -96,8 +146,8 @@ impl PageMap {
 
     /// Makes (unmapped) `dst` share `ppn` through a remap-log entry.
     pub fn share(&mut self, dst: u32, ppn: u32) {
+        self.counted()[ppn as usize] += 1;
         self.set(dst, ppn);
-        self.refs[ppn as usize] += 1;
         self.via_log.set(dst, true);
         self.log.push(ppn / self.ppb, RemapEntry { page: ppn % self.ppb, lpn: dst });
     }
@@ -114,8 +164,13 @@ impl PageMap {
     pub fn relocate(&mut self, from: u32, to: u32, owners: &[u32]) {
         let named = owners[0];
         self.lpns[named as usize].copies += 1;
-        self.refs[to as usize] = owners.len() as u32;
-        self.refs[from as usize] = 0;
+        match self.refs.as_mut() {
+            Some(refs) => {
+                refs[to as usize] = owners.len() as u32;
+                refs[from as usize] = 0;
+            }
+            None => debug_assert_eq!(owners.len(), 1, "a page is shared only once counts are kept"),
+        }
         // The OOB of the copy names `named`, so it no longer needs a log entry; the others do.
         self.via_log.set(named, false);
         for &lpn in owners {

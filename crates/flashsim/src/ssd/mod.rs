@@ -269,6 +269,12 @@ impl Ftl for BlockSsd {
         (lpn < self.user_pages) && self.map.get(lpn as u32) != NONE
     }
 
+    fn prefetch(&self, lpn: u64) {
+        if lpn < self.user_pages {
+            self.map.prefetch(lpn as u32);
+        }
+    }
+
     /// The spare factor GC worked with over the window `c` (a delta of [`Ftl::counters`]):
     /// 1 - (user + translation pages) / (physical pages - the mean idle pages as host pages were
     /// placed: free blocks and the unwritten part of open blocks). Without host writes in the
@@ -300,6 +306,13 @@ impl Ftl for BlockSsd {
         let pages = self.whole_pages(buf.len(), "read")?;
         self.check_range(lpn, pages)?;
         self.media.arrive(at);
+        self.contents(lpn, buf)?;
+        self.host_read_timing(at, lpn, pages, label)
+    }
+
+    fn contents(&self, lpn: u64, buf: &mut [u8]) -> Result<()> {
+        let pages = self.whole_pages(buf.len(), "read")?;
+        self.check_range(lpn, pages)?;
         let ps = self.page_size() as usize;
         for i in 0..pages as usize {
             let l = lpn as usize + i;
@@ -311,7 +324,7 @@ impl Ftl for BlockSsd {
                 return Err(FlashError::NoData { lpn: l as u64 });
             }
         }
-        self.host_read_timing(at, lpn, pages, label)
+        Ok(())
     }
 
     /// The timing and accounting of a read, without data.

@@ -25,7 +25,6 @@ impl BlockSsd {
         self.deferred_translation.clear();
         let map = &mut self.map;
         map.lpns.iter_mut().for_each(|e| *e = LpnEntry { ppn: NONE, copies: 0 });
-        map.refs.iter_mut().for_each(|r| *r = 0);
 
         // Newest OOB copy per LPN.
         let geo = self.media.geometry().clone();
@@ -64,15 +63,16 @@ impl BlockSsd {
             map.lpns[lpn as usize].ppn = NONE;
         }
 
-        // Reference counts, validity and the GC indexes follow from the map.
-        for ppn in map.lpns.iter().map(|e| e.ppn) {
-            if ppn != NONE {
-                map.refs[ppn as usize] += 1;
-            }
+        // Reference counts (kept on if they were), validity and the GC indexes follow from the
+        // map.
+        let kept = map.refs.take().is_some();
+        let refs = map.counted().clone();
+        if !kept {
+            map.refs = None;
         }
         for b in 0..geo.total_blocks() as u32 {
             for ppn in b * ppb..b * ppb + self.media.write_pointer(b) {
-                self.media.set_valid(ppn, map.refs[ppn as usize] > 0);
+                self.media.set_valid(ppn, refs[ppn as usize] > 0);
             }
         }
         self.space.rebuild(&self.media);
@@ -85,7 +85,7 @@ impl BlockSsd {
         let map = &self.map;
         let geo = self.media.geometry();
         let ppb = geo.pages_per_block;
-        let mut refs = vec![0u32; map.refs.len()];
+        let mut refs = vec![0u32; map.pages()];
         for (lpn, ppn) in map.lpns.iter().map(|e| e.ppn).enumerate() {
             if ppn == NONE {
                 if map.via_log.get(lpn as u32) {
@@ -110,9 +110,17 @@ impl BlockSsd {
                 return Err(format!("mapped LPN {lpn} has a trim entry"));
             }
         }
-        if refs != map.refs {
-            let ppn = refs.iter().zip(&map.refs).position(|(a, b)| a != b).unwrap_or(0);
-            return Err(format!("PPN {ppn}: {} references counted, {} recorded", refs[ppn], map.refs[ppn]));
+        match &map.refs {
+            Some(kept) if refs != *kept => {
+                let ppn = refs.iter().zip(kept).position(|(a, b)| a != b).unwrap_or(0);
+                return Err(format!("PPN {ppn}: {} references counted, {} recorded", refs[ppn], kept[ppn]));
+            }
+            None => {
+                if let Some(ppn) = refs.iter().position(|&r| r > 1) {
+                    return Err(format!("PPN {ppn}: shared by {} LPNs while counts are not kept", refs[ppn]));
+                }
+            }
+            _ => {}
         }
         for b in 0..geo.total_blocks() as u32 {
             let first = b * ppb;

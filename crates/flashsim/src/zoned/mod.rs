@@ -157,6 +157,15 @@ impl ZonedSsd {
 
     /// Reads whole pages into `buf` from page `offset` of `zone`.
     pub fn read(&mut self, at: Nanos, zone: u32, offset: u64, buf: &mut [u8], label: HostLabel) -> Result<Nanos> {
+        let written = self.contents(zone, offset, buf)?;
+        let pages = buf.len() as u64 / self.page_size() as u64;
+        self.read_timing(at, zone, offset, pages, written, label)
+    }
+
+    /// The bytes of whole pages from page `offset` of `zone` into `buf`, as [`ZonedSsd::read`]
+    /// gives them, without time or counts (a host's cached copy of those pages); returns the
+    /// pages of the zone that hold programmed data.
+    pub fn contents(&self, zone: u32, offset: u64, buf: &mut [u8]) -> Result<u64> {
         let pages = self.whole_pages(buf.len(), "read")?;
         let written = self.check_read(zone, offset, pages)?;
         let ps = self.page_size() as usize;
@@ -169,7 +178,7 @@ impl ZonedSsd {
                 return Err(FlashError::NoData { lpn: self.layout.lba(zone, page) as u64 });
             }
         }
-        self.read_timing(at, zone, offset, pages, written, label)
+        Ok(written)
     }
 
     /// The timing and accounting of a read, without data.

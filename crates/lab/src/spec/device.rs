@@ -471,12 +471,13 @@ impl DeviceSpec {
         Ok(self.chip()?.0.page_size)
     }
 
-    /// The host page cache of `page_cache` bytes; its clean pages kept compact when the device
-    /// keeps its pages compact (our choice: a run of zero-valued records then holds their keys
-    /// and headers in memory, in its cache as on its device).
+    /// The host page cache of `page_cache` bytes; its clean whole pages left on the device when
+    /// the device keeps its pages compact in memory (our choice: a run of zero-valued records
+    /// then holds their keys and headers once, on its device, and the cache neither copies nor
+    /// keeps them; what is measured is the same).
     pub fn page_cache_config(&self) -> storage::PageCacheConfig {
         storage::PageCacheConfig {
-            compact: self.store == Store::Compact,
+            clean_on_device: self.store == Store::Compact,
             ..storage::PageCacheConfig::with_capacity(self.page_cache.0)
         }
     }

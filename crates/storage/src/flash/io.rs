@@ -58,7 +58,7 @@ pub(super) fn append<P: Placement>(
                 clock.wait(done, Wait::Read);
                 st.cache.stats_mut().misses += 1;
             }
-            insert(st, clock, ino, page, &head, 0)?;
+            insert(st, clock, ino, page, Some(&head), 0)?;
         }
         let n = (ps as usize - off).min(rest.len());
         st.cache.append_dirty(ino, page, path, &rest[..n], clock.now());
@@ -93,12 +93,27 @@ pub(super) fn read<P: Placement>(
     let placed = st.placed_len(ino);
     let fetch = st.cache.plan_read(ino, first, last, placed.div_ceil(ps));
     let mut ready = clock.now();
-    // Hits first: fetching the misses may evict them.
+    // Hits first: fetching the misses may evict them. Runs of pages whose bytes are on the
+    // device are read from there at once, without time (they are hits).
+    let mut on_device: Option<(u64, u64)> = None;
     for p in first..=last {
-        if let Some(at) = st.cache.read(ino, p, buf, offset) {
-            ready = ready.max(at);
-            st.cache.stats_mut().hits += 1;
+        let Some(hit) = st.cache.read(ino, p, buf, offset) else { continue };
+        ready = ready.max(hit.ready);
+        st.cache.stats_mut().hits += 1;
+        if !hit.on_device {
+            continue;
         }
+        match &mut on_device {
+            Some((_, end)) if *end == p => *end = p + 1,
+            _ => {
+                if let Some(run) = on_device.replace((p, p + 1)) {
+                    contents(st, ino, path, run, buf, offset)?;
+                }
+            }
+        }
+    }
+    if let Some(run) = on_device {
+        contents(st, ino, path, run, buf, offset)?;
     }
     for &(p, n) in &fetch.wait {
         let (data, done) = fill(st, clock, ino, path, p, n, placed)?;
@@ -113,6 +128,22 @@ pub(super) fn read<P: Placement>(
     clock.wait(ready, Wait::Read);
     // Linux's flusher wakes on a timer, not on writes: a read-only phase writes back too.
     write_back_due(st, clock)
+}
+
+/// Reads the file's bytes of pages `from..to` that fall in `buf` (the bytes from `buf_at`) from
+/// the placement, without time: cached pages whose bytes are on the device.
+fn contents<P: Placement>(
+    st: &mut State<P>,
+    ino: u64,
+    path: &str,
+    (from, to): (u64, u64),
+    buf: &mut [u8],
+    buf_at: u64,
+) -> Result<()> {
+    let ps = st.page_size as u64;
+    let start = buf_at.max(from * ps);
+    let end = (buf_at + buf.len() as u64).min(to * ps);
+    P::contents(st, ino, path, start, &mut buf[(start - buf_at) as usize..(end - buf_at) as usize])
 }
 
 /// Copies the part of `data` (the bytes of a file from `data_at`) that falls in `buf` (the bytes
@@ -144,19 +175,19 @@ fn fill<P: Placement>(
     let mut data = vec![0u8; (end - start) as usize];
     let done = P::read(st, clock, ino, path, start, &mut data)?;
     for (k, page) in data.chunks(ps as usize).enumerate() {
-        insert(st, clock, ino, first + k as u64, page, done)?;
+        insert(st, clock, ino, first + k as u64, Some(page), done)?;
     }
     Ok((data, done))
 }
 
-/// Puts a page in the cache; when every cached page is dirty, writes back the file dirtied longest
-/// ago first.
+/// Puts a page in the cache (`None`: a whole page whose bytes are on the device); when every
+/// cached page is dirty, writes back the file dirtied longest ago first.
 fn insert<P: Placement>(
     st: &mut State<P>,
     clock: &SimClock,
     ino: u64,
     page: u64,
-    data: &[u8],
+    data: Option<&[u8]>,
     ready: Nanos,
 ) -> Result<()> {
     loop {
@@ -253,8 +284,9 @@ pub(super) fn after_clone<P: Placement>(st: &mut State<P>, clock: &SimClock, spa
     st.cache.drop_pages(span.dst.0, d0, d0 + n);
     if st.cache.config().clone_keeps_pages {
         for k in 0..n {
+            // A page of the source on the device is the destination's there too, once cloned.
             if let Some((data, ready)) = st.cache.peek(span.src.0, s0 + k) {
-                insert(st, clock, span.dst.0, d0 + k, &data, ready)?;
+                insert(st, clock, span.dst.0, d0 + k, data.as_deref(), ready)?;
             }
         }
     }

@@ -1,20 +1,17 @@
-//! A cached page's bytes (`cache`): whole, or as its runs of non-zero bytes
-//! (`flashsim::zero_runs`) when the cache keeps its pages compact.
+//! A cached page's bytes (`cache`): kept whole, or not kept at all when they are the device's
+//! (`PageCacheConfig::clean_on_device`).
 //!
-//! A page the engine appends to is whole (appends land in place); a clean page of a compact cache
-//! is kept as runs, so a cache of zero-valued records holds their keys and headers only, as the
-//! device's compact store does. Whatever the form, the bytes read back are the bytes put in.
-
-use flashsim::zero_runs;
+//! A page the engine appends to, a page with dirty bytes and a partial page (a file's tail) are
+//! whole. A clean whole page of a cache that leaves its clean pages on the device keeps no bytes:
+//! its bytes are the placement's at that page of the file (written back, or read from there), and
+//! a hit reads them from the device's store without time or counts. Whatever the form, the bytes
+//! read back are the bytes put in: the file system keeps a page's cached bytes equal to the file's.
 
 #[derive(Debug)]
 pub(super) enum PageBytes {
     Whole(Vec<u8>),
-    /// The runs of a page of `len` bytes.
-    Runs {
-        runs: Box<[u8]>,
-        len: usize,
-    },
+    /// A clean whole page whose bytes the device holds.
+    OnDevice,
 }
 
 impl Default for PageBytes {
@@ -24,76 +21,68 @@ impl Default for PageBytes {
 }
 
 impl PageBytes {
-    pub fn len(&self) -> usize {
+    /// The page's length (`page_size` for a page on the device: only whole pages go there).
+    pub fn len(&self, page_size: usize) -> usize {
         match self {
             PageBytes::Whole(v) => v.len(),
-            PageBytes::Runs { len, .. } => *len,
+            PageBytes::OnDevice => page_size,
         }
     }
 
     /// Empties the page; a whole page keeps its buffer for the next one (as a kernel keeps its
-    /// page frames), a compact one gives its runs back.
+    /// page frames).
     pub fn clear(&mut self) {
         match self {
             PageBytes::Whole(v) => v.clear(),
-            PageBytes::Runs { .. } => *self = PageBytes::default(),
+            PageBytes::OnDevice => *self = PageBytes::default(),
         }
     }
 
-    /// The page's bytes become `data`, whole (a compact page's runs are dropped, not decoded).
+    /// The page's bytes become `data`, whole.
     pub fn set(&mut self, data: &[u8]) {
         match self {
             PageBytes::Whole(v) => {
                 v.clear();
                 v.extend_from_slice(data);
             }
-            PageBytes::Runs { .. } => *self = PageBytes::Whole(data.to_vec()),
+            PageBytes::OnDevice => *self = PageBytes::Whole(data.to_vec()),
         }
     }
 
-    /// The page whole, to append to (a compact page is decoded first).
-    pub fn whole_mut(&mut self) -> &mut Vec<u8> {
-        if let PageBytes::Runs { runs, len } = self {
-            *self = PageBytes::Whole(zero_runs::decode_to_vec(runs, *len));
-        }
+    /// The page whole, to append to; `None` for a page on the device, which no append reaches
+    /// (appends land past a file's last whole page).
+    pub fn whole_mut(&mut self) -> Option<&mut Vec<u8>> {
         match self {
-            PageBytes::Whole(v) => v,
-            PageBytes::Runs { .. } => unreachable!("decoded above"),
+            PageBytes::Whole(v) => Some(v),
+            PageBytes::OnDevice => None,
         }
     }
 
-    /// Keeps the page as its runs (`scratch`: the encoder's run list).
-    pub fn compact(&mut self, scratch: &mut Vec<(usize, usize)>) {
-        if let PageBytes::Whole(v) = self {
-            let runs = zero_runs::encode(v, scratch);
-            *self = PageBytes::Runs { runs, len: v.len() };
-        }
-    }
-
-    /// Copies the page's bytes `offset..offset + dst.len()` (inside the page) into `dst`.
-    pub fn copy_to(&self, offset: usize, dst: &mut [u8]) {
-        match self {
-            PageBytes::Whole(v) => dst.copy_from_slice(&v[offset..offset + dst.len()]),
-            PageBytes::Runs { runs, .. } => zero_runs::decode_range(runs, offset, dst),
-        }
-    }
-
-    /// Appends the page's bytes `offset..offset + len` to `out`.
-    pub fn extend_into(&self, offset: usize, len: usize, out: &mut Vec<u8>) {
-        match self {
-            PageBytes::Whole(v) => out.extend_from_slice(&v[offset..offset + len]),
-            PageBytes::Runs { .. } => {
-                let start = out.len();
-                out.resize(start + len, 0);
-                self.copy_to(offset, &mut out[start..]);
+    /// The page's bytes are the device's from now on; returns the buffer that held them, for
+    /// the next whole page (a kernel keeps its page frames).
+    pub fn leave_on_device(&mut self) -> Option<Vec<u8>> {
+        match std::mem::replace(self, PageBytes::OnDevice) {
+            PageBytes::Whole(mut v) => {
+                v.clear();
+                Some(v)
             }
+            PageBytes::OnDevice => None,
         }
     }
 
-    pub fn to_vec(&self) -> Vec<u8> {
-        let mut v = vec![0u8; self.len()];
-        self.copy_to(0, &mut v);
-        v
+    /// A page on the device takes `buffer` to hold bytes again (empty).
+    pub fn take_buffer(&mut self, buffer: Vec<u8>) {
+        if matches!(self, PageBytes::OnDevice) {
+            *self = PageBytes::Whole(buffer);
+        }
+    }
+
+    /// The page's bytes, when it keeps them.
+    pub fn bytes(&self) -> Option<&[u8]> {
+        match self {
+            PageBytes::Whole(v) => Some(v),
+            PageBytes::OnDevice => None,
+        }
     }
 }
 
@@ -102,27 +91,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_page_reads_back_the_same_whole_or_compact() {
-        let mut data = vec![0u8; 4096];
-        data[100..140].fill(7);
-        data[4000] = 9;
+    fn a_page_keeps_its_bytes_until_it_is_left_on_the_device() {
         let mut p = PageBytes::default();
-        p.set(&data);
-        p.compact(&mut Vec::new());
-        assert!(matches!(&p, PageBytes::Runs { runs, len: 4096 } if runs.len() < 300));
-        assert_eq!(p.to_vec(), data);
-        let mut part = vec![1u8; 50];
-        p.copy_to(95, &mut part);
-        assert_eq!(part, &data[95..145]);
-        p.whole_mut().extend_from_slice(&[3, 4]);
-        assert_eq!(p.len(), 4098);
-        assert_eq!(&p.to_vec()[..4096], &data[..]);
-        p.clear();
-        assert_eq!(p.len(), 0);
-        // Setting a compact page replaces its runs.
-        p.set(&data);
-        p.compact(&mut Vec::new());
+        p.set(&[1, 2, 3]);
+        p.whole_mut().expect("whole").push(4);
+        assert_eq!((p.bytes(), p.len(4096)), (Some(&[1u8, 2, 3, 4][..]), 4));
+        let buffer = p.leave_on_device().expect("the page's buffer");
+        assert!(buffer.is_empty() && buffer.capacity() >= 4);
+        assert_eq!((p.bytes(), p.len(4096)), (None, 4096));
+        assert!(p.whole_mut().is_none(), "no append reaches a page on the device");
+        p.take_buffer(buffer);
         p.set(&[5, 0, 6]);
-        assert_eq!(p.to_vec(), vec![5, 0, 6]);
+        assert_eq!(p.bytes(), Some(&[5u8, 0, 6][..]));
+        assert!(p.leave_on_device().is_some() && p.leave_on_device().is_none());
+        p.clear();
+        assert_eq!(p.len(4096), 0);
     }
 }

@@ -70,6 +70,9 @@ pub trait Placement: Sized + Send + 'static {
     /// waits, or not for readahead).
     fn read(st: &mut State<Self>, clock: &SimClock, ino: u64, path: &str, offset: u64, buf: &mut [u8])
         -> Result<Nanos>;
+    /// The bytes `read` would give, without time or counts: where a clean page the page cache
+    /// does not keep (`PageCacheConfig::clean_on_device`) is read from on a hit.
+    fn contents(st: &mut State<Self>, ino: u64, path: &str, offset: u64, buf: &mut [u8]) -> Result<()>;
     /// `clone_range` on checked arguments.
     fn clone_range(st: &mut State<Self>, clock: &SimClock, span: &CloneSpan) -> Result<()>;
     /// `append_cloned` on checked arguments (`span.dst_offset` is the end of `dst`): a clone

@@ -196,17 +196,48 @@ pub(crate) fn read(
     buf: &mut [u8],
 ) -> Result<Nanos> {
     let ps = st.page_size as u64;
+    let at = clock.now();
+    let mut done = at;
+    let hint = label(st.inode(ino, "read_at", path)?.hint);
+    walk(st, ino, path, offset, buf, |st, lpn, into| {
+        done = done.max(st.dev.read(at, lpn, into, hint)?);
+        st.stats.read_bytes += ps;
+        Ok(())
+    })?;
+    Ok(done)
+}
+
+/// The file's bytes at `offset` as [`read`] gives them, without time or counts (the page cache's
+/// clean pages, which it does not keep).
+pub(crate) fn contents(
+    st: &mut State<BlockPlacement>,
+    ino: u64,
+    path: &str,
+    offset: u64,
+    buf: &mut [u8],
+) -> Result<()> {
+    walk(st, ino, path, offset, buf, |st, lpn, into| st.dev.contents(lpn, into))
+}
+
+/// Fills `buf` with the file's bytes at `offset` (inside the file): each page through `device`
+/// (its LPN, one page), the last partly filled one from memory.
+fn walk(
+    st: &mut State<BlockPlacement>,
+    ino: u64,
+    path: &str,
+    offset: u64,
+    buf: &mut [u8],
+    mut device: impl FnMut(&mut State<BlockPlacement>, u64, &mut [u8]) -> flashsim::Result<()>,
+) -> Result<()> {
+    let ps = st.page_size as u64;
     let i = st.inode(ino, "read_at", path)?;
     let n = buf.len();
     let tail_idx = (i.len % ps != 0).then_some(i.len / ps);
     let first = offset / ps;
     let last = (offset + n as u64 - 1) / ps;
-    let at = clock.now();
-    let mut done = at;
     let mut page = vec![0u8; ps as usize];
     let pages: Vec<u32> = (first..=last).filter(|&p| Some(p) != tail_idx).map(|p| i.pages[p as usize]).collect();
     let tail = i.tail.clone();
-    let hint = label(i.hint);
     let mut k = 0;
     for p in first..=last {
         let page_start = p * ps;
@@ -221,8 +252,7 @@ pub(crate) fn read(
             // A page the buffer holds whole is read straight into it (no bounce copy).
             let whole = dst.len() == ps as usize;
             let into: &mut [u8] = if whole { dst } else { &mut page };
-            done = done.max(st.dev.read(at, lpn as u64, into, hint).map_err(|e| device_error("read_at", path, e))?);
-            st.stats.read_bytes += ps;
+            device(st, lpn as u64, into).map_err(|e| device_error("read_at", path, e))?;
             if whole {
                 continue;
             }
@@ -231,7 +261,7 @@ pub(crate) fn read(
         let s = &src[(from - page_start) as usize..(to - page_start) as usize];
         dst.copy_from_slice(s);
     }
-    Ok(done)
+    Ok(())
 }
 
 /// Makes `ino`'s current bytes its durable snapshot and journals it; the caller's lane waits for

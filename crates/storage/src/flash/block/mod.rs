@@ -254,6 +254,10 @@ impl Placement for BlockPlacement {
         file::read(st, clock, ino, path, offset, buf)
     }
 
+    fn contents(st: &mut State<Self>, ino: u64, path: &str, offset: u64, buf: &mut [u8]) -> Result<()> {
+        file::contents(st, ino, path, offset, buf)
+    }
+
     fn clone_range(st: &mut State<Self>, clock: &SimClock, span: &CloneSpan) -> Result<()> {
         file::clone_pages(st, clock, span)
     }

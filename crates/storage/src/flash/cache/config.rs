@@ -26,9 +26,10 @@ pub struct PageCacheConfig {
     /// engine writes the block through the page cache and the device skips its program); off, the
     /// cloned range of the destination is not cached (Linux's FICLONERANGE, which invalidates it).
     pub clone_keeps_pages: bool,
-    /// Clean pages kept as their runs of non-zero bytes (the lab's choice when the device keeps
-    /// its pages compact: zero-valued records).
-    pub compact: bool,
+    /// Clean whole pages keep no bytes: a hit reads them from the device's store, without time
+    /// or counts (the lab's choice when the device keeps its pages in memory, compact: the cache
+    /// then costs no memory or copies for them).
+    pub clean_on_device: bool,
 }
 
 impl PageCacheConfig {
@@ -43,7 +44,7 @@ impl PageCacheConfig {
             dirty_expire: DIRTY_EXPIRE_CENTISECS * 10_000_000,
             readahead_max_bytes: READ_AHEAD_KB << 10,
             clone_keeps_pages: true,
-            compact: false,
+            clean_on_device: false,
         }
     }
 

@@ -18,10 +18,12 @@
 //! - **Readahead**: Linux's on-demand readahead, per file (`readahead`).
 //! - **Clones**: the destination's pages in the cloned range hold its old bytes and are dropped;
 //!   with `clone_keeps_pages` (the default) they take the source's cached pages instead.
-//! - **Compact pages** (`compact`): a clean page is kept as its runs of non-zero bytes, as the
-//!   device's compact store keeps pages (`page_bytes`), so the memory of a cache of zero-valued
-//!   records follows their keys and headers, not the cache's size; a partial page (a file's
-//!   tail, which appends fill) is whole.
+//! - **Clean pages on the device** (`clean_on_device`): a clean whole page keeps no bytes; a hit
+//!   reads them from the device's store (in memory), without time or counts (`page_bytes`). The
+//!   cache's memory then follows its dirty and partial pages, and the device keeps every clean
+//!   page once, as compactly as its store keeps pages; no page is encoded or copied for the
+//!   cache at write-back or on a miss. A page with dirty bytes, or a partial one (a file's tail,
+//!   which appends fill), is whole.
 //!
 //! The cache holds contents and bookkeeping only: the file system (`flash::io`) decides what goes
 //! to the placement and when, and a hit costs no device time (the page's `ready_at`, when a
@@ -50,6 +52,14 @@ struct Slot {
     referenced: bool,
     /// When a readahead that brought the page completes.
     ready_at: Nanos,
+}
+
+/// A cache hit: when the page's bytes are ready (a readahead's completion), and whether they are on
+/// the device rather than copied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hit {
+    pub ready: Nanos,
+    pub on_device: bool,
 }
 
 /// No slot: the page is not cached.
@@ -100,8 +110,9 @@ pub struct PageCache {
     slots: Vec<Slot>,
     /// Pages held now.
     cached: usize,
-    /// The encoder's run list, kept between pages (compact pages).
-    runs: Vec<(usize, usize)>,
+    /// Buffers of pages whose bytes went to the device, for the next pages that hold bytes (at
+    /// most one per slot: no allocation, and no fresh memory to fault in, per page appended).
+    spare: Vec<Vec<u8>>,
     free: Vec<usize>,
     hand: usize,
     files: Files,
@@ -121,7 +132,7 @@ impl PageCache {
             capacity_pages,
             slots: Vec::new(),
             cached: 0,
-            runs: Vec::new(),
+            spare: Vec::new(),
             free: Vec::new(),
             hand: 0,
             files: Files::default(),
@@ -208,27 +219,31 @@ impl PageCache {
     }
 
     /// Copies what page `page` of `ino` holds of the file's bytes `buf_at..buf_at + buf.len()`
-    /// into the matching part of `buf`; when the page is cached (a hit sets its reference bit),
-    /// returns when its bytes are ready.
-    pub fn read(&mut self, ino: u64, page: u64, buf: &mut [u8], buf_at: u64) -> Option<Nanos> {
+    /// into the matching part of `buf`, unless its bytes are on the device (the caller reads them
+    /// from there); when the page is cached (a hit sets its reference bit), returns the hit.
+    pub fn read(&mut self, ino: u64, page: u64, buf: &mut [u8], buf_at: u64) -> Option<Hit> {
         let s = self.slot_of(ino, page)?;
         let slot = &mut self.slots[s];
         slot.referenced = true;
-        let data_at = page * self.page_size;
-        let from = buf_at.max(data_at);
-        let to = (buf_at + buf.len() as u64).min(data_at + slot.data.len() as u64);
-        if from < to {
-            let (b, d) = ((from - buf_at) as usize, (from - data_at) as usize);
-            slot.data.copy_to(d, &mut buf[b..b + (to - from) as usize]);
+        let hit = Hit { ready: slot.ready_at, on_device: slot.data.bytes().is_none() };
+        if let Some(bytes) = slot.data.bytes() {
+            let data_at = page * self.page_size;
+            let from = buf_at.max(data_at);
+            let to = (buf_at + buf.len() as u64).min(data_at + bytes.len() as u64);
+            if from < to {
+                let (b, d) = ((from - buf_at) as usize, (from - data_at) as usize);
+                let n = (to - from) as usize;
+                buf[b..b + n].copy_from_slice(&bytes[d..d + n]);
+            }
         }
-        Some(slot.ready_at)
+        Some(hit)
     }
 
-    /// A copy of cached page `page` of `ino` and when it is ready, without touching its reference
-    /// bit.
-    pub fn peek(&self, ino: u64, page: u64) -> Option<(Vec<u8>, Nanos)> {
+    /// A copy of cached page `page` of `ino` (`None` for a page whose bytes are on the device)
+    /// and when it is ready, without touching its reference bit.
+    pub fn peek(&self, ino: u64, page: u64) -> Option<(Option<Vec<u8>>, Nanos)> {
         let slot = &self.slots[self.slot_of(ino, page)?];
-        Some((slot.data.to_vec(), slot.ready_at))
+        Some((slot.data.bytes().map(<[u8]>::to_vec), slot.ready_at))
     }
 
     pub fn contains(&self, ino: u64, page: u64) -> bool {
@@ -288,9 +303,18 @@ impl PageCache {
         None
     }
 
-    /// Puts page `page` of `ino` in the cache with `data` (its bytes from the page's start),
-    /// replacing what it held; `false` when every page is dirty.
-    pub fn insert(&mut self, ino: u64, page: u64, data: &[u8], ready_at: Nanos, wb: &impl Fn(u64) -> u64) -> bool {
+    /// Puts page `page` of `ino` in the cache with `data` (its bytes from the page's start; `None`:
+    /// a whole page whose bytes are on the device), replacing what it held; `false` when every
+    /// page is dirty. A clean whole page given with its bytes keeps none of them when the cache
+    /// leaves clean pages on the device.
+    pub fn insert(
+        &mut self,
+        ino: u64,
+        page: u64,
+        data: Option<&[u8]>,
+        ready_at: Nanos,
+        wb: &impl Fn(u64) -> u64,
+    ) -> bool {
         let s = match self.slot_of(ino, page) {
             Some(s) => s,
             None => match self.take_slot(wb) {
@@ -302,13 +326,20 @@ impl PageCache {
                 None => return false,
             },
         };
+        let on_device = match data {
+            None => true,
+            Some(d) => self.cfg.clean_on_device && d.len() as u64 == self.page_size,
+        };
         let slot = &mut self.slots[s];
         slot.key = (ino, page);
-        slot.data.set(data);
-        // A partial page is a file's tail, the page the next append lands in: kept whole, it is
-        // not encoded now to be decoded back at that append.
-        if self.cfg.compact && data.len() as u64 == self.page_size {
-            slot.data.compact(&mut self.runs);
+        match data {
+            Some(d) if !on_device => {
+                if let Some(buffer) = self.spare.pop() {
+                    slot.data.take_buffer(buffer);
+                }
+                slot.data.set(d);
+            }
+            _ => self.spare.extend(slot.data.leave_on_device()),
         }
         slot.referenced = false;
         slot.ready_at = ready_at;
@@ -320,7 +351,7 @@ impl PageCache {
     pub fn append_dirty(&mut self, ino: u64, page: u64, path: &str, data: &[u8], now: Nanos) {
         let s = self.slot_of(ino, page).expect("append_dirty: the caller inserted the page");
         let slot = &mut self.slots[s];
-        let bytes = slot.data.whole_mut();
+        let bytes = slot.data.whole_mut().expect("appends land past a file's whole pages, never on one on the device");
         // A page fills by small appends: room for all of it at once, not growth step by step.
         if bytes.capacity() < self.page_size as usize {
             bytes.reserve_exact(self.page_size as usize - bytes.len());
@@ -339,17 +370,17 @@ impl PageCache {
     }
 
     /// Marks `bytes` of `ino`'s dirty suffix (from its start, byte `from` of the file) written back
-    /// at `now`; what is left (a partly filled page) counts as dirtied then. In a compact cache the
-    /// whole pages now clean are kept as their runs.
+    /// at `now`; what is left (a partly filled page) counts as dirtied then. A cache that leaves
+    /// clean pages on the device drops the bytes of the whole pages now clean.
     pub fn cleaned(&mut self, ino: u64, from: u64, bytes: u64, cause: WriteBack, now: Nanos) {
         let f = self.files.entry(ino).or_default();
         let bytes = bytes.min(f.dirty_bytes);
-        if self.cfg.compact {
+        if self.cfg.clean_on_device {
             let ps = self.page_size;
             for page in from / ps..(from + bytes) / ps {
                 if let Some(s) = self.slot_of(ino, page) {
-                    if self.slots[s].data.len() as u64 == ps {
-                        self.slots[s].data.compact(&mut self.runs);
+                    if self.slots[s].data.len(ps as usize) as u64 == ps {
+                        self.spare.extend(self.slots[s].data.leave_on_device());
                     }
                 }
             }
@@ -379,10 +410,10 @@ impl PageCache {
         while at < from + len {
             let page = at / ps;
             let s = self.slot_of(ino, page).expect("a dirty page is never evicted");
-            let data = &self.slots[s].data;
+            let data = self.slots[s].data.bytes().expect("a page with dirty bytes keeps them");
             let skip = (at - page * ps) as usize;
             let take = ((from + len - at) as usize).min(data.len() - skip);
-            data.extend_into(skip, take, out);
+            out.extend_from_slice(&data[skip..skip + take]);
             at += take as u64;
         }
     }
@@ -423,33 +454,33 @@ mod tests {
     fn clock_gives_a_referenced_page_a_second_chance() {
         let mut c = cache(3);
         for p in 0..3 {
-            assert!(c.insert(1, p, &[p as u8], 0, &nothing_placed));
+            assert!(c.insert(1, p, Some(&[p as u8]), 0, &nothing_placed));
         }
         assert!(c.read(1, 0, &mut [], 0).is_some());
-        assert!(c.insert(1, 3, &[3], 0, &nothing_placed));
+        assert!(c.insert(1, 3, Some(&[3]), 0, &nothing_placed));
         // Page 0 was referenced: the hand cleared its bit and took page 1.
         assert!(c.contains(1, 0) && !c.contains(1, 1) && c.contains(1, 2) && c.contains(1, 3));
-        assert!(c.insert(1, 4, &[4], 0, &nothing_placed));
+        assert!(c.insert(1, 4, Some(&[4]), 0, &nothing_placed));
         // The hand goes on from page 1's slot: page 2 next, unreferenced.
         assert!(c.contains(1, 0) && !c.contains(1, 2));
         assert_eq!(c.stats().evictions, 2);
-        assert_eq!(c.peek(1, 0).map(|(d, _)| d), Some(vec![0]));
+        assert_eq!(c.peek(1, 0).map(|(d, _)| d), Some(Some(vec![0])));
     }
 
     #[test]
     fn dirty_pages_are_never_evicted() {
         let mut c = cache(2);
         for p in 0..2 {
-            assert!(c.insert(7, p, &[], 0, &nothing_placed));
+            assert!(c.insert(7, p, Some(&[]), 0, &nothing_placed));
             c.append_dirty(7, p, "f", &[1; PS as usize], 5);
         }
         assert_eq!(c.dirty_bytes(7), 2 * PS);
-        assert!(!c.insert(8, 0, &[0], 0, &nothing_placed), "every page is dirty");
+        assert!(!c.insert(8, 0, Some(&[0]), 0, &nothing_placed), "every page is dirty");
         assert_eq!(c.dirty_files(), vec![7]);
         // Once written back (the placement holds them), they are clean and can go.
         c.cleaned(7, 0, 2 * PS, WriteBack::Fsync, 9);
         let placed = |_| 2 * PS;
-        assert!(c.insert(8, 0, &[0], 0, &placed));
+        assert!(c.insert(8, 0, Some(&[0]), 0, &placed));
         assert_eq!(c.stats().written_back_fsync, 2 * PS);
         let mut out = vec![1];
         c.dirty_data(7, 0, 0, &mut out);
@@ -459,7 +490,7 @@ mod tests {
     #[test]
     fn a_deleted_files_dirty_bytes_are_dropped() {
         let mut c = cache(4);
-        c.insert(3, 0, &[], 0, &nothing_placed);
+        c.insert(3, 0, Some(&[]), 0, &nothing_placed);
         c.append_dirty(3, 0, "f", &[9; 100], 0);
         c.drop_file(3);
         assert_eq!((c.total_dirty_bytes(), c.cached_pages(), c.stats().dropped_dirty_bytes), (0, 0, 100));
@@ -470,63 +501,63 @@ mod tests {
         // Slots keep their buffers when pages go (deleted files, evictions): a page that takes
         // one must not see the old page's bytes, whether it is read in or appended to.
         let mut c = cache(1);
-        c.insert(3, 0, &[], 0, &nothing_placed);
+        c.insert(3, 0, Some(&[]), 0, &nothing_placed);
         c.append_dirty(3, 0, "old", &[9; PS as usize], 0);
         c.drop_file(3);
-        c.insert(4, 0, &[], 0, &nothing_placed);
+        c.insert(4, 0, Some(&[]), 0, &nothing_placed);
         c.append_dirty(4, 0, "new", &[1; 10], 0);
         c.append_dirty(4, 0, "new", &[2; 5], 0);
         let mut out = Vec::new();
         c.dirty_data(4, 0, 15, &mut out);
         assert_eq!(out, [[1; 10].as_slice(), &[2; 5]].concat());
-        assert_eq!(c.peek(4, 0).map(|(d, _)| d.len()), Some(15));
+        assert_eq!(c.peek(4, 0).map(|(d, _)| d.map(|d| d.len())), Some(Some(15)));
         c.cleaned(4, 0, 15, WriteBack::Fsync, 1);
         let placed = |_| 15;
-        assert!(c.insert(5, 2, &[7; 3], 0, &placed), "the clean page is evicted for this one");
-        assert_eq!(c.peek(5, 2).map(|(d, _)| d), Some(vec![7; 3]));
+        assert!(c.insert(5, 2, Some(&[7; 3]), 0, &placed), "the clean page is evicted for this one");
+        assert_eq!(c.peek(5, 2).map(|(d, _)| d), Some(Some(vec![7; 3])));
     }
 
-    /// A compact cache reads back what a whole one does, keeps its clean whole pages as runs, and
-    /// takes appends to a page it had compacted.
+    /// A cache that leaves clean pages on the device keeps the bytes of its dirty and partial
+    /// pages only; a hit on a clean whole page says its bytes are on the device (the file system
+    /// reads them from there), and appends to a partial page keep its bytes.
     #[test]
-    fn a_compact_cache_reads_back_the_same_bytes() {
-        let mut c = PageCache::new(PageCacheConfig { compact: true, ..PageCacheConfig::with_capacity(8 * PS) }, PS);
-        // Records of a 16-byte key and a zero value, as the lab writes them.
-        let file: Vec<u8> =
-            (0..3 * PS as usize + 100).map(|i| if i % 528 < 16 { (i % 251) as u8 + 1 } else { 0 }).collect();
+    fn clean_whole_pages_are_left_on_the_device() {
+        let cfg = PageCacheConfig { clean_on_device: true, ..PageCacheConfig::with_capacity(8 * PS) };
+        let mut c = PageCache::new(cfg, PS);
+        let file: Vec<u8> = (0..3 * PS as usize + 100).map(|i| (i % 251) as u8).collect();
         for (p, chunk) in file.chunks(PS as usize).enumerate() {
-            c.insert(1, p as u64, &[], 0, &nothing_placed);
+            c.insert(1, p as u64, Some(&[]), 0, &nothing_placed);
             c.append_dirty(1, p as u64, "f", chunk, 0);
         }
         let mut out = Vec::new();
         c.dirty_data(1, 0, file.len() as u64, &mut out);
         assert_eq!(out, file);
         c.cleaned(1, 0, 3 * PS, WriteBack::Fsync, 1);
-        let runs = c.slots.iter().filter(|s| matches!(s.data, PageBytes::Runs { .. })).count();
-        assert_eq!(runs, 3, "the three whole clean pages are compact, the partial dirty one whole");
-        for (from, len) in [(0, file.len()), (10, 5000), (4090, 20), (3 * PS as usize, 100)] {
-            let mut buf = vec![0xEE; len];
-            for p in from as u64 / PS..=(from + len - 1) as u64 / PS {
-                assert!(c.read(1, p, &mut buf, from as u64).is_some());
-            }
-            assert_eq!(buf, &file[from..from + len], "bytes {from}..{}", from + len);
-        }
-        // A whole page read in is compact; a partial one (a file's tail, which the next append
-        // fills) stays whole, and appending to it keeps the bytes.
+        let kept: Vec<usize> = c.slots.iter().filter_map(|s| s.data.bytes().map(<[u8]>::len)).collect();
+        assert_eq!(kept, vec![100], "the three whole clean pages keep no bytes, the partial dirty one its own");
+        let mut buf = vec![0xEE; 2 * PS as usize];
+        let hit = c.read(1, 1, &mut buf, PS).expect("cached");
+        assert!(hit.on_device && buf.iter().all(|&b| b == 0xEE), "nothing copied from a page on the device");
+        let tail = c.read(1, 3, &mut buf, 3 * PS).expect("cached");
+        assert!(!tail.on_device && buf[..100] == file[3 * PS as usize..], "the partial page's bytes copied");
+        assert_eq!(c.peek(1, 0), Some((None, 0)));
+        // A whole page read in keeps no bytes; a partial one stays whole and takes appends.
         let full: Vec<u8> = (0..PS).map(|i| (i % 7 == 0) as u8).collect();
-        assert!(c.insert(3, 0, &full, 0, &|_| PS));
-        assert!(matches!(c.slots[c.slot_of(3, 0).unwrap()].data, PageBytes::Runs { .. }));
-        assert_eq!(c.peek(3, 0).map(|(d, _)| d), Some(full));
-        assert!(c.insert(2, 0, &[1, 0, 0, 2], 0, &|_| 4));
-        assert!(matches!(c.slots[c.slot_of(2, 0).unwrap()].data, PageBytes::Whole(_)));
+        assert!(c.insert(3, 0, Some(&full), 0, &|_| PS));
+        assert_eq!(c.peek(3, 0).map(|(d, _)| d), Some(None));
+        assert!(c.insert(2, 0, Some(&[1, 0, 0, 2]), 0, &|_| 4));
         c.append_dirty(2, 0, "g", &[0, 42], 2);
-        assert_eq!(c.peek(2, 0).map(|(d, _)| d), Some(vec![1, 0, 0, 2, 0, 42]));
+        assert_eq!(c.peek(2, 0).map(|(d, _)| d), Some(Some(vec![1, 0, 0, 2, 0, 42])));
+        // Without the setting, every page keeps its bytes.
+        let mut whole = cache(2);
+        assert!(whole.insert(3, 0, Some(&full), 0, &|_| PS));
+        assert_eq!(whole.peek(3, 0).map(|(d, _)| d), Some(Some(full)));
     }
 
     #[test]
     fn dirty_bytes_expire_and_pass_the_background_ratio() {
         let mut c = cache(20);
-        c.insert(1, 0, &[], 0, &nothing_placed);
+        c.insert(1, 0, Some(&[]), 0, &nothing_placed);
         c.append_dirty(1, 0, "a", &[1; 10], 1_000);
         let expire = PageCacheConfig::with_capacity(1).dirty_expire;
         assert!(c.expired_files(1_000 + expire - 1).is_empty());
@@ -534,7 +565,7 @@ mod tests {
         assert!(!c.over_background());
         // 10 % of 20 pages is 2 pages.
         for p in 0..2 {
-            c.insert(2, p, &[], 0, &nothing_placed);
+            c.insert(2, p, Some(&[]), 0, &nothing_placed);
             c.append_dirty(2, p, "b", &[2; PS as usize], 2_000);
         }
         assert!(c.over_background());

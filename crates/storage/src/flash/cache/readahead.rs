@@ -117,18 +117,18 @@ mod tests {
         let f = c.plan_read(1, 0, 0, 1000);
         assert_eq!(f, Fetch { wait: vec![(0, 1)], ahead: vec![(1, 3)] });
         for p in 0..4 {
-            c.insert(1, p, &[], 0, &nothing_placed);
+            c.insert(1, p, Some(&[]), 0, &nothing_placed);
         }
         // Page 1 is the marker: the next window (8 pages) is read ahead.
         assert_eq!(c.plan_read(1, 1, 1, 1000), Fetch { wait: vec![], ahead: vec![(4, 8)] });
         for p in 4..12 {
-            c.insert(1, p, &[], 0, &nothing_placed);
+            c.insert(1, p, Some(&[]), 0, &nothing_placed);
         }
         assert_eq!(c.plan_read(1, 2, 3, 1000), Fetch::default());
         // The marker of the second window: 16 pages, then 32 (the most).
         assert_eq!(c.plan_read(1, 4, 4, 1000), Fetch { wait: vec![], ahead: vec![(12, 16)] });
         for p in 12..28 {
-            c.insert(1, p, &[], 0, &nothing_placed);
+            c.insert(1, p, Some(&[]), 0, &nothing_placed);
         }
         assert_eq!(c.plan_read(1, 5, 12, 1000), Fetch { wait: vec![], ahead: vec![(28, 32)] });
         // A random read elsewhere reads what it asks for.

@@ -5,6 +5,7 @@
 
 use flashsim::{Nanos, SimClock, Wait};
 
+use super::extent::Piece;
 use super::St;
 use crate::error::Result;
 use crate::flash::{device_error, label, CloneSpan, Origin};
@@ -112,6 +113,34 @@ pub(crate) fn sync_record(st: &mut St, clock: &SimClock, ino: u64, path: &str, l
 /// device, the rest from the buffer; returns when the device completes.
 pub(crate) fn read(st: &mut St, clock: &SimClock, ino: u64, path: &str, offset: u64, buf: &mut [u8]) -> Result<Nanos> {
     let ps = st.page_size as u64;
+    let at = clock.now();
+    let mut done = at;
+    let hint = label(st.inode(ino, "read_at", path)?.hint);
+    walk(st, ino, path, offset, buf, |st, p, into| {
+        done = done.max(st.dev.read(at, p.zone, p.page, into, hint)?);
+        st.stats.read_bytes += p.pages * ps;
+        Ok(())
+    })?;
+    Ok(done)
+}
+
+/// The file's bytes at `offset` as [`read`] gives them, without time or counts (the page cache's
+/// clean pages, which it does not keep).
+pub(crate) fn contents(st: &mut St, ino: u64, path: &str, offset: u64, buf: &mut [u8]) -> Result<()> {
+    walk(st, ino, path, offset, buf, |st, p, into| st.dev.contents(p.zone, p.page, into).map(|_| ()))
+}
+
+/// Fills `buf` with the file's bytes at `offset` (inside the file): the bytes still in the buffer
+/// copied, each piece of an extent through `device` (whole pages of one zone).
+fn walk(
+    st: &mut St,
+    ino: u64,
+    path: &str,
+    offset: u64,
+    buf: &mut [u8],
+    mut device: impl FnMut(&mut St, Piece, &mut [u8]) -> flashsim::Result<()>,
+) -> Result<()> {
+    let ps = st.page_size as u64;
     let i = st.inode(ino, "read_at", path)?;
     let n = buf.len() as u64;
     let dev_end = (offset + n).min(i.dev_len);
@@ -123,9 +152,6 @@ pub(crate) fn read(st: &mut St, clock: &SimClock, ino: u64, path: &str, offset: 
         let len = (offset + n - from) as usize;
         buf[(from - offset) as usize..(from - offset) as usize + len].copy_from_slice(&i.buf[b..b + len]);
     }
-    let hint = label(i.hint);
-    let at = clock.now();
-    let mut done = at;
     let mut at_buf = 0usize;
     let mut pages = Vec::new();
     for p in pieces {
@@ -138,15 +164,13 @@ pub(crate) fn read(st: &mut St, clock: &SimClock, ino: u64, path: &str, offset: 
             pages.resize(bytes, 0);
             &mut pages[..]
         };
-        let t = st.dev.read(at, p.zone, p.page, into, hint).map_err(|e| device_error("read_at", path, e))?;
-        done = done.max(t);
-        st.stats.read_bytes += p.pages * ps;
+        device(st, p, into).map_err(|e| device_error("read_at", path, e))?;
         if !whole {
             buf[at_buf..at_buf + p.len].copy_from_slice(&pages[p.skip..p.skip + p.len]);
         }
         at_buf += p.len;
     }
-    Ok(done)
+    Ok(())
 }
 
 /// Copies the span's bytes to the end of its destination (checked by the caller): a zoned file

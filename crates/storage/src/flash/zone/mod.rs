@@ -284,6 +284,10 @@ impl Placement for ZonePlacement {
         file::read(st, clock, ino, path, offset, buf)
     }
 
+    fn contents(st: &mut St, ino: u64, path: &str, offset: u64, buf: &mut [u8]) -> Result<()> {
+        file::contents(st, ino, path, offset, buf)
+    }
+
     fn clone_range(_st: &mut St, _clock: &SimClock, span: &CloneSpan) -> Result<()> {
         Err(FsError::Unsupported {
             op: "clone_range",
