@@ -116,13 +116,11 @@ pub(super) fn read<P: Placement>(
         contents(st, ino, path, run, buf, offset)?;
     }
     for &(p, n) in &fetch.wait {
-        let (data, done) = fill(st, clock, ino, path, p, n, placed)?;
-        copy_page(buf, offset, p * ps, &data);
-        ready = ready.max(done);
+        ready = ready.max(fill(st, clock, ino, path, (p, n), placed, Some((buf, offset)))?);
         st.cache.stats_mut().misses += n;
     }
     for &(p, n) in &fetch.ahead {
-        fill(st, clock, ino, path, p, n, placed)?;
+        fill(st, clock, ino, path, (p, n), placed, None)?;
         st.cache.stats_mut().readahead_pages += n;
     }
     clock.wait(ready, Wait::Read);
@@ -159,25 +157,55 @@ fn copy_page(buf: &mut [u8], buf_at: u64, data_at: u64, data: &[u8]) {
 }
 
 /// Reads pages `first..first + n` of `ino` (up to its placed length) from the placement into the
-/// cache; returns their bytes and when the device completes them.
+/// cache, and what falls in `want` (a buffer of the file's bytes from an offset) into it; returns
+/// when the device completes them. A cache that leaves clean pages on the device takes only the
+/// read's time and counts, and the bytes `want` asks for (and a partial last page's) from the
+/// device's store.
 fn fill<P: Placement>(
     st: &mut State<P>,
     clock: &SimClock,
     ino: u64,
     path: &str,
-    first: u64,
-    n: u64,
+    (first, n): (u64, u64),
     placed: u64,
-) -> Result<(Vec<u8>, Nanos)> {
+    want: Option<(&mut [u8], u64)>,
+) -> Result<Nanos> {
     let ps = st.page_size as u64;
     let start = first * ps;
     let end = ((first + n) * ps).min(placed);
-    let mut data = vec![0u8; (end - start) as usize];
-    let done = P::read(st, clock, ino, path, start, &mut data)?;
-    for (k, page) in data.chunks(ps as usize).enumerate() {
-        insert(st, clock, ino, first + k as u64, Some(page), done)?;
+    if st.cache.config().clean_on_device {
+        let done = P::read_timing(st, clock, ino, path, start, end - start)?;
+        for page in first..first + n {
+            let len = (end - page * ps).min(ps) as usize;
+            if len as u64 == ps {
+                insert(st, clock, ino, page, None, done)?;
+            } else {
+                let mut tail = vec![0u8; len];
+                P::contents(st, ino, path, page * ps, &mut tail)?;
+                insert(st, clock, ino, page, Some(&tail), done)?;
+            }
+        }
+        if let Some((buf, buf_at)) = want {
+            contents(st, ino, path, (first, first + n), buf, buf_at)?;
+        }
+        return Ok(done);
     }
-    Ok((data, done))
+    // The buffer is the file system's, lent out for the call: a fresh one per fill was zeroed
+    // memory the kernel faulted in, every time.
+    let mut data = std::mem::take(&mut st.read_buf);
+    data.clear();
+    data.resize((end - start) as usize, 0);
+    let r = P::read(st, clock, ino, path, start, &mut data).and_then(|done| {
+        for (k, page) in data.chunks(ps as usize).enumerate() {
+            insert(st, clock, ino, first + k as u64, Some(page), done)?;
+        }
+        Ok(done)
+    });
+    if let (Ok(_), Some((buf, buf_at))) = (&r, want) {
+        copy_page(buf, buf_at, start, &data);
+    }
+    st.read_buf = data;
+    r
 }
 
 /// Puts a page in the cache (`None`: a whole page whose bytes are on the device); when every

@@ -70,6 +70,9 @@ pub trait Placement: Sized + Send + 'static {
     /// waits, or not for readahead).
     fn read(st: &mut State<Self>, clock: &SimClock, ino: u64, path: &str, offset: u64, buf: &mut [u8])
         -> Result<Nanos>;
+    /// The time and counts of `read` of `n` bytes at `offset`, without the bytes (readahead into a
+    /// cache that leaves clean pages on the device).
+    fn read_timing(st: &mut State<Self>, clock: &SimClock, ino: u64, path: &str, offset: u64, n: u64) -> Result<Nanos>;
     /// The bytes `read` would give, without time or counts: where a clean page the page cache
     /// does not keep (`PageCacheConfig::clean_on_device`) is read from on a hit.
     fn contents(st: &mut State<Self>, ino: u64, path: &str, offset: u64, buf: &mut [u8]) -> Result<()>;
@@ -127,6 +130,8 @@ pub struct State<P: Placement> {
     /// The bytes of a write-back on their way from the cache's pages to the placement, kept from
     /// one write-back to the next (`flash::io`).
     pub(crate) write_back_buf: Vec<u8>,
+    /// The page cache's buffer for the pages a miss or a readahead reads (`io::fill`).
+    pub(crate) read_buf: Vec<u8>,
     pub(crate) page_size: usize,
 }
 
@@ -147,6 +152,7 @@ impl<P: Placement> State<P> {
             stats: HostWriteStats::default(),
             cache: PageCache::new(PageCacheConfig::OFF, page_size as u64),
             write_back_buf: Vec::new(),
+            read_buf: Vec::new(),
             page_size,
         }
     }

@@ -199,8 +199,30 @@ pub(crate) fn read(
     let at = clock.now();
     let mut done = at;
     let hint = label(st.inode(ino, "read_at", path)?.hint);
-    walk(st, ino, path, offset, buf, |st, lpn, into| {
+    let n = buf.len() as u64;
+    walk(st, ino, path, offset, n, Some(buf), |st, lpn, into| {
         done = done.max(st.dev.read(at, lpn, into, hint)?);
+        st.stats.read_bytes += ps;
+        Ok(())
+    })?;
+    Ok(done)
+}
+
+/// The time and counts of [`read`] of `n` bytes at `offset`, without the bytes.
+pub(crate) fn read_timing(
+    st: &mut State<BlockPlacement>,
+    clock: &SimClock,
+    ino: u64,
+    path: &str,
+    offset: u64,
+    n: u64,
+) -> Result<Nanos> {
+    let ps = st.page_size as u64;
+    let at = clock.now();
+    let mut done = at;
+    let hint = label(st.inode(ino, "read_at", path)?.hint);
+    walk(st, ino, path, offset, n, None, |st, lpn, _| {
+        done = done.max(st.dev.read_no_data(at, lpn, 1, hint)?);
         st.stats.read_bytes += ps;
         Ok(())
     })?;
@@ -216,22 +238,25 @@ pub(crate) fn contents(
     offset: u64,
     buf: &mut [u8],
 ) -> Result<()> {
-    walk(st, ino, path, offset, buf, |st, lpn, into| st.dev.contents(lpn, into))
+    let n = buf.len() as u64;
+    walk(st, ino, path, offset, n, Some(buf), |st, lpn, into| st.dev.contents(lpn, into))
 }
 
-/// Fills `buf` with the file's bytes at `offset` (inside the file): each page through `device`
-/// (its LPN, one page), the last partly filled one from memory.
+/// Goes over the file's `n` bytes at `offset` (inside the file) into `buf` when there is one:
+/// each page through `device` (its LPN, one page, and where it goes: empty without `buf`), the
+/// last partly filled one from memory.
 fn walk(
     st: &mut State<BlockPlacement>,
     ino: u64,
     path: &str,
     offset: u64,
-    buf: &mut [u8],
+    n: u64,
+    mut buf: Option<&mut [u8]>,
     mut device: impl FnMut(&mut State<BlockPlacement>, u64, &mut [u8]) -> flashsim::Result<()>,
 ) -> Result<()> {
     let ps = st.page_size as u64;
     let i = st.inode(ino, "read_at", path)?;
-    let n = buf.len();
+    let n = n as usize;
     let tail_idx = (i.len % ps != 0).then_some(i.len / ps);
     let first = offset / ps;
     let last = (offset + n as u64 - 1) / ps;
@@ -243,6 +268,13 @@ fn walk(
         let page_start = p * ps;
         let from = offset.max(page_start);
         let to = (offset + n as u64).min(page_start + ps);
+        let Some(buf) = buf.as_deref_mut() else {
+            if Some(p) != tail_idx {
+                device(st, pages[k] as u64, &mut []).map_err(|e| device_error("read_at", path, e))?;
+                k += 1;
+            }
+            continue;
+        };
         let dst = &mut buf[(from - offset) as usize..(to - offset) as usize];
         let src: &[u8] = if Some(p) == tail_idx {
             &tail

@@ -254,6 +254,10 @@ impl Placement for BlockPlacement {
         file::read(st, clock, ino, path, offset, buf)
     }
 
+    fn read_timing(st: &mut State<Self>, clock: &SimClock, ino: u64, path: &str, offset: u64, n: u64) -> Result<Nanos> {
+        file::read_timing(st, clock, ino, path, offset, n)
+    }
+
     fn contents(st: &mut State<Self>, ino: u64, path: &str, offset: u64, buf: &mut [u8]) -> Result<()> {
         file::contents(st, ino, path, offset, buf)
     }

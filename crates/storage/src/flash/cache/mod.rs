@@ -110,9 +110,6 @@ pub struct PageCache {
     slots: Vec<Slot>,
     /// Pages held now.
     cached: usize,
-    /// Buffers of pages whose bytes went to the device, for the next pages that hold bytes (at
-    /// most one per slot: no allocation, and no fresh memory to fault in, per page appended).
-    spare: Vec<Vec<u8>>,
     free: Vec<usize>,
     hand: usize,
     files: Files,
@@ -132,7 +129,6 @@ impl PageCache {
             capacity_pages,
             slots: Vec::new(),
             cached: 0,
-            spare: Vec::new(),
             free: Vec::new(),
             hand: 0,
             files: Files::default(),
@@ -333,13 +329,8 @@ impl PageCache {
         let slot = &mut self.slots[s];
         slot.key = (ino, page);
         match data {
-            Some(d) if !on_device => {
-                if let Some(buffer) = self.spare.pop() {
-                    slot.data.take_buffer(buffer);
-                }
-                slot.data.set(d);
-            }
-            _ => self.spare.extend(slot.data.leave_on_device()),
+            Some(d) if !on_device => slot.data.set(d),
+            _ => slot.data.leave_on_device(),
         }
         slot.referenced = false;
         slot.ready_at = ready_at;
@@ -380,7 +371,7 @@ impl PageCache {
             for page in from / ps..(from + bytes) / ps {
                 if let Some(s) = self.slot_of(ino, page) {
                     if self.slots[s].data.len(ps as usize) as u64 == ps {
-                        self.spare.extend(self.slots[s].data.leave_on_device());
+                        self.slots[s].data.leave_on_device();
                     }
                 }
             }

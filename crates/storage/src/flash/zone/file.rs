@@ -116,8 +116,23 @@ pub(crate) fn read(st: &mut St, clock: &SimClock, ino: u64, path: &str, offset: 
     let at = clock.now();
     let mut done = at;
     let hint = label(st.inode(ino, "read_at", path)?.hint);
-    walk(st, ino, path, offset, buf, |st, p, into| {
+    let n = buf.len() as u64;
+    walk(st, ino, path, offset, n, Some(buf), |st, p, into| {
         done = done.max(st.dev.read(at, p.zone, p.page, into, hint)?);
+        st.stats.read_bytes += p.pages * ps;
+        Ok(())
+    })?;
+    Ok(done)
+}
+
+/// The time and counts of [`read`] of `n` bytes at `offset`, without the bytes.
+pub(crate) fn read_timing(st: &mut St, clock: &SimClock, ino: u64, path: &str, offset: u64, n: u64) -> Result<Nanos> {
+    let ps = st.page_size as u64;
+    let at = clock.now();
+    let mut done = at;
+    let hint = label(st.inode(ino, "read_at", path)?.hint);
+    walk(st, ino, path, offset, n, None, |st, p, _| {
+        done = done.max(st.dev.read_no_data(at, p.zone, p.page, p.pages, hint)?);
         st.stats.read_bytes += p.pages * ps;
         Ok(())
     })?;
@@ -127,27 +142,29 @@ pub(crate) fn read(st: &mut St, clock: &SimClock, ino: u64, path: &str, offset: 
 /// The file's bytes at `offset` as [`read`] gives them, without time or counts (the page cache's
 /// clean pages, which it does not keep).
 pub(crate) fn contents(st: &mut St, ino: u64, path: &str, offset: u64, buf: &mut [u8]) -> Result<()> {
-    walk(st, ino, path, offset, buf, |st, p, into| st.dev.contents(p.zone, p.page, into).map(|_| ()))
+    let n = buf.len() as u64;
+    walk(st, ino, path, offset, n, Some(buf), |st, p, into| st.dev.contents(p.zone, p.page, into).map(|_| ()))
 }
 
-/// Fills `buf` with the file's bytes at `offset` (inside the file): the bytes still in the buffer
-/// copied, each piece of an extent through `device` (whole pages of one zone).
+/// Goes over the file's `n` bytes at `offset` (inside the file) into `buf` when there is one: the
+/// bytes still in the buffer copied, each piece of an extent through `device` (whole pages of one
+/// zone, and where they go: empty without `buf`).
 fn walk(
     st: &mut St,
     ino: u64,
     path: &str,
     offset: u64,
-    buf: &mut [u8],
+    n: u64,
+    mut buf: Option<&mut [u8]>,
     mut device: impl FnMut(&mut St, Piece, &mut [u8]) -> flashsim::Result<()>,
 ) -> Result<()> {
     let ps = st.page_size as u64;
     let i = st.inode(ino, "read_at", path)?;
-    let n = buf.len() as u64;
     let dev_end = (offset + n).min(i.dev_len);
     let pieces = if offset < dev_end { i.pieces(offset, dev_end - offset, ps) } else { Vec::new() };
     // Bytes still in the buffer.
     let from = offset.max(i.dev_len);
-    if from < offset + n {
+    if let Some(buf) = buf.as_deref_mut().filter(|_| from < offset + n) {
         let b = (from - i.dev_len) as usize;
         let len = (offset + n - from) as usize;
         buf[(from - offset) as usize..(from - offset) as usize + len].copy_from_slice(&i.buf[b..b + len]);
@@ -156,6 +173,10 @@ fn walk(
     let mut pages = Vec::new();
     for p in pieces {
         let bytes = p.pages as usize * ps as usize;
+        let Some(buf) = buf.as_deref_mut() else {
+            device(st, p, &mut []).map_err(|e| device_error("read_at", path, e))?;
+            continue;
+        };
         // Pages the caller's buffer holds whole are read straight into it (no bounce copy).
         let whole = p.skip == 0 && p.len == bytes;
         let into = if whole {

@@ -284,6 +284,10 @@ impl Placement for ZonePlacement {
         file::read(st, clock, ino, path, offset, buf)
     }
 
+    fn read_timing(st: &mut St, clock: &SimClock, ino: u64, path: &str, offset: u64, n: u64) -> Result<Nanos> {
+        file::read_timing(st, clock, ino, path, offset, n)
+    }
+
     fn contents(st: &mut St, ino: u64, path: &str, offset: u64, buf: &mut [u8]) -> Result<()> {
         file::contents(st, ino, path, offset, buf)
     }
