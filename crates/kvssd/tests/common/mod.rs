@@ -6,7 +6,7 @@
 pub mod model;
 
 use flashsim::{Geometry, MediaConfig, Nanos, Preset};
-use kvssd::{DftlKvConfig, KvDevice, KvError, KvftlConfig, LsmConfig, PlscConfig, Variant};
+use kvssd::{DftlKvConfig, KvDevice, KvftlConfig, LsmConfig, PlscConfig, Variant};
 
 /// The `plsc` preset scaled down: 2 channels x 1 chip x 1 die x 2 planes (4 planes, 2 dies),
 /// 8 blocks of 16 pages of 1 KiB per plane = 512 pages. Pages and blocks are smaller than the
@@ -104,42 +104,11 @@ pub fn small_geometry() -> Geometry {
     }
 }
 
-/// Key `i`: its decimal digits, padded with dots to a length between 1 and 20 (distinct for
-/// distinct `i`: the digits end at the first dot).
-pub fn key(i: usize) -> Vec<u8> {
-    let mut k = i.to_string().into_bytes();
-    let len = k.len().max(1 + (i * 7) % 20);
-    k.resize(len, b'.');
-    k
-}
-
-/// A value of `len` bytes that differs from write to write (`seq` numbers the writes).
-pub fn value(seq: u64, len: usize) -> Vec<u8> {
-    (0..len).map(|j| ((seq * 131 + j as u64 * 7) % 251) as u8).collect()
-}
-
-/// A fixed pseudo-random sequence (64-bit LCG, Knuth's MMIX constants): deterministic workloads
-/// without a dependency.
-pub struct Lcg(pub u64);
-
-impl Lcg {
-    pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        self.0 >> 33
-    }
-
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+#[allow(unused_imports)] // not every test file uses all three
+pub use kvssd::conformance::model::{key, value, Lcg};
 
 /// Deletes `k` at `t`: when the device answered, and whether the key held a value (an absent key
 /// is the device's `KeyNotFound`, which says when it found out; any other error fails the test).
-#[allow(dead_code)]
 pub fn delete(dev: &mut dyn KvDevice, t: Nanos, k: &[u8]) -> (Nanos, bool) {
-    match dev.delete(t, k) {
-        Ok(c) => (c.done, true),
-        Err(KvError::KeyNotFound { done, .. }) => (done, false),
-        Err(e) => panic!("{}: delete: {e}", dev.name()),
-    }
+    kvssd::conformance::model::delete(dev, t, k).unwrap_or_else(|e| panic!("{}: delete: {e}", dev.name()))
 }
