@@ -112,3 +112,39 @@ pub use kvssd::conformance::model::{key, value, Lcg};
 pub fn delete(dev: &mut dyn KvDevice, t: Nanos, k: &[u8]) -> (Nanos, bool) {
     kvssd::conformance::model::delete(dev, t, k).unwrap_or_else(|e| panic!("{}: delete: {e}", dev.name()))
 }
+
+/// Which keys [`churn`] uses: `hot` of them four times in five, the rest of `keys` otherwise, and
+/// values of 0 to `max_len` bytes.
+pub struct Churn {
+    pub ops: u64,
+    pub hot: u64,
+    pub keys: u64,
+    pub max_len: u64,
+}
+
+impl Churn {
+    /// PLSC's and the LSM's small devices: 5000 requests over 48 keys (8 hot), values to 1499 bytes.
+    pub const SMALL: Churn = Churn { ops: 5000, hot: 8, keys: 48, max_len: 1499 };
+
+    /// The key-value FTLs' small devices: `ops` requests over 160 keys (16 hot), values to 2 KiB.
+    pub const fn kv(ops: u64) -> Churn {
+        Churn { ops, hot: 16, keys: 160, max_len: 2048 }
+    }
+}
+
+/// Puts (six in ten), overwrites, gets (three in ten) and deletes over hot and cold keys, from a
+/// fixed seed, until compaction and GC have run; returns the device.
+pub fn churn<D: KvDevice + 'static>(mut dev: D, c: Churn) -> D {
+    let mut r = Lcg(42);
+    let mut t: Nanos = 0;
+    for seq in 0..c.ops {
+        let k = key(if r.below(5) < 4 { r.below(c.hot) } else { c.hot + r.below(c.keys - c.hot) } as usize);
+        t += 1_000;
+        t = match r.below(10) {
+            0..=5 => dev.store(t, &k, &value(seq, r.below(c.max_len + 1) as usize)).unwrap().done,
+            6..=8 => dev.retrieve(t, &k).unwrap().done,
+            _ => delete(&mut dev, t, &k).0,
+        };
+    }
+    dev
+}
