@@ -91,12 +91,19 @@ impl std::fmt::Display for Step {
 /// What went wrong at a [`Step`].
 #[derive(Debug, thiserror::Error)]
 pub enum Problem {
-    /// The subject's file system failed an operation the model allows.
+    /// The subject's file system failed an operation the model allows (boxed: an `FsError` is
+    /// larger than the rest of the error).
     #[error(transparent)]
-    Fs(#[from] FsError),
+    Fs(Box<FsError>),
     /// The subject shows other files, bytes or lengths than the model.
     #[error("{0}")]
     Differs(String),
+}
+
+impl From<FsError> for Problem {
+    fn from(e: FsError) -> Problem {
+        Problem::Fs(Box::new(e))
+    }
 }
 
 /// A crashable file system under test.

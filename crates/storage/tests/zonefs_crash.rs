@@ -92,7 +92,9 @@ fn check(ops: &[Op], make: &dyn Fn() -> ZoneFs) -> Result<(ZoneFs, bool), Histor
     let fs = make();
     match check_history(ops, subjects_on(fs.clone())) {
         Ok(()) => Ok((fs, false)),
-        Err(HistoryError { step: Step::Op { index, .. }, problem: Problem::Fs(FsError::NoSpace { .. }), .. }) => {
+        Err(HistoryError { step: Step::Op { index, .. }, problem: Problem::Fs(e), .. })
+            if matches!(*e, FsError::NoSpace { .. }) =>
+        {
             let fs = make();
             check_history(&ops[..index], subjects_on(fs.clone()))?;
             Ok((fs, true))

@@ -90,7 +90,7 @@ pub fn key_and_value_limits(make: Make) {
     let name = d.name().to_string();
     let (max_key, max_value) = (d.max_key_size(), d.max_value_size());
     assert!(max_key >= 1, "{name}: a device takes keys of at least one byte");
-    let before = d.counters().clone();
+    let before = *d.counters();
     let long = vec![b'k'; max_key + 1];
     for (k, what) in [(&b""[..], "an empty key"), (&long[..], "a key one byte over the limit")] {
         let refused = [
@@ -150,7 +150,7 @@ pub fn fill_until_full(d: &mut dyn KvDevice) -> Filled {
     let len = d.max_value_size().min(2048);
     let g = d.media().geometry();
     // Four times the raw capacity in stores of `len` bytes: no device holds that much.
-    let limit = 4 * (g.total_blocks() as u64 * g.pages_per_block as u64 * g.page_size as u64) / len.max(1) as u64;
+    let limit = 4 * (g.total_blocks() * g.pages_per_block as u64 * g.page_size as u64) / len.max(1) as u64;
     let is_full = |e: &KvError| {
         matches!(e, KvError::NoFreeBlock { .. } | KvError::DeviceFull { .. }) && e.to_string().contains("device full")
     };

@@ -76,13 +76,13 @@ pub fn value(seq: u64, len: usize) -> Vec<u8> {
 pub struct Lcg(pub u64);
 
 impl Lcg {
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         self.0 >> 33
     }
 
     pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
+        self.next_u64() % n
     }
 }
 
