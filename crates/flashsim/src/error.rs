@@ -8,6 +8,17 @@ use crate::zoned::ZoneState;
 /// Result alias for the simulator.
 pub type Result<T> = std::result::Result<T, FlashError>;
 
+/// What a device's consistency check (`check_consistency`, for tests) found: its map, counts,
+/// indexes or zones disagree with each other or with the media. `what` names the LPN, PPN, block
+/// or zone and both sides.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{device}: inconsistent state: {what}")]
+pub struct Inconsistency {
+    /// The device checked (`BlockSsd`, `ZonedSsd`).
+    pub device: &'static str,
+    pub what: String,
+}
+
 /// What can go wrong when configuring or driving a simulated flash device.
 #[derive(Debug, thiserror::Error)]
 pub enum FlashError {

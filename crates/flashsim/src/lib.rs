@@ -33,7 +33,7 @@ pub mod zoned;
 
 pub use cause::{Cause, HostLabel};
 pub use clock::{Lane, LaneTime, SimClock, Wait};
-pub use error::{FlashError, Result};
+pub use error::{FlashError, Inconsistency, Result};
 pub use ftl::Ftl;
 pub use geometry::{Geometry, PageAddr};
 pub use latency::{HostOp, Latencies, LatencySummary};

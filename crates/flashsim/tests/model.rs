@@ -132,12 +132,12 @@ fn run(ops: Vec<Op>, cfg: SsdConfig) -> Result<(), TestCaseError> {
             }
         }
         if let Err(e) = ssd.check_consistency() {
-            return Err(TestCaseError::fail(e));
+            return Err(TestCaseError::fail(e.to_string()));
         }
         check_accounting(&ssd)?;
     }
     ssd.power_cut();
-    ssd.check_consistency().map_err(TestCaseError::fail)?;
+    ssd.check_consistency().map_err(|e| TestCaseError::fail(e.to_string()))?;
     check_all(&mut ssd, &model, &mut t)
 }
 

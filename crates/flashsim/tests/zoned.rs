@@ -1,28 +1,12 @@
 //! ZonedSsd: every zone state x command of the NVMe ZNS state machine, the open and active limits,
 //! timing of the zone stripe, erase accounting of resets, and power cuts.
 
-use flashsim::{Cause, DataMode, FlashError, Geometry, HostLabel, Timing, ZoneInfo, ZoneState, ZonedConfig, ZonedSsd};
+mod common;
+
+use common::{geometry, name, timing, PAGE};
+use flashsim::{Cause, DataMode, FlashError, HostLabel, ZoneInfo, ZoneState, ZonedConfig, ZonedSsd};
 
 const L: HostLabel = HostLabel::Unlabelled;
-const PAGE: usize = 512;
-
-/// 4 planes (2 channels x 2 planes), 8 blocks of 4 pages per plane.
-fn geometry() -> Geometry {
-    Geometry {
-        channels: 2,
-        chips_per_channel: 1,
-        dies_per_chip: 1,
-        planes_per_die: 2,
-        blocks_per_plane: 8,
-        pages_per_block: 4,
-        page_size: PAGE as u32,
-        oob_size: 16,
-    }
-}
-
-fn timing() -> Timing {
-    Timing { read_ns: 50_000, program_ns: 500_000, erase_ns: 3_000_000, transfer_ps_per_byte: 1_000 }
-}
 
 /// Zones of one block per plane (16 pages), 12 of them writable.
 fn config() -> ZonedConfig {
@@ -40,21 +24,6 @@ fn device(max_open: Option<u32>, max_active: Option<u32>) -> ZonedSsd {
 
 fn page(tag: u8) -> Vec<u8> {
     vec![tag; PAGE]
-}
-
-fn name(e: &FlashError) -> &'static str {
-    match e {
-        FlashError::ZoneInvalidWrite { .. } => "ZoneInvalidWrite",
-        FlashError::ZoneIsFull { .. } => "ZoneIsFull",
-        FlashError::ZoneBoundaryError { .. } => "ZoneBoundaryError",
-        FlashError::TooManyOpenZones { .. } => "TooManyOpenZones",
-        FlashError::TooManyActiveZones { .. } => "TooManyActiveZones",
-        FlashError::InvalidZoneStateTransition { .. } => "InvalidZoneStateTransition",
-        FlashError::ZoneIsReadOnly { .. } => "ZoneIsReadOnly",
-        FlashError::ZoneIsOffline { .. } => "ZoneIsOffline",
-        FlashError::NoSuchZone { .. } => "NoSuchZone",
-        _ => "other",
-    }
 }
 
 #[derive(Clone, Copy, Debug)]

@@ -3,11 +3,13 @@
 //! flags, the open and active counts found by scanning). Every command's outcome, every zone
 //! report and every read must agree with the model.
 
-use flashsim::{FlashError, Geometry, HostLabel, Timing, ZoneState, ZonedConfig, ZonedSsd};
+mod common;
+
+use common::{geometry, name, timing, PAGE};
+use flashsim::{HostLabel, ZoneState, ZonedConfig, ZonedSsd};
 use proptest::prelude::*;
 
 const L: HostLabel = HostLabel::Unlabelled;
-const PAGE: usize = 512;
 const ZONES: u32 = 8;
 const CAP: usize = 12;
 const SIZE: u64 = 16;
@@ -177,21 +179,6 @@ impl Model {
     }
 }
 
-fn name(e: &FlashError) -> &'static str {
-    match e {
-        FlashError::ZoneInvalidWrite { .. } => "ZoneInvalidWrite",
-        FlashError::ZoneIsFull { .. } => "ZoneIsFull",
-        FlashError::ZoneBoundaryError { .. } => "ZoneBoundaryError",
-        FlashError::TooManyOpenZones { .. } => "TooManyOpenZones",
-        FlashError::TooManyActiveZones { .. } => "TooManyActiveZones",
-        FlashError::InvalidZoneStateTransition { .. } => "InvalidZoneStateTransition",
-        FlashError::ZoneIsReadOnly { .. } => "ZoneIsReadOnly",
-        FlashError::ZoneIsOffline { .. } => "ZoneIsOffline",
-        FlashError::NoSuchZone { .. } => "NoSuchZone",
-        _ => "other",
-    }
-}
-
 fn pages(n: usize, tag: u8, zone: u32, from: u64) -> Vec<Vec<u8>> {
     (0..n)
         .map(|i| {
@@ -204,18 +191,7 @@ fn pages(n: usize, tag: u8, zone: u32, from: u64) -> Vec<Vec<u8>> {
 }
 
 fn run(ops: Vec<Op>, max_open: Option<u32>, max_active: Option<u32>) -> Result<(), TestCaseError> {
-    let geometry = Geometry {
-        channels: 2,
-        chips_per_channel: 1,
-        dies_per_chip: 1,
-        planes_per_die: 2,
-        blocks_per_plane: 8,
-        pages_per_block: 4,
-        page_size: PAGE as u32,
-        oob_size: 16,
-    };
-    let timing = Timing { read_ns: 50_000, program_ns: 500_000, erase_ns: 3_000_000, transfer_ps_per_byte: 1_000 };
-    let mut cfg = ZonedConfig::new(geometry, timing, SIZE * PAGE as u64);
+    let mut cfg = ZonedConfig::new(geometry(), timing(), SIZE * PAGE as u64);
     cfg.zone_capacity = (CAP * PAGE) as u64;
     cfg.max_open_zones = max_open;
     cfg.max_active_zones = max_active;

@@ -8,15 +8,17 @@
 //!   for byte, or `None`. `exist` answers the same question without returning the value.
 //! - A key must be 1 to `max_key_size()` bytes and a value 0 to `max_value_size()` bytes; anything
 //!   else is a typed error ([`KvError::EmptyKey`], [`KvError::KeyTooLarge`],
-//!   [`KvError::ValueTooLarge`]) and changes nothing.
+//!   [`KvError::ValueTooLarge`]) and changes nothing. The trait's own methods check this, once for
+//!   every design, before the design's `*_valid` methods run.
 //! - Every flash operation the device performs is counted in its media's [`FlashCounters`], under
 //!   its cause (host data, the device's own compaction, GC).
 //! - What survives a power cut is each device's to state (see its module docs).
+//! - [`crate::conformance`] checks this contract, the same cases for every design.
 
 use flashsim::{FlashCounters, Media, Nanos};
 use serde::{Deserialize, Serialize};
 
-use crate::error::{KvError, Result};
+use crate::error::{Inconsistency, KvError, Result};
 use crate::mapping::MappingStats;
 use crate::space_use::{SpaceUse, UnitsPerValue};
 
@@ -76,6 +78,12 @@ pub struct FtlWork {
 }
 
 /// A key-value SSD.
+///
+/// A design implements the `*_valid` methods, which get keys and values already within its
+/// limits; hosts call [`store`](KvDevice::store), [`retrieve`](KvDevice::retrieve),
+/// [`delete`](KvDevice::delete) and [`exist`](KvDevice::exist), which check them first, so the
+/// limits are checked in one place, before the design does anything (and a refused request
+/// costs no simulated time and changes nothing).
 pub trait KvDevice {
     /// The design's name in results (`plsc`, ...).
     fn name(&self) -> &str;
@@ -87,17 +95,56 @@ pub trait KvDevice {
     fn max_value_size(&self) -> usize;
 
     /// Stores `value` under `key`, replacing any earlier value.
-    fn store(&mut self, at: Nanos, key: &[u8], value: &[u8]) -> Result<Completed<()>>;
+    fn store(&mut self, at: Nanos, key: &[u8], value: &[u8]) -> Result<Completed<()>> {
+        check_key(key, self.max_key_size())?;
+        check_value(value, self.max_value_size())?;
+        self.store_valid(at, key, value)
+    }
 
     /// The value stored under `key`, if any.
-    fn retrieve(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<Option<Vec<u8>>>>;
+    fn retrieve(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<Option<Vec<u8>>>> {
+        check_key(key, self.max_key_size())?;
+        self.retrieve_valid(at, key)
+    }
 
     /// Removes `key`; a key that holds no value is [`KvError::KeyNotFound`] (the KV-SSD API's
     /// "key does not exist"), which says when the device found out.
-    fn delete(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<()>>;
+    fn delete(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<()>> {
+        check_key(key, self.max_key_size())?;
+        self.delete_valid(at, key)
+    }
 
     /// Whether a value is stored under `key`.
-    fn exist(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<bool>>;
+    fn exist(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<bool>> {
+        check_key(key, self.max_key_size())?;
+        self.exist_valid(at, key)
+    }
+
+    /// [`store`](KvDevice::store) of a key and value within the limits.
+    fn store_valid(&mut self, at: Nanos, key: &[u8], value: &[u8]) -> Result<Completed<()>>;
+
+    /// [`retrieve`](KvDevice::retrieve) of a key within the limits.
+    fn retrieve_valid(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<Option<Vec<u8>>>>;
+
+    /// [`delete`](KvDevice::delete) of a key within the limits.
+    fn delete_valid(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<()>>;
+
+    /// [`exist`](KvDevice::exist) of a key within the limits.
+    fn exist_valid(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<bool>>;
+
+    /// Programs what the device holds in DRAM only (a write buffer, a memtable, page buffers),
+    /// from `at`, as a power-fail flush would; returns when it is done. A design that buffers
+    /// nothing has nothing to do (the default).
+    fn flush(&mut self, at: Nanos) -> Result<Nanos> {
+        Ok(at)
+    }
+
+    /// Checks the device's structures against each other and against the media, for tests (the
+    /// conformance suite, [`crate::conformance`], runs it after its cases). A design without a
+    /// check of its own passes (the default).
+    fn check(&self) -> std::result::Result<(), Inconsistency> {
+        Ok(())
+    }
 
     /// The design and its main parameters, for reports.
     fn describe(&self) -> String;
@@ -114,8 +161,8 @@ pub trait KvDevice {
     }
 }
 
-/// Checks a key against a device's limit (shared by every device).
-pub(crate) fn check_key(key: &[u8], max: usize) -> Result<()> {
+/// Checks a key against a device's limit: 1 to `max` bytes.
+fn check_key(key: &[u8], max: usize) -> Result<()> {
     if key.is_empty() {
         return Err(KvError::EmptyKey { max });
     }
@@ -125,8 +172,8 @@ pub(crate) fn check_key(key: &[u8], max: usize) -> Result<()> {
     Ok(())
 }
 
-/// Checks a value against a device's limit.
-pub(crate) fn check_value(value: &[u8], max: usize) -> Result<()> {
+/// Checks a value against a device's limit: at most `max` bytes.
+fn check_value(value: &[u8], max: usize) -> Result<()> {
     if value.len() > max {
         return Err(KvError::ValueTooLarge { len: value.len(), max });
     }

@@ -1,5 +1,8 @@
 //! Errors of the key-value devices: bad input, bad configuration, a full device, bytes on flash
 //! that do not decode, and failures of the media below. Each names what was wrong and the limit.
+//! Two findings have types of their own, as they are reported apart from a request: a record's
+//! bytes that do not decode ([`RecordError`], wrapped with the UST or SST they were in) and what a
+//! device's consistency check finds ([`Inconsistency`]).
 
 use flashsim::{FlashError, Nanos};
 
@@ -56,6 +59,35 @@ pub enum KvError {
     /// The media refused a command or failed (an FTL bug or a backing-file error).
     #[error("flash: {0}")]
     Flash(#[from] FlashError),
+}
+
+/// Bytes that do not decode as a record of the on-flash format (`flash/record.rs`); the caller
+/// says where they were (UST or SST and offset).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RecordError {
+    /// Fewer bytes than a record's key-length field.
+    #[error("{left} bytes left, a record header needs {header}")]
+    ShortHeader { left: usize, header: usize },
+    /// A key length of zero: no record has one (an empty key is refused at the interface).
+    #[error("key length 0")]
+    EmptyKey,
+    /// The key, or the value-length field after it, runs past the bytes given.
+    #[error("key of {key_len} bytes runs past the {left} bytes left")]
+    KeyPastEnd { key_len: usize, left: usize },
+    /// The value runs past the bytes given.
+    #[error("value of {value_len} bytes runs past the {left} bytes left")]
+    ValuePastEnd { value_len: usize, left: usize },
+}
+
+/// What a device's consistency check (`check()`, for tests) found: two of its structures, or a
+/// structure and the media, that disagree. `what` names the structure (UST, SST, block, key, LPA)
+/// and both sides.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{device}: inconsistent state: {what}")]
+pub struct Inconsistency {
+    /// The design checked (`plsc`, `lsm-in-device`, `kvftl`, `dftl-kv`, ...).
+    pub device: &'static str,
+    pub what: String,
 }
 
 /// Checks a media configuration; a bad field is a [`KvError::InvalidConfig`] naming it (as

@@ -21,9 +21,13 @@
 //! statistics ([`MappingStats`]) and the space statistics ([`SpaceUse`], [`UnitsPerValue`]): one
 //! mechanism, many policies.
 //!
+//! [`conformance`] holds the suite every design passes (the `KvDevice` contract, against a
+//! `HashMap` model), for this crate's designs and plug-ins alike.
+//!
 //! Like flashsim, everything here is deterministic: no randomness, no wall clock, and no iteration
 //! over hash maps where the order could change a result.
 
+pub mod conformance;
 mod device;
 pub mod dftl_kv;
 mod error;
@@ -36,7 +40,7 @@ mod space_use;
 
 pub use device::{Completed, DeviceWork, FtlWork, KvDevice};
 pub use dftl_kv::{DftlKv, DftlKvConfig, DftlKvStats};
-pub use error::{KvError, Result};
+pub use error::{Inconsistency, KvError, RecordError, Result};
 pub use kvftl::{Kvftl, KvftlConfig, KvftlStats, Variant};
 pub use lsm::{LsmConfig, LsmInDevice, LsmStats, SstInfo};
 pub use mapping::MappingStats;

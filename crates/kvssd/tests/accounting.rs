@@ -4,24 +4,13 @@
 
 mod common;
 
-use common::{key, small_config, value, Lcg};
-use flashsim::{Cause, FlashCounters, Nanos};
+use common::{small_config, Churn};
+use flashsim::{Cause, FlashCounters};
 use kvssd::{KvDevice, Plsc, PlscConfig};
 
-/// Puts, overwrites, deletes and gets over hot and cold keys until compaction and GC have run.
+/// [`common::churn`] of a fresh device, checked.
 fn churn(cfg: PlscConfig) -> Plsc {
-    let mut dev = Plsc::new(cfg).unwrap();
-    let mut r = Lcg(42);
-    let mut t: Nanos = 0;
-    for seq in 0..5000u64 {
-        let k = key(if r.below(5) < 4 { r.below(8) } else { 8 + r.below(40) } as usize);
-        t += 1_000;
-        t = match r.below(10) {
-            0..=5 => dev.store(t, &k, &value(seq, r.below(1500) as usize)).unwrap().done,
-            6..=8 => dev.retrieve(t, &k).unwrap().done,
-            _ => common::delete(&mut dev, t, &k).0,
-        };
-    }
+    let dev = common::churn(Plsc::new(cfg).unwrap(), Churn::SMALL);
     dev.check().unwrap();
     dev
 }

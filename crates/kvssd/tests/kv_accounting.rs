@@ -5,24 +5,13 @@
 
 mod common;
 
-use common::{key, kv_variants, small_dftl_kv, small_kvftl, value, Lcg};
+use common::{key, kv_variants, small_dftl_kv, small_kvftl, value, Churn, Lcg};
 use flashsim::{Cause, CauseCounts, FlashCounters, Nanos, Preset};
 use kvssd::{DftlKv, KvDevice, Kvftl};
 
-/// Puts (values up to 2 KiB), overwrites, deletes and gets over 160 keys until GC has run.
-fn churn<D: KvDevice>(mut dev: D, n: u64) -> D {
-    let mut r = Lcg(42);
-    let mut t: Nanos = 0;
-    for seq in 0..n {
-        let k = key(if r.below(5) < 4 { r.below(16) } else { 16 + r.below(144) } as usize);
-        t += 1_000;
-        t = match r.below(10) {
-            0..=5 => dev.store(t, &k, &value(seq, r.below(2049) as usize)).unwrap().done,
-            6..=8 => dev.retrieve(t, &k).unwrap().done,
-            _ => common::delete(&mut dev, t, &k).0,
-        };
-    }
-    dev
+/// [`common::churn`] of the key-value FTLs' mix: `n` requests, values up to 2 KiB, 160 keys.
+fn churn<D: KvDevice + 'static>(dev: D, n: u64) -> D {
+    common::churn(dev, Churn::kv(n))
 }
 
 fn causes(c: &FlashCounters) -> [CauseCounts; 3] {

@@ -47,7 +47,7 @@ impl LoopDevice {
         }
         // From here on, Drop unmounts and removes what exists.
         let mut dev = LoopDevice { xfs: None, work: work_dir()?, at_mount: 0 };
-        let xfs = LoopXfs::new(dev.work.path(), image_bytes).map_err(LabError::Unavailable)?;
+        let xfs = LoopXfs::new(dev.work.path(), image_bytes).map_err(|e| LabError::Unavailable(e.to_string()))?;
         dev.xfs = Some(xfs);
         dev.at_mount = dev.bytes_written()?;
         Ok(dev)
@@ -68,8 +68,8 @@ impl LoopDevice {
     }
 
     fn bytes_written(&self) -> Result<u64> {
-        self.xfs().syncfs().map_err(LabError::Unavailable)?;
-        self.xfs().bytes_written().map_err(LabError::Unavailable)
+        self.xfs().syncfs().map_err(|e| LabError::Unavailable(e.to_string()))?;
+        self.xfs().bytes_written().map_err(|e| LabError::Unavailable(e.to_string()))
     }
 }
 

@@ -31,15 +31,25 @@ use storage::zone::{CustomAllocator, ZoneAllocator};
 use storage::AllocPolicy;
 
 use crate::error::LabError;
+use crate::spec::named::NameError;
 use crate::spec::{EngineName, FtlName};
 
-/// A registration that cannot be.
+/// A registration that cannot be, or a name that names nothing.
 #[derive(Debug, thiserror::Error)]
 pub enum PluginError {
     #[error("{kind} '{name}' is already {what}; give the plug-in a name of its own")]
     Taken { kind: &'static str, name: String, what: &'static str },
     #[error("a plug-in registry is already installed in this process; install one, before parsing any name")]
     Installed,
+    /// A name that is neither built in nor registered; `accepted` lists both, built-in first.
+    #[error("unknown {kind} '{name}'; accepted: {}", .accepted.join(", "))]
+    Unknown { kind: &'static str, name: String, accepted: Vec<String> },
+}
+
+impl From<PluginError> for NameError {
+    fn from(e: PluginError) -> NameError {
+        NameError(e.to_string())
+    }
 }
 
 /// Builds a plug-in FTL on a device configuration (geometry, timings, spare factor, GC policy
@@ -149,13 +159,13 @@ impl Registry {
 
     /// The GC policy called `name`: a built-in one or a registered one; an unknown name's error
     /// lists both.
-    pub fn gc(&self, name: &str) -> Result<GcPolicy, String> {
+    pub fn gc(&self, name: &str) -> Result<GcPolicy, PluginError> {
         GcPolicy::parse(name).or_else(|_| self.gc_policies.get(name, &GcPolicy::NAMES).map(GcPolicy::Scored))
     }
 
     /// The compaction strategy called `name`: a built-in one or a registered one; an unknown
     /// name's error lists both.
-    pub fn compaction(&self, name: &str) -> Result<CompactionStyle, String> {
+    pub fn compaction(&self, name: &str) -> Result<CompactionStyle, PluginError> {
         name.parse::<CompactionStyle>().or_else(|_| {
             let s = self.strategies.get(name, &CompactionStyle::NAMES)?;
             Ok(CompactionStyle::Custom(CustomStrategy(s)))
@@ -164,7 +174,7 @@ impl Registry {
 
     /// The zone placement called `name`: a built-in one or a registered one; an unknown name's
     /// error lists both.
-    pub fn zone_policy(&self, name: &str) -> Result<AllocPolicy, String> {
+    pub fn zone_policy(&self, name: &str) -> Result<AllocPolicy, PluginError> {
         match AllocPolicy::parse(name) {
             Some(p) => Ok(p),
             None => Ok(AllocPolicy::Custom(CustomAllocator(self.zone_policies.get(name, &AllocPolicy::NAMES)?))),
@@ -173,7 +183,7 @@ impl Registry {
 
     /// The FTL called `name` (a registered one by its name as the registry holds it); an unknown
     /// name's error lists the built-in and the registered ones.
-    pub fn ftl_name(&'static self, name: &str) -> Result<FtlName, String> {
+    pub fn ftl_name(&'static self, name: &str) -> Result<FtlName, PluginError> {
         if FtlName::BUILT_IN.contains(&name) {
             return Ok(FtlName::Page);
         }
@@ -182,20 +192,21 @@ impl Registry {
 
     /// A new FTL called `name` (registered) on `cfg`.
     pub fn build_ftl(&self, name: &str, cfg: &SsdConfig) -> crate::error::Result<Box<dyn Ftl>> {
-        let build = self.ftls.get(name, &FtlName::BUILT_IN).map_err(|e| LabError::invalid("device.ftl", e))?;
+        let build =
+            self.ftls.get(name, &FtlName::BUILT_IN).map_err(|e| LabError::invalid("device.ftl", e.to_string()))?;
         Ok(build(cfg)?)
     }
 
     /// The registered key-value SSD design called `name`, as the registry holds its name; an
     /// unknown name's error lists the built-in engines and the registered designs.
-    pub fn kv_ssd_name(&'static self, name: &str) -> Result<&'static str, String> {
+    pub fn kv_ssd_name(&'static self, name: &str) -> Result<&'static str, PluginError> {
         let built_in: Vec<&str> = EngineName::BUILT_IN.iter().map(|e| e.as_str()).collect();
         self.kv_ssds.key(name, &built_in)
     }
 
     /// A new key-value SSD of the registered design `name` on `media`.
     pub fn build_kv_ssd(&self, name: &str, media: &MediaConfig) -> crate::error::Result<Box<dyn KvDevice + Send>> {
-        let build = self.kv_ssds.get(name, &[]).map_err(|e| LabError::invalid("engine.name", e))?;
+        let build = self.kv_ssds.get(name, &[]).map_err(|e| LabError::invalid("engine.name", e.to_string()))?;
         Ok(build(media)?)
     }
 }
@@ -230,19 +241,19 @@ impl<T: ?Sized> Plugins<T> {
 
     /// The plug-in called `name`; an unknown name's error lists the `built_in` names, then the
     /// registered ones.
-    fn get(&self, name: &str, built_in: &[&str]) -> Result<Arc<T>, String> {
+    fn get(&self, name: &str, built_in: &[&str]) -> Result<Arc<T>, PluginError> {
         self.by_name.get(name).cloned().ok_or_else(|| self.unknown(name, built_in))
     }
 
     /// The name of the plug-in called `name`, as held here (a registry installed for the process
     /// lends it for the process's life).
-    fn key<'a>(&'a self, name: &str, built_in: &[&str]) -> Result<&'a str, String> {
+    fn key<'a>(&'a self, name: &str, built_in: &[&str]) -> Result<&'a str, PluginError> {
         self.by_name.get_key_value(name).map(|(k, _)| k.as_str()).ok_or_else(|| self.unknown(name, built_in))
     }
 
-    fn unknown(&self, name: &str, built_in: &[&str]) -> String {
-        let names: Vec<&str> = built_in.iter().copied().chain(self.by_name.keys().map(String::as_str)).collect();
-        format!("unknown {} '{name}'; accepted: {}", self.kind, names.join(", "))
+    fn unknown(&self, name: &str, built_in: &[&str]) -> PluginError {
+        let accepted = built_in.iter().map(|n| n.to_string()).chain(self.by_name.keys().cloned()).collect();
+        PluginError::Unknown { kind: self.kind, name: name.to_string(), accepted }
     }
 
     fn names(&self) -> Vec<&str> {
@@ -295,7 +306,14 @@ mod tests {
         r.gc_policy(Oldest).unwrap();
         assert_eq!(r.gc("oldest").unwrap().name(), "oldest");
         assert_eq!(r.gc("greedy").unwrap(), GcPolicy::Greedy);
-        let e = r.gc("lru").unwrap_err();
+        match r.gc("lru").unwrap_err() {
+            PluginError::Unknown { kind, name, accepted } => {
+                assert_eq!((kind, name.as_str()), ("GC policy", "lru"));
+                assert_eq!(accepted, ["greedy", "cost-benefit", "fifo", "oldest"]);
+            }
+            e => panic!("not an unknown name: {e:?}"),
+        }
+        let e = r.gc("lru").unwrap_err().to_string();
         assert!(e.contains("greedy, cost-benefit, fifo, oldest"), "{e}");
         assert!(r.gc_policy(Named("greedy")).unwrap_err().to_string().contains("already built in"));
         assert!(r.gc_policy(Named("oldest")).unwrap_err().to_string().contains("already registered"));
@@ -329,7 +347,7 @@ mod tests {
         r.compaction_strategy(Mine).unwrap();
         assert_eq!(r.compaction("mine").unwrap().name(), "mine");
         assert_eq!(r.compaction("ll").unwrap(), CompactionStyle::LifetimeLeveling);
-        assert!(r.compaction("tiered").unwrap_err().contains("leveled, gear, ll, mine"));
+        assert!(r.compaction("tiered").unwrap_err().to_string().contains("leveled, gear, ll, mine"));
         assert!(r.compaction_strategy(Mine).unwrap_err().to_string().contains("already registered"));
     }
 
@@ -378,7 +396,7 @@ mod tests {
         r.zone_allocator(OneStream("one-stream")).unwrap();
         assert_eq!(r.zone_policy("one-stream").unwrap().name(), "one-stream");
         assert_eq!(r.zone_policy("per-level").unwrap(), AllocPolicy::PerLevel);
-        assert!(r.zone_policy("per-file").unwrap_err().contains("lifetime, one-stream"));
+        assert!(r.zone_policy("per-file").unwrap_err().to_string().contains("lifetime, one-stream"));
         assert!(r.zone_allocator(OneStream("shared")).unwrap_err().to_string().contains("already built in"));
     }
 }

@@ -19,6 +19,7 @@ use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64;
 
 use crate::conformance::pattern;
+use crate::error::FsError;
 use crate::fs::{read_all, Fs, WritableFile};
 use crate::mem::MemFs;
 
@@ -51,6 +52,58 @@ pub enum Op {
     CloneInto { src: u8, dst: u8, src_block: u8, dst_block: u8 },
     /// Simulated power loss: every handle is lost.
     Crash,
+}
+
+/// Where a subject and the model parted: the step, the subject, what it was doing or comparing, and
+/// the file system's error or the difference.
+#[derive(Debug, thiserror::Error)]
+#[error("{step}{subject}: {what}: {problem}")]
+pub struct HistoryError {
+    pub step: Step,
+    /// The subject's name.
+    pub subject: String,
+    /// The operation on the subject (`append`, `sync_dir`, ...) or the file compared.
+    pub what: String,
+    pub problem: Problem,
+}
+
+/// When in a history a [`HistoryError`] happened.
+#[derive(Debug)]
+pub enum Step {
+    /// Making the directories, before the first operation.
+    Setup,
+    /// Applying operation `index`.
+    Op { index: usize, op: Op },
+    /// Comparing the subject with the model after operation `index`.
+    After { index: usize, op: Op },
+}
+
+impl std::fmt::Display for Step {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Step::Setup => Ok(()),
+            Step::Op { index, op } => write!(f, "op {index} {op:?}: "),
+            Step::After { index, op } => write!(f, "after op {index} {op:?}: "),
+        }
+    }
+}
+
+/// What went wrong at a [`Step`].
+#[derive(Debug, thiserror::Error)]
+pub enum Problem {
+    /// The subject's file system failed an operation the model allows (boxed: an `FsError` is
+    /// larger than the rest of the error).
+    #[error(transparent)]
+    Fs(Box<FsError>),
+    /// The subject shows other files, bytes or lengths than the model.
+    #[error("{0}")]
+    Differs(String),
+}
+
+impl From<FsError> for Problem {
+    fn from(e: FsError) -> Problem {
+        Problem::Fs(Box::new(e))
+    }
 }
 
 /// A crashable file system under test.
@@ -164,19 +217,26 @@ struct Run {
     writers: Vec<Option<Box<dyn WritableFile>>>,
 }
 
-type Outcome = std::result::Result<(), String>;
+type Outcome = std::result::Result<(), HistoryError>;
 
 impl Run {
-    fn fail(&self, what: &str, e: impl std::fmt::Display) -> String {
-        format!("{}: {what}: {e}", self.subject.name)
+    /// An error of this subject's, at a step [`check_history`] fills in.
+    fn fail(&self, what: &str, problem: impl Into<Problem>) -> HistoryError {
+        HistoryError {
+            step: Step::Setup,
+            subject: self.subject.name.clone(),
+            what: what.into(),
+            problem: problem.into(),
+        }
     }
 
-    fn writer(&mut self, f: usize) -> std::result::Result<&mut Box<dyn WritableFile>, String> {
+    fn writer(&mut self, f: usize) -> std::result::Result<&mut Box<dyn WritableFile>, HistoryError> {
         if self.writers[f].is_none() {
             let w = self.subject.fs.open_append(FILES[f]).map_err(|e| self.fail("open_append", e))?;
             self.writers[f] = Some(w);
         }
-        self.writers[f].as_mut().ok_or_else(|| "writer vanished".to_string())
+        let vanished = self.fail(FILES[f], Problem::Differs("the writer just opened vanished".into()));
+        self.writers[f].as_mut().ok_or(vanished)
     }
 
     fn close(&mut self, f: usize) -> Outcome {
@@ -187,10 +247,15 @@ impl Run {
     }
 
     fn flush_all(&mut self) -> Outcome {
-        let name = &self.subject.name;
+        let subject = &self.subject.name;
         for (f, w) in self.writers.iter_mut().enumerate() {
             if let Some(w) = w.as_mut() {
-                w.flush().map_err(|e| format!("{name}: flush {}: {e}", FILES[f]))?;
+                w.flush().map_err(|e| HistoryError {
+                    step: Step::Setup,
+                    subject: subject.clone(),
+                    what: format!("flush {}", FILES[f]),
+                    problem: e.into(),
+                })?;
             }
         }
         Ok(())
@@ -208,21 +273,20 @@ impl Run {
         }
         let want: Vec<String> = model.entries.keys().map(|&f| FILES[f].to_string()).collect();
         if seen != want {
-            return Err(self.fail("files", format!("found {seen:?}, model has {want:?}")));
+            return Err(self.fail("files", Problem::Differs(format!("found {seen:?}, model has {want:?}"))));
         }
         for (&f, &n) in &model.entries {
             let got = read_all(&*fs, FILES[f]).map_err(|e| self.fail("read_all", e))?;
             let expected = &model.nodes[n].bytes;
             if &got != expected {
                 let at = got.iter().zip(expected).position(|(a, b)| a != b).unwrap_or(got.len().min(expected.len()));
-                return Err(self.fail(
-                    FILES[f],
-                    format!("{} bytes, model has {}; first difference at {at}", got.len(), expected.len()),
-                ));
+                let differs = format!("{} bytes, model has {}; first difference at {at}", got.len(), expected.len());
+                return Err(self.fail(FILES[f], Problem::Differs(differs)));
             }
             if let Some(w) = &self.writers[f] {
                 if w.len() != expected.len() as u64 {
-                    return Err(self.fail(FILES[f], format!("writer len {} != {}", w.len(), expected.len())));
+                    let differs = format!("writer len {} != {}", w.len(), expected.len());
+                    return Err(self.fail(FILES[f], Problem::Differs(differs)));
                 }
             }
         }
@@ -247,11 +311,11 @@ pub fn check_history(ops: &[Op], subjects: Vec<Subject>) -> Outcome {
     let mut model = Model::default();
     for (i, op) in ops.iter().enumerate() {
         for run in &mut runs {
-            apply(run, &model, op).map_err(|e| format!("op {i} {op:?}: {e}"))?;
+            apply(run, &model, op).map_err(|e| HistoryError { step: Step::Op { index: i, op: op.clone() }, ..e })?;
         }
         apply_model(&mut model, op, block_size(&runs));
         for run in &mut runs {
-            run.compare(&model).map_err(|e| format!("after op {i} {op:?}: {e}"))?;
+            run.compare(&model).map_err(|e| HistoryError { step: Step::After { index: i, op: op.clone() }, ..e })?;
         }
     }
     Ok(())
@@ -361,7 +425,7 @@ fn apply(run: &mut Run, model: &Model, op: &Op) -> Outcome {
                 w.append(&vec![0xee; pad]).and_then(|()| w.append_cloned(FILES[src], offset as u64, len as u64));
             let outcome = result.map_err(|e| run.fail("append_cloned", e))?;
             if outcome.total() != len as u64 {
-                return Err(run.fail("append_cloned", format!("outcome {outcome:?} for {len} bytes")));
+                return Err(run.fail("append_cloned", Problem::Differs(format!("outcome {outcome:?} for {len} bytes"))));
             }
         }
         Plan::CloneInto { src, dst, src_offset, dst_offset } => {

@@ -1,7 +1,7 @@
 //! Random histories of file operations and crashes on MemFs, checked against the model in `storage::history`.
 
 use proptest::prelude::*;
-use storage::history::{check_history, random_history, Op, Subject};
+use storage::history::{check_history, random_history, Op, Problem, Step, Subject};
 use storage::MemFs;
 
 fn op() -> impl Strategy<Value = Op> {
@@ -27,7 +27,7 @@ proptest! {
     #[test]
     fn memfs_matches_the_crash_model(ops in proptest::collection::vec(op(), 1..120)) {
         let result = check_history(&ops, vec![Subject::mem(MemFs::new())]);
-        prop_assert!(result.is_ok(), "{}", result.err().unwrap_or_default());
+        prop_assert!(result.is_ok(), "{}", result.err().map(|e| e.to_string()).unwrap_or_default());
     }
 }
 
@@ -69,5 +69,7 @@ fn a_subject_that_breaks_the_contract_is_caught() {
         Op::Crash,
     ];
     let err = check_history(&ops, vec![subject]).expect_err("the broken subject must fail");
-    assert!(err.contains("op 4") && err.contains("broken"), "{err}");
+    assert!(matches!(err.step, Step::After { index: 4, op: Op::Crash }) && err.subject == "broken", "{err}");
+    assert!(matches!(err.problem, Problem::Differs(_)), "{err}");
+    assert!(err.to_string().starts_with("after op 4 Crash: broken: files: found []"), "{err}");
 }

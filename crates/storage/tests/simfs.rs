@@ -2,13 +2,16 @@
 //! device-level effects that make it useful: clones are remaps, deletes are trims, every host write
 //! is counted by cause.
 
+mod common;
+
 use std::sync::Arc;
 
+use common::history_op;
 use flashsim::SimClock;
 use flashsim::{BlockSsd, Cause, HostLabel, Preset, SsdConfig};
 use proptest::prelude::*;
 use storage::conformance::{check_no_space, run_all};
-use storage::history::{check_history, random_history, Op, Subject};
+use storage::history::{check_history, random_history, Subject};
 use storage::{Fs, MemFs, PageCacheConfig, SimFs, SimFsOptions, WriteHint};
 
 fn device(capacity: u64) -> BlockSsd {
@@ -67,28 +70,11 @@ fn subjects() -> Vec<Subject> {
     ]
 }
 
-fn op() -> impl Strategy<Value = Op> {
-    prop_oneof![
-        2 => any::<u8>().prop_map(|file| Op::Create { file }),
-        6 => (any::<u8>(), any::<u16>(), any::<u8>()).prop_map(|(file, len, seed)| Op::Append { file, len, seed }),
-        3 => any::<u8>().prop_map(|file| Op::Sync { file }),
-        1 => any::<u8>().prop_map(|file| Op::Close { file }),
-        2 => any::<u8>().prop_map(|dir| Op::SyncDir { dir }),
-        1 => (any::<u8>(), any::<u8>()).prop_map(|(from, to)| Op::Rename { from, to }),
-        1 => any::<u8>().prop_map(|file| Op::Remove { file }),
-        2 => (any::<u8>(), any::<u8>(), any::<u8>(), any::<u8>())
-            .prop_map(|(src, dst, block, blocks)| Op::AppendCloned { src, dst, block, blocks }),
-        1 => (any::<u8>(), any::<u8>(), any::<u8>(), any::<u8>())
-            .prop_map(|(src, dst, src_block, dst_block)| Op::CloneInto { src, dst, src_block, dst_block }),
-        2 => Just(Op::Crash),
-    ]
-}
-
 proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
     #[test]
-    fn simfs_keeps_the_crash_contract_of_memfs(ops in proptest::collection::vec(op(), 1..120)) {
+    fn simfs_keeps_the_crash_contract_of_memfs(ops in proptest::collection::vec(history_op(true), 1..120)) {
         let r = check_history(&ops, subjects());
         prop_assert!(r.is_ok(), "{:?}", r.err());
     }

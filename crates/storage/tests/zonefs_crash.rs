@@ -3,13 +3,16 @@
 //! histories run side by side with MemFs, on zones small enough that zones fill, die, are reset
 //! and collected during the history).
 
+mod common;
+
 use std::sync::Arc;
 
+use common::history_op;
 use flashsim::{Geometry, Preset, SimClock, ZonedConfig, ZonedSsd};
 use proptest::prelude::*;
 use storage::conformance::run_all;
-use storage::history::{check_history, random_history, Op, Subject};
-use storage::{AllocPolicy, Fs, GcOptions, MemFs, PageCacheConfig, ZoneFs, ZoneFsOptions};
+use storage::history::{check_history, random_history, HistoryError, Op, Problem, Step, Subject};
+use storage::{AllocPolicy, Fs, FsError, GcOptions, MemFs, PageCacheConfig, ZoneFs, ZoneFsOptions};
 
 /// 4 planes (2 channels x 2 planes per die), `pages_per_block` pages of 4 KiB; zones of one block
 /// per plane.
@@ -85,33 +88,19 @@ fn without_clone_into(ops: Vec<Op>) -> Vec<Op> {
 /// fill, die, are reset and collected by GC within a history), so a history may outgrow one: MemFs
 /// has no capacity. Then the history is checked up to the operation that ran out of space, which
 /// must be a clean `NoSpace`. Returns the ZoneFs, and whether the history was cut.
-fn check(ops: &[Op], make: &dyn Fn() -> ZoneFs) -> Result<(ZoneFs, bool), String> {
+fn check(ops: &[Op], make: &dyn Fn() -> ZoneFs) -> Result<(ZoneFs, bool), HistoryError> {
     let fs = make();
     match check_history(ops, subjects_on(fs.clone())) {
         Ok(()) => Ok((fs, false)),
-        Err(e) if e.contains("no space left on device") && e.starts_with("op ") => {
-            let i: usize = e[3..].split(' ').next().and_then(|n| n.parse().ok()).ok_or(e.clone())?;
+        Err(HistoryError { step: Step::Op { index, .. }, problem: Problem::Fs(e), .. })
+            if matches!(*e, FsError::NoSpace { .. }) =>
+        {
             let fs = make();
-            check_history(&ops[..i], subjects_on(fs.clone())).map_err(|again| format!("{again} (after {e})"))?;
+            check_history(&ops[..index], subjects_on(fs.clone()))?;
             Ok((fs, true))
         }
         Err(e) => Err(e),
     }
-}
-
-fn op() -> impl Strategy<Value = Op> {
-    prop_oneof![
-        2 => any::<u8>().prop_map(|file| Op::Create { file }),
-        6 => (any::<u8>(), any::<u16>(), any::<u8>()).prop_map(|(file, len, seed)| Op::Append { file, len, seed }),
-        3 => any::<u8>().prop_map(|file| Op::Sync { file }),
-        1 => any::<u8>().prop_map(|file| Op::Close { file }),
-        2 => any::<u8>().prop_map(|dir| Op::SyncDir { dir }),
-        1 => (any::<u8>(), any::<u8>()).prop_map(|(from, to)| Op::Rename { from, to }),
-        1 => any::<u8>().prop_map(|file| Op::Remove { file }),
-        2 => (any::<u8>(), any::<u8>(), any::<u8>(), any::<u8>())
-            .prop_map(|(src, dst, block, blocks)| Op::AppendCloned { src, dst, block, blocks }),
-        2 => Just(Op::Crash),
-    ]
 }
 
 const POLICIES: [AllocPolicy; 3] = [AllocPolicy::Shared, AllocPolicy::PerLevel, AllocPolicy::Lifetime];
@@ -120,7 +109,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
     #[test]
-    fn zonefs_keeps_the_crash_contract_of_memfs(ops in proptest::collection::vec(op(), 1..150), p in 0..3usize) {
+    fn zonefs_keeps_the_crash_contract_of_memfs(ops in proptest::collection::vec(history_op(false), 1..150), p in 0..3usize) {
         // 16 KiB zones (one 4 KiB page per plane), 8 data zones.
         let r = check(&ops, &|| zonefs(POLICIES[p].clone(), true, 1, 10));
         prop_assert!(r.is_ok(), "{:?}", r.err());
@@ -130,7 +119,7 @@ proptest! {
 
     #[test]
     fn zonefs_with_a_page_cache_keeps_the_crash_contract_of_memfs(
-        ops in proptest::collection::vec(op(), 1..150),
+        ops in proptest::collection::vec(history_op(false), 1..150),
         p in 0..3usize,
         pages in prop_oneof![Just(3u64), Just(64u64)],
     ) {

@@ -18,17 +18,23 @@ use std::process::ExitCode;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    let mut plugins = lab::plugins::Registry::new();
-    let registered = plugins
-        .gc_policy(cost_age_time::CostAgeTime)
-        .and_then(|p| p.compaction_strategy(min_overlap::MinOverlap))
-        .and_then(|p| p.zone_allocator(hot_cold::HotCold))
-        .and_then(|p| p.ftl(block_map::NAME, |cfg| Ok(Box::new(block_map::BlockMap::new(cfg)?))))
-        .and_then(|p| p.kv_ssd(hash_kv::NAME, |media| Ok(Box::new(hash_kv::HashKv::new(media)?))))
-        .map(|_| ());
-    if let Err(e) = registered {
-        eprintln!("flashkv-plugins: {e}");
-        return ExitCode::from(2);
+    match registry() {
+        Ok(plugins) => lab::cli::main(plugins),
+        Err(e) => {
+            eprintln!("flashkv-plugins: {e}");
+            ExitCode::from(2)
+        }
     }
-    lab::cli::main(plugins)
+}
+
+/// This crate's plug-ins, each under its name.
+fn registry() -> Result<lab::plugins::Registry, lab::plugins::PluginError> {
+    let mut plugins = lab::plugins::Registry::new();
+    plugins
+        .gc_policy(cost_age_time::CostAgeTime)?
+        .compaction_strategy(min_overlap::MinOverlap)?
+        .zone_allocator(hot_cold::HotCold)?
+        .ftl(block_map::NAME, |cfg| Ok(Box::new(block_map::BlockMap::new(cfg)?)))?
+        .kv_ssd(hash_kv::NAME, |media| Ok(Box::new(hash_kv::HashKv::new(media)?)))?;
+    Ok(plugins)
 }

@@ -10,6 +10,7 @@
 //! Blocks that were open are closed as they stand; their unwritten pages come back at their next
 //! erase. Recovery time is not modelled.
 
+use crate::error::Inconsistency;
 use crate::ftl::Ftl;
 use crate::media::NO_OWNER;
 use crate::ssd::map::{LpnEntry, NONE};
@@ -81,7 +82,8 @@ impl BlockSsd {
     /// Checks every invariant between the map, reference counts, the media's page validity, the GC
     /// index, the remap log and the OOB areas. Returns a description of the first violation. Meant
     /// for tests.
-    pub fn check_consistency(&self) -> Result<(), String> {
+    pub fn check_consistency(&self) -> Result<(), Inconsistency> {
+        let bad = |what: String| Inconsistency { device: "BlockSsd", what };
         let map = &self.map;
         let geo = self.media.geometry();
         let ppb = geo.pages_per_block;
@@ -89,35 +91,38 @@ impl BlockSsd {
         for (lpn, ppn) in map.lpns.iter().map(|e| e.ppn).enumerate() {
             if ppn == NONE {
                 if map.via_log.get(lpn as u32) {
-                    return Err(format!("unmapped LPN {lpn} marked as remapped"));
+                    return Err(bad(format!("unmapped LPN {lpn} marked as remapped")));
                 }
                 continue;
             }
             refs[ppn as usize] += 1;
             let block = geo.block_of(ppn);
             if ppn % ppb >= self.media.write_pointer(block) {
-                return Err(format!("LPN {lpn} maps to unwritten PPN {ppn}"));
+                return Err(bad(format!("LPN {lpn} maps to unwritten PPN {ppn}")));
             }
             let logged = map.log.entries(block).iter().any(|e| e.lpn == lpn as u32 && e.page == ppn % ppb);
             if map.via_log.get(lpn as u32) != logged {
-                return Err(format!("LPN {lpn}: remap flag {} but log entry {logged}", map.via_log.get(lpn as u32)));
+                return Err(bad(format!(
+                    "LPN {lpn}: remap flag {} but log entry {logged}",
+                    map.via_log.get(lpn as u32)
+                )));
             }
             let oob = self.media.oob(ppn).0;
             if !logged && oob != lpn as u32 {
-                return Err(format!("LPN {lpn} maps to PPN {ppn} whose OOB names {oob}"));
+                return Err(bad(format!("LPN {lpn} maps to PPN {ppn} whose OOB names {oob}")));
             }
             if map.trim_logged.get(lpn as u32) {
-                return Err(format!("mapped LPN {lpn} has a trim entry"));
+                return Err(bad(format!("mapped LPN {lpn} has a trim entry")));
             }
         }
         match &map.refs {
             Some(kept) if refs != *kept => {
                 let ppn = refs.iter().zip(kept).position(|(a, b)| a != b).unwrap_or(0);
-                return Err(format!("PPN {ppn}: {} references counted, {} recorded", refs[ppn], kept[ppn]));
+                return Err(bad(format!("PPN {ppn}: {} references counted, {} recorded", refs[ppn], kept[ppn])));
             }
             None => {
                 if let Some(ppn) = refs.iter().position(|&r| r > 1) {
-                    return Err(format!("PPN {ppn}: shared by {} LPNs while counts are not kept", refs[ppn]));
+                    return Err(bad(format!("PPN {ppn}: shared by {} LPNs while counts are not kept", refs[ppn])));
                 }
             }
             _ => {}
@@ -126,27 +131,27 @@ impl BlockSsd {
             let first = b * ppb;
             for ppn in first..first + ppb {
                 if self.media.is_valid(ppn) != (refs[ppn as usize] > 0) {
-                    return Err(format!(
+                    return Err(bad(format!(
                         "PPN {ppn}: valid on the media {}, {} references",
                         self.media.is_valid(ppn),
                         refs[ppn as usize]
-                    ));
+                    )));
                 }
             }
             for e in map.log.entries(b) {
                 if map.get(e.lpn) != first + e.page {
-                    return Err(format!("stale remap entry in block {b}: LPN {} page {}", e.lpn, e.page));
+                    return Err(bad(format!("stale remap entry in block {b}: LPN {} page {}", e.lpn, e.page)));
                 }
             }
         }
         self.space.check(&self.media)?;
         let c = self.counters();
         if c.flash.busy_ns != self.media.total_die_busy() {
-            return Err(format!(
+            return Err(bad(format!(
                 "{} ns of busy time counted, the dies were busy {} ns",
                 c.flash.busy_ns,
                 self.media.total_die_busy()
-            ));
+            )));
         }
         Ok(())
     }

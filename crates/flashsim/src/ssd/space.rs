@@ -47,6 +47,7 @@
 
 use std::collections::VecDeque;
 
+use crate::error::Inconsistency;
 use crate::geometry::Geometry;
 use crate::media::Media;
 use crate::ssd::buckets::Buckets;
@@ -379,48 +380,49 @@ impl Space {
     /// Checks the indexes against the media: every closed block in the bucket of its valid count,
     /// frontiers where the media's write pointer is, the free and written page counts. Meant for
     /// tests.
-    pub fn check(&self, media: &Media) -> Result<(), String> {
+    pub fn check(&self, media: &Media) -> Result<(), Inconsistency> {
+        let bad = |what: String| Inconsistency { device: "BlockSsd", what };
         let mut free = 0;
         for (plane, p) in self.planes.iter().enumerate() {
             for (valid, local) in p.closed.iter() {
                 let b = plane as u32 * self.blocks_per_plane + local;
                 if self.uses[b as usize] != Use::Closed || media.valid_pages(b) != valid {
-                    return Err(format!(
+                    return Err(bad(format!(
                         "block {b} in bucket {valid} of plane {plane}: {:?} with {} valid pages",
                         self.uses[b as usize],
                         media.valid_pages(b)
-                    ));
+                    )));
                 }
             }
             if let Some((b, next)) = p.frontier {
                 if media.write_pointer(b) != next {
-                    return Err(format!(
+                    return Err(bad(format!(
                         "frontier block {b} hands out page {next}, media at {}",
                         media.write_pointer(b)
-                    ));
+                    )));
                 }
             }
             free += p.free.len() as u64;
             if let Some(&b) = p.free.iter().find(|&&b| media.write_pointer(b) != 0) {
-                return Err(format!("free block {b} has programmed pages"));
+                return Err(bad(format!("free block {b} has programmed pages")));
             }
         }
         if free != self.free_total {
-            return Err(format!("{free} free blocks in the lists, {} counted", self.free_total));
+            return Err(bad(format!("{free} free blocks in the lists, {} counted", self.free_total)));
         }
         // At rest every block is free, a frontier or closed and indexed.
         let indexed: usize = self.planes.iter().map(|p| p.closed.iter().count()).sum();
         let closed = self.uses.iter().filter(|&&u| u == Use::Closed).count();
         let frontiers = self.planes.iter().filter(|p| p.frontier.is_some()).count();
         if indexed != closed || closed + frontiers + free as usize != self.uses.len() {
-            return Err(format!(
+            return Err(bad(format!(
                 "{} blocks: {closed} closed ({indexed} indexed), {frontiers} frontiers, {free} free",
                 self.uses.len()
-            ));
+            )));
         }
         let written: u64 = (0..self.uses.len() as u32).map(|b| media.write_pointer(b) as u64).sum();
         if written != self.written_total {
-            return Err(format!("{written} pages written on the media, {} counted", self.written_total));
+            return Err(bad(format!("{written} pages written on the media, {} counted", self.written_total)));
         }
         Ok(())
     }

@@ -40,7 +40,7 @@ pub use zone_state::ZoneState;
 use serde::Serialize;
 
 use crate::cause::{Cause, HostLabel};
-use crate::error::{FlashError, Result};
+use crate::error::{FlashError, Inconsistency, Result};
 use crate::geometry::Geometry;
 use crate::latency::{HostOp, Latencies};
 use crate::media::{Media, PageWrite, Wear};
@@ -317,20 +317,28 @@ impl ZonedSsd {
 
     /// Checks that every zone's write pointer equals the pages programmed in its blocks, that
     /// blocks of unwritten zones are erased, and the media's busy-time identity. For tests.
-    pub fn check_consistency(&self) -> std::result::Result<(), String> {
+    pub fn check_consistency(&self) -> std::result::Result<(), Inconsistency> {
+        let bad = |what: String| Inconsistency { device: "ZonedSsd", what };
         for zone in 0..self.num_zones() {
-            let z = self.zones.get(zone).map_err(|e| e.to_string())?;
+            let z = self.zones.get(zone).map_err(|e| bad(e.to_string()))?;
             let on_media: u64 = self.layout.blocks(zone).map(|b| self.media.write_pointer(b) as u64).sum();
             if on_media != z.written {
-                return Err(format!("zone {zone}: {} pages written, {on_media} programmed on the media", z.written));
+                return Err(bad(format!(
+                    "zone {zone}: {} pages written, {on_media} programmed on the media",
+                    z.written
+                )));
             }
             if z.state == ZoneState::Empty && z.written != 0 {
-                return Err(format!("zone {zone} is Empty with {} pages written", z.written));
+                return Err(bad(format!("zone {zone} is Empty with {} pages written", z.written)));
             }
         }
         let c = self.counters();
         if c.flash.busy_ns != self.media.total_die_busy() {
-            return Err(format!("{} ns busy counted, dies busy {} ns", c.flash.busy_ns, self.media.total_die_busy()));
+            return Err(bad(format!(
+                "{} ns busy counted, dies busy {} ns",
+                c.flash.busy_ns,
+                self.media.total_die_busy()
+            )));
         }
         Ok(())
     }

@@ -57,8 +57,8 @@ use std::collections::HashMap;
 
 use flashsim::{Cause, HostOp, Media, Nanos, PageWrite};
 
-use crate::device::{check_key, check_value, Completed, DeviceWork, FtlWork, KvDevice};
-use crate::error::{KvError, Result};
+use crate::device::{Completed, DeviceWork, FtlWork, KvDevice};
+use crate::error::{Inconsistency, KvError, Result};
 use crate::flash::space::RESERVE_BLOCKS;
 use crate::flash::{Flash, GcWork, Owners};
 use crate::mapping::MappingStats;
@@ -185,7 +185,7 @@ impl DftlKv {
 
     /// Writes every dirty cached translation page back, from `at` (the device has no write
     /// buffer). Returns when it is done.
-    pub fn flush(&mut self, at: Nanos) -> Result<Nanos> {
+    fn flush_dram(&mut self, at: Nanos) -> Result<Nanos> {
         let mut t = at;
         for tp in self.cmt.as_mut().map_or_else(Vec::new, |c| c.take_dirty()) {
             t = self.store_translation_page(t, tp, false)?;
@@ -394,16 +394,13 @@ impl KvDevice for DftlKv {
         self.cfg.max_value_size
     }
 
-    fn store(&mut self, at: Nanos, key: &[u8], value: &[u8]) -> Result<Completed<()>> {
-        check_key(key, self.max_key_size())?;
-        check_value(value, self.max_value_size())?;
+    fn store_valid(&mut self, at: Nanos, key: &[u8], value: &[u8]) -> Result<Completed<()>> {
         let done = self.put(at, key, value)?;
         self.flash.media.record_latency(HostOp::Write, done - at);
         Ok(Completed { done, value: () })
     }
 
-    fn retrieve(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<Option<Vec<u8>>>> {
-        check_key(key, self.max_key_size())?;
+    fn retrieve_valid(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<Option<Vec<u8>>>> {
         let (done, value) = self.get(at, key)?;
         if value.is_some() {
             self.flash.media.record_latency(HostOp::Read, done - at);
@@ -411,8 +408,7 @@ impl KvDevice for DftlKv {
         Ok(Completed { done, value })
     }
 
-    fn delete(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<()>> {
-        check_key(key, self.max_key_size())?;
+    fn delete_valid(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<()>> {
         let Some(id) = self.ids.remove(key) else {
             return Err(KvError::key_not_found(key, at));
         };
@@ -427,9 +423,16 @@ impl KvDevice for DftlKv {
         Ok(Completed { done, value: () })
     }
 
-    fn exist(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<bool>> {
-        check_key(key, self.max_key_size())?;
+    fn exist_valid(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<bool>> {
         Ok(Completed { done: at, value: self.ids.contains_key(key) })
+    }
+
+    fn flush(&mut self, at: Nanos) -> Result<Nanos> {
+        self.flush_dram(at)
+    }
+
+    fn check(&self) -> std::result::Result<(), Inconsistency> {
+        self.check_state()
     }
 
     fn describe(&self) -> String {

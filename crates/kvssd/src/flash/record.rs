@@ -12,6 +12,8 @@
 //! every put record means what it meant before tombstones existed: PLSC's records are unchanged,
 //! and PLSC never writes a tombstone.
 
+use crate::error::RecordError;
+
 /// Bytes of a record that are not key or value: `klen` and `vlen`.
 pub const HEADER: usize = 2 + 4;
 
@@ -59,18 +61,19 @@ impl Record<'_> {
 
 /// Decodes the record at the start of `bytes`. Fails, saying why, when the bytes end inside the
 /// record or its key is empty (no record has one: an empty key is refused at the interface).
-pub fn decode(bytes: &[u8]) -> Result<Record<'_>, String> {
+pub fn decode(bytes: &[u8]) -> Result<Record<'_>, RecordError> {
+    let left = bytes.len();
     let klen = match bytes.get(..2) {
         Some(b) => u16::from_le_bytes([b[0], b[1]]) as usize,
-        None => return Err(format!("{} bytes left, a record header needs {HEADER}", bytes.len())),
+        None => return Err(RecordError::ShortHeader { left, header: HEADER }),
     };
     if klen == 0 {
-        return Err("key length 0".into());
+        return Err(RecordError::EmptyKey);
     }
     let vlen_at = 2 + klen;
     let vlen = match bytes.get(vlen_at..vlen_at + 4) {
         Some(b) => u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
-        None => return Err(format!("key of {klen} bytes runs past the {} bytes left", bytes.len())),
+        None => return Err(RecordError::KeyPastEnd { key_len: klen, left }),
     };
     let key = &bytes[2..vlen_at];
     let value_at = vlen_at + 4;
@@ -78,9 +81,7 @@ pub fn decode(bytes: &[u8]) -> Result<Record<'_>, String> {
         return Ok(Record { key, value: &bytes[value_at..value_at], tombstone: true });
     }
     let vlen = vlen as usize;
-    let value = bytes
-        .get(value_at..value_at + vlen)
-        .ok_or_else(|| format!("value of {vlen} bytes runs past the {} bytes left", bytes.len()))?;
+    let value = bytes.get(value_at..value_at + vlen).ok_or(RecordError::ValuePastEnd { value_len: vlen, left })?;
     Ok(Record { key, value, tombstone: false })
 }
 
@@ -120,8 +121,10 @@ mod tests {
         let second = decode(&out[first.len()..]).unwrap();
         assert_eq!((second.key, second.value, second.tombstone), (&b"k2"[..], &b""[..], false));
         assert!(decode(&out[..out.len() - 1]).is_ok(), "the first record is whole");
-        assert!(decode(&out[first.len()..out.len() - 1]).unwrap_err().contains("past"));
-        assert!(decode(&[0, 0, 0]).unwrap_err().contains("key length 0"));
+        let cut = decode(&out[first.len()..out.len() - 1]).unwrap_err();
+        assert!(matches!(cut, RecordError::KeyPastEnd { key_len: 2, .. }), "{cut:?}");
+        assert_eq!(decode(&[0, 0, 0]).unwrap_err(), RecordError::EmptyKey);
+        assert!(matches!(decode(&[1]).unwrap_err(), RecordError::ShortHeader { left: 1, .. }));
     }
 
     #[test]

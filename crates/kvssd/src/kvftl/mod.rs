@@ -70,8 +70,8 @@ use std::collections::BTreeMap;
 
 use flashsim::{Cause, HostOp, Media, Nanos};
 
-use crate::device::{check_key, check_value, Completed, DeviceWork, FtlWork, KvDevice};
-use crate::error::{KvError, Result};
+use crate::device::{Completed, DeviceWork, FtlWork, KvDevice};
+use crate::error::{Inconsistency, KvError, Result};
 use crate::mapping::TableCache;
 use block::{Blocks, Entry, Loc, Pre, Stream};
 use buffer::Buffers;
@@ -170,7 +170,7 @@ impl Kvftl {
 
     /// Programs every page buffer that holds a partition (the rest of its page is skipped) and
     /// writes every dirty cached table entry back, from `at`. Returns when all of it is done.
-    pub fn flush(&mut self, at: Nanos) -> Result<Nanos> {
+    fn flush_dram(&mut self, at: Nanos) -> Result<Nanos> {
         self.tables.begin_request();
         let mut done = at;
         for p in self.cfg.min_p..self.geo.page_log2.min(self.cfg.max_p + 1) {
@@ -366,16 +366,13 @@ impl KvDevice for Kvftl {
         self.cfg.max_value_size()
     }
 
-    fn store(&mut self, at: Nanos, key: &[u8], value: &[u8]) -> Result<Completed<()>> {
-        check_key(key, self.max_key_size())?;
-        check_value(value, self.max_value_size())?;
+    fn store_valid(&mut self, at: Nanos, key: &[u8], value: &[u8]) -> Result<Completed<()>> {
         let done = self.put(at, key, value)?;
         self.media.record_latency(HostOp::Write, done - at);
         Ok(Completed { done, value: () })
     }
 
-    fn retrieve(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<Option<Vec<u8>>>> {
-        check_key(key, self.max_key_size())?;
+    fn retrieve_valid(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<Option<Vec<u8>>>> {
         let (done, value) = self.get(at, key)?;
         if value.is_some() {
             self.media.record_latency(HostOp::Read, done - at);
@@ -383,8 +380,7 @@ impl KvDevice for Kvftl {
         Ok(Completed { done, value })
     }
 
-    fn delete(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<()>> {
-        check_key(key, self.max_key_size())?;
+    fn delete_valid(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<()>> {
         let Some(id) = self.heads.id(key) else {
             return Err(KvError::key_not_found(key, at));
         };
@@ -401,9 +397,16 @@ impl KvDevice for Kvftl {
         Ok(Completed { done, value: () })
     }
 
-    fn exist(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<bool>> {
-        check_key(key, self.max_key_size())?;
+    fn exist_valid(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<bool>> {
         Ok(Completed { done: at, value: self.heads.id(key).is_some() })
+    }
+
+    fn flush(&mut self, at: Nanos) -> Result<Nanos> {
+        self.flush_dram(at)
+    }
+
+    fn check(&self) -> std::result::Result<(), Inconsistency> {
+        self.check_state()
     }
 
     fn describe(&self) -> String {

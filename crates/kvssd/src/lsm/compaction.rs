@@ -119,7 +119,7 @@ impl LsmInDevice {
             let (bytes, done) = self.read_sst(t, id, cause)?;
             t = done;
             self.stats.compaction_read_bytes[out_level as usize] += bytes.len() as u64;
-            merge_into(&mut merged, &bytes).map_err(|reason| KvError::CorruptSst { sst: id, reason })?;
+            merge_into(&mut merged, id, &bytes)?;
         }
 
         let mut outputs = Vec::new();
@@ -204,11 +204,13 @@ impl LsmInDevice {
     }
 }
 
-/// Decodes the sorted records of `bytes` into `merged`, replacing older versions of their keys.
-fn merge_into(merged: &mut Merged, bytes: &[u8]) -> std::result::Result<(), String> {
+/// Decodes the sorted records of SST `sst`'s `bytes` into `merged`, replacing older versions of
+/// their keys.
+fn merge_into(merged: &mut Merged, sst: u32, bytes: &[u8]) -> Result<()> {
     let mut at = 0;
     while at < bytes.len() {
-        let r = record::decode(&bytes[at..]).map_err(|e| format!("record at byte {at}: {e}"))?;
+        let r = record::decode(&bytes[at..])
+            .map_err(|e| KvError::CorruptSst { sst, reason: format!("record at byte {at}: {e}") })?;
         merged.insert(r.key.into(), (!r.tombstone).then(|| r.value.into()));
         at += r.len();
     }

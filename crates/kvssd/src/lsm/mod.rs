@@ -64,8 +64,8 @@ pub use stats::LsmStats;
 
 use flashsim::{Cause, HostLabel, HostOp, Media, Nanos};
 
-use crate::device::{check_key, check_value, Completed, DeviceWork, KvDevice};
-use crate::error::{KvError, Result};
+use crate::device::{Completed, DeviceWork, KvDevice};
+use crate::error::{Inconsistency, KvError, Result};
 use crate::flash::{record, Flash, GcWork};
 use memtable::Memtable;
 use version::Version;
@@ -151,7 +151,7 @@ impl LsmInDevice {
 
     /// Flushes the memtable as an L0 SST (if it holds anything), then runs the compactions and GC
     /// that this calls for. Returns when all of it is done.
-    pub fn flush(&mut self, at: Nanos) -> Result<Nanos> {
+    fn flush_dram(&mut self, at: Nanos) -> Result<Nanos> {
         let Some((data, smallest, largest)) = self.memtable.encode() else {
             return Ok(at);
         };
@@ -188,7 +188,7 @@ impl LsmInDevice {
     ) -> Result<(u32, Nanos)> {
         let ps = self.flash.page_size();
         let n = self.stripe.len();
-        let records = directory(data).map_err(|reason| KvError::Inconsistent { reason })?;
+        let records = directory(data)?;
         let filter = Bloom::build(records.iter().map(|(k, _)| &**k), self.cfg.bloom_bits_per_key);
         let id = self.version.create(level, smallest, largest, data.len() as u32, records, filter);
         let first_plane = self.cursor;
@@ -313,7 +313,7 @@ impl LsmInDevice {
     /// not fit; returns when the put is complete.
     fn put(&mut self, at: Nanos, key: &[u8], value: Option<&[u8]>) -> Result<Nanos> {
         let done = if self.memtable.bytes_after(key, value) > self.cfg.write_buffer_bytes as usize {
-            self.flush(at)?
+            self.flush_dram(at)?
         } else {
             at
         };
@@ -325,7 +325,8 @@ impl LsmInDevice {
     /// its level, its pages valid and owned by it (OOB and PPN-to-SST map), its records decoding
     /// to exactly its bytes, sorted, within its range and reaching both ends; levels 1 and up
     /// sorted and without overlaps; each level's bytes. Meant for tests.
-    pub fn check(&self) -> std::result::Result<(), String> {
+    pub(crate) fn check_state(&self) -> std::result::Result<(), Inconsistency> {
+        let bad = |what: String| Inconsistency { device: "lsm-in-device", what };
         let ps = self.flash.page_size();
         let mut installed = 0;
         for level in 0..self.version.levels() {
@@ -335,62 +336,67 @@ impl LsmInDevice {
                 installed += 1;
                 bytes += s.used as u64;
                 if s.level != level {
-                    return Err(format!("SST {} of level {} is listed in level {level}", s.id, s.level));
+                    return Err(bad(format!("SST {} of level {} is listed in level {level}", s.id, s.level)));
                 }
                 if level > 0 {
                     if prev.is_some_and(|p| p >= &*s.smallest) {
-                        return Err(format!("level {level}: SST {} overlaps or precedes the one before", s.id));
+                        return Err(bad(format!("level {level}: SST {} overlaps or precedes the one before", s.id)));
                     }
                     prev = Some(&s.largest);
                 }
             }
             if bytes != self.version.bytes(level) {
-                return Err(format!("level {level}: {bytes} bytes in its SSTs, {} counted", self.version.bytes(level)));
+                return Err(bad(format!(
+                    "level {level}: {bytes} bytes in its SSTs, {} counted",
+                    self.version.bytes(level)
+                )));
             }
         }
         for s in self.version.iter() {
             if s.ppns.len() != (s.used as usize).div_ceil(ps) {
-                return Err(format!("SST {}: {} pages for {} bytes", s.id, s.ppns.len(), s.used));
+                return Err(bad(format!("SST {}: {} pages for {} bytes", s.id, s.ppns.len(), s.used)));
             }
             let mut data = vec![0u8; s.ppns.len() * ps];
             for (&ppn, page) in s.ppns.iter().zip(data.chunks_mut(ps)) {
                 let owner = self.flash.media.oob(ppn).0;
                 if !self.flash.media.is_valid(ppn) || owner != s.id || self.version.sst_of(ppn) != Some(s.id) {
-                    return Err(format!(
+                    return Err(bad(format!(
                         "PPN {ppn} of SST {}: OOB owner {owner}, map {:?}",
                         s.id,
                         self.version.sst_of(ppn)
-                    ));
+                    )));
                 }
-                self.flash.media.contents(ppn, page).map_err(|e| e.to_string())?;
+                self.flash.media.contents(ppn, page).map_err(|e| bad(format!("PPN {ppn}: {e}")))?;
             }
             let mut at = 0;
             let mut last: Option<&[u8]> = None;
             while at < s.used as usize {
-                let r = record::decode(&data[at..s.used as usize]).map_err(|e| format!("SST {}: {e}", s.id))?;
+                let r = record::decode(&data[at..s.used as usize]).map_err(|e| bad(format!("SST {}: {e}", s.id)))?;
                 if last.is_none() && r.key != &*s.smallest || last.is_some_and(|l| l >= r.key) || r.key > &*s.largest {
-                    return Err(format!("SST {}: key {:?} out of order or out of its range", s.id, r.key));
+                    return Err(bad(format!("SST {}: key {:?} out of order or out of its range", s.id, r.key)));
                 }
                 last = Some(r.key);
                 at += r.len();
             }
             if last != Some(&*s.largest) {
-                return Err(format!("SST {}: its last key is not its largest", s.id));
+                return Err(bad(format!("SST {}: its last key is not its largest", s.id)));
             }
         }
         if installed != self.version.iter().count() {
-            return Err(format!("{} SSTs known, {installed} installed in levels", self.version.iter().count()));
+            return Err(bad(format!("{} SSTs known, {installed} installed in levels", self.version.iter().count())));
         }
         Ok(())
     }
 }
 
-/// The directory of the sorted records of `bytes`: each key and its record's byte offset.
-fn directory(bytes: &[u8]) -> std::result::Result<version::Directory, String> {
+/// The directory of the sorted records of `bytes`: each key and its record's byte offset. The
+/// bytes are the device's own, just merged in DRAM, so a record that does not decode is a bug.
+fn directory(bytes: &[u8]) -> Result<version::Directory> {
     let mut records = Vec::new();
     let mut at = 0;
     while at < bytes.len() {
-        let r = record::decode(&bytes[at..]).map_err(|e| format!("an SST being written: record at byte {at}: {e}"))?;
+        let r = record::decode(&bytes[at..])
+            .map_err(|e| KvError::Inconsistent { reason: format!("an SST being written: record at byte {at}: {e}") })?;
         records.push((r.key.into(), at as u32));
         at += r.len();
     }
@@ -410,16 +416,13 @@ impl KvDevice for LsmInDevice {
         self.cfg.max_value_size()
     }
 
-    fn store(&mut self, at: Nanos, key: &[u8], value: &[u8]) -> Result<Completed<()>> {
-        check_key(key, self.max_key_size())?;
-        check_value(value, self.max_value_size())?;
+    fn store_valid(&mut self, at: Nanos, key: &[u8], value: &[u8]) -> Result<Completed<()>> {
         let done = self.put(at, key, Some(value))?;
         self.flash.media.record_latency(HostOp::Write, done - at);
         Ok(Completed { done, value: () })
     }
 
-    fn retrieve(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<Option<Vec<u8>>>> {
-        check_key(key, self.max_key_size())?;
+    fn retrieve_valid(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<Option<Vec<u8>>>> {
         let before = self.stats.lookup_ssts_read;
         let (value, done) = self.lookup(at, key)?;
         self.stats.gets += 1;
@@ -428,8 +431,7 @@ impl KvDevice for LsmInDevice {
         Ok(Completed { done, value })
     }
 
-    fn delete(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<()>> {
-        check_key(key, self.max_key_size())?;
+    fn delete_valid(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<()>> {
         let (value, looked) = self.lookup(at, key)?;
         if value.is_none() {
             return Err(KvError::key_not_found(key, looked));
@@ -438,10 +440,17 @@ impl KvDevice for LsmInDevice {
         Ok(Completed { done, value: () })
     }
 
-    fn exist(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<bool>> {
-        check_key(key, self.max_key_size())?;
+    fn exist_valid(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<bool>> {
         let (value, done) = self.lookup(at, key)?;
         Ok(Completed { done, value: value.is_some() })
+    }
+
+    fn flush(&mut self, at: Nanos) -> Result<Nanos> {
+        self.flush_dram(at)
+    }
+
+    fn check(&self) -> std::result::Result<(), Inconsistency> {
+        self.check_state()
     }
 
     fn describe(&self) -> String {

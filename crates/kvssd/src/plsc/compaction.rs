@@ -61,10 +61,10 @@ impl Plsc {
         let mut moved: Vec<(Box<[u8]>, u128, u32)> = Vec::new();
         let mut at_byte = 0;
         while at_byte < used {
-            let r = record::decode(&bytes[at_byte..used]).map_err(|reason| KvError::Corrupt {
+            let r = record::decode(&bytes[at_byte..used]).map_err(|e| KvError::Corrupt {
                 utid,
                 offset: at_byte as u32,
-                reason,
+                reason: e.to_string(),
             })?;
             let sig = signature(r.key);
             let valid = self.index.get(r.key, sig).is_some_and(|k| k.utid == utid && k.offset as usize == at_byte);

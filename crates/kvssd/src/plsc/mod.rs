@@ -53,8 +53,8 @@ pub use stats::PlscStats;
 
 use flashsim::{Cause, HostOp, Media, Nanos};
 
-use crate::device::{check_key, check_value, Completed, DeviceWork, KvDevice};
-use crate::error::{KvError, Result};
+use crate::device::{Completed, DeviceWork, KvDevice};
+use crate::error::{Inconsistency, KvError, Result};
 use crate::flash::{record, Flash, GcWork};
 use buffer::WriteBuffer;
 use index::GlobalIndex;
@@ -134,7 +134,7 @@ impl Plsc {
 
     /// Flushes the write buffer as an L0 UST (if it holds anything), then runs the compaction and
     /// GC that this calls for. Returns when all of it is done.
-    pub fn flush(&mut self, at: Nanos) -> Result<Nanos> {
+    fn flush_dram(&mut self, at: Nanos) -> Result<Nanos> {
         if self.buffer.is_empty() {
             return Ok(at);
         }
@@ -200,7 +200,7 @@ impl Plsc {
             }
         }
         let rec = &bytes[start - first * ps..end - first * ps];
-        let r = record::decode(rec).map_err(corrupt)?;
+        let r = record::decode(rec).map_err(|e| corrupt(e.to_string()))?;
         if *r.key != *knode.key || r.len() != rec.len() {
             return Err(corrupt(format!("found a {}-byte record of another key", r.len())));
         }
@@ -210,42 +210,44 @@ impl Plsc {
     /// Checks the device's structures against each other and the media: every UST's pages valid and
     /// owned by it (OOB and PPNtoUTID map), every indexed kNode inside its UST, each UST's live plus
     /// invalid bytes equal to its used bytes, levels' page counts. Meant for tests.
-    pub fn check(&self) -> std::result::Result<(), String> {
+    pub(crate) fn check_state(&self) -> std::result::Result<(), Inconsistency> {
+        let bad = |what: String| Inconsistency { device: "plsc", what };
         // The index has no iterator of its own: it is checked through the USTs' records.
         let mut live = std::collections::BTreeMap::<u32, u64>::new();
         let mut live_records = 0u64;
         for ust in self.usts.iter() {
             for (i, &ppn) in ust.ppns.iter().enumerate() {
                 if !self.flash.media.is_valid(ppn) {
-                    return Err(format!("page {i} (PPN {ppn}) of UST {} is not valid", ust.utid));
+                    return Err(bad(format!("page {i} (PPN {ppn}) of UST {} is not valid", ust.utid)));
                 }
                 if self.flash.media.oob(ppn).0 != ust.utid || self.usts.utid_of(ppn) != Some(ust.utid) {
-                    return Err(format!(
+                    return Err(bad(format!(
                         "PPN {ppn} of UST {}: OOB owner {}, PPNtoUTID {:?}",
                         ust.utid,
                         self.flash.media.oob(ppn).0,
                         self.usts.utid_of(ppn)
-                    ));
+                    )));
                 }
             }
             let ps = self.page_size();
             let mut bytes = vec![0u8; ust.ppns.len() * ps];
             for (&ppn, page) in ust.ppns.iter().zip(bytes.chunks_mut(ps)) {
-                self.flash.media.contents(ppn, page).map_err(|e| e.to_string())?;
+                self.flash.media.contents(ppn, page).map_err(|e| bad(format!("PPN {ppn}: {e}")))?;
             }
             let mut at = 0;
             while at < ust.used as usize {
-                let r = record::decode(&bytes[at..ust.used as usize]).map_err(|e| format!("UST {}: {e}", ust.utid))?;
+                let r =
+                    record::decode(&bytes[at..ust.used as usize]).map_err(|e| bad(format!("UST {}: {e}", ust.utid)))?;
                 let sig = signature(r.key);
                 if let Some(k) = self.index.get(r.key, sig) {
                     if k.utid == ust.utid && k.offset as usize == at {
                         if k.len as usize != r.len() {
-                            return Err(format!(
+                            return Err(bad(format!(
                                 "kNode of UST {} at {at}: Len {} for a {}-byte record",
                                 ust.utid,
                                 k.len,
                                 r.len()
-                            ));
+                            )));
                         }
                         *live.entry(ust.utid).or_default() += r.len() as u64;
                         live_records += 1;
@@ -255,22 +257,25 @@ impl Plsc {
             }
             let valid = live.get(&ust.utid).copied().unwrap_or(0);
             if valid + ust.invalid != ust.used as u64 {
-                return Err(format!(
+                return Err(bad(format!(
                     "UST {}: {valid} live + {} invalid bytes != {} used",
                     ust.utid, ust.invalid, ust.used
-                ));
+                )));
             }
         }
         if live_records != self.index.len() {
-            return Err(format!(
+            return Err(bad(format!(
                 "{} kNodes in the index, {live_records} of them found in their USTs",
                 self.index.len()
-            ));
+            )));
         }
         for level in 0..ust::LEVELS as u8 {
             let pages: u64 = self.usts.iter().filter(|u| u.level == level).map(|u| u.ppns.len() as u64).sum();
             if pages != self.usts.pages(level) {
-                return Err(format!("level {level}: {pages} pages in its USTs, {} counted", self.usts.pages(level)));
+                return Err(bad(format!(
+                    "level {level}: {pages} pages in its USTs, {} counted",
+                    self.usts.pages(level)
+                )));
             }
         }
         Ok(())
@@ -290,14 +295,12 @@ impl KvDevice for Plsc {
         self.cfg.max_value_size()
     }
 
-    fn store(&mut self, at: Nanos, key: &[u8], value: &[u8]) -> Result<Completed<()>> {
-        check_key(key, self.max_key_size())?;
-        check_value(value, self.max_value_size())?;
+    fn store_valid(&mut self, at: Nanos, key: &[u8], value: &[u8]) -> Result<Completed<()>> {
         let sig = signature(key);
         let len = record::encoded_len(key.len(), value.len());
         // The old version's bytes leave the buffer, so they count as room.
         let room = self.buffer.free() + self.buffer.get(key).map_or(0, |k| k.len as usize);
-        let done = if len > room { self.flush(at)? } else { at };
+        let done = if len > room { self.flush_dram(at)? } else { at };
         if self.buffer.remove(key).is_none() {
             if let Some(old) = self.index.remove(key, sig) {
                 self.usts.invalidate(old.utid, old.len);
@@ -308,8 +311,7 @@ impl KvDevice for Plsc {
         Ok(Completed { done, value: () })
     }
 
-    fn retrieve(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<Option<Vec<u8>>>> {
-        check_key(key, self.max_key_size())?;
+    fn retrieve_valid(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<Option<Vec<u8>>>> {
         if let Some(v) = self.buffer.value(key) {
             let value = Some(v.to_vec());
             self.stats.buffered_gets += 1;
@@ -324,8 +326,7 @@ impl KvDevice for Plsc {
         Ok(Completed { done, value: Some(value) })
     }
 
-    fn delete(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<()>> {
-        check_key(key, self.max_key_size())?;
+    fn delete_valid(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<()>> {
         let found = match self.buffer.remove(key) {
             Some(_) => true,
             None => match self.index.remove(key, signature(key)) {
@@ -342,10 +343,17 @@ impl KvDevice for Plsc {
         Ok(Completed { done: at, value: () })
     }
 
-    fn exist(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<bool>> {
-        check_key(key, self.max_key_size())?;
+    fn exist_valid(&mut self, at: Nanos, key: &[u8]) -> Result<Completed<bool>> {
         let found = self.buffer.get(key).is_some() || self.index.get(key, signature(key)).is_some();
         Ok(Completed { done: at, value: found })
+    }
+
+    fn flush(&mut self, at: Nanos) -> Result<Nanos> {
+        self.flush_dram(at)
+    }
+
+    fn check(&self) -> std::result::Result<(), Inconsistency> {
+        self.check_state()
     }
 
     fn describe(&self) -> String {

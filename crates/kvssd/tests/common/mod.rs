@@ -6,7 +6,7 @@
 pub mod model;
 
 use flashsim::{Geometry, MediaConfig, Nanos, Preset};
-use kvssd::{DftlKvConfig, KvDevice, KvError, KvftlConfig, LsmConfig, PlscConfig, Variant};
+use kvssd::{DftlKvConfig, KvDevice, KvftlConfig, LsmConfig, PlscConfig, Variant};
 
 /// The `plsc` preset scaled down: 2 channels x 1 chip x 1 die x 2 planes (4 planes, 2 dies),
 /// 8 blocks of 16 pages of 1 KiB per plane = 512 pages. Pages and blocks are smaller than the
@@ -104,42 +104,47 @@ pub fn small_geometry() -> Geometry {
     }
 }
 
-/// Key `i`: its decimal digits, padded with dots to a length between 1 and 20 (distinct for
-/// distinct `i`: the digits end at the first dot).
-pub fn key(i: usize) -> Vec<u8> {
-    let mut k = i.to_string().into_bytes();
-    let len = k.len().max(1 + (i * 7) % 20);
-    k.resize(len, b'.');
-    k
-}
-
-/// A value of `len` bytes that differs from write to write (`seq` numbers the writes).
-pub fn value(seq: u64, len: usize) -> Vec<u8> {
-    (0..len).map(|j| ((seq * 131 + j as u64 * 7) % 251) as u8).collect()
-}
-
-/// A fixed pseudo-random sequence (64-bit LCG, Knuth's MMIX constants): deterministic workloads
-/// without a dependency.
-pub struct Lcg(pub u64);
-
-impl Lcg {
-    pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        self.0 >> 33
-    }
-
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+#[allow(unused_imports)] // not every test file uses all three
+pub use kvssd::conformance::model::{key, value, Lcg};
 
 /// Deletes `k` at `t`: when the device answered, and whether the key held a value (an absent key
 /// is the device's `KeyNotFound`, which says when it found out; any other error fails the test).
-#[allow(dead_code)]
 pub fn delete(dev: &mut dyn KvDevice, t: Nanos, k: &[u8]) -> (Nanos, bool) {
-    match dev.delete(t, k) {
-        Ok(c) => (c.done, true),
-        Err(KvError::KeyNotFound { done, .. }) => (done, false),
-        Err(e) => panic!("{}: delete: {e}", dev.name()),
+    kvssd::conformance::model::delete(dev, t, k).unwrap_or_else(|e| panic!("{}: delete: {e}", dev.name()))
+}
+
+/// Which keys [`churn`] uses: `hot` of them four times in five, the rest of `keys` otherwise, and
+/// values of 0 to `max_len` bytes.
+pub struct Churn {
+    pub ops: u64,
+    pub hot: u64,
+    pub keys: u64,
+    pub max_len: u64,
+}
+
+impl Churn {
+    /// PLSC's and the LSM's small devices: 5000 requests over 48 keys (8 hot), values to 1499 bytes.
+    pub const SMALL: Churn = Churn { ops: 5000, hot: 8, keys: 48, max_len: 1499 };
+
+    /// The key-value FTLs' small devices: `ops` requests over 160 keys (16 hot), values to 2 KiB.
+    pub const fn kv(ops: u64) -> Churn {
+        Churn { ops, hot: 16, keys: 160, max_len: 2048 }
     }
+}
+
+/// Puts (six in ten), overwrites, gets (three in ten) and deletes over hot and cold keys, from a
+/// fixed seed, until compaction and GC have run; returns the device.
+pub fn churn<D: KvDevice + 'static>(mut dev: D, c: Churn) -> D {
+    let mut r = Lcg(42);
+    let mut t: Nanos = 0;
+    for seq in 0..c.ops {
+        let k = key(if r.below(5) < 4 { r.below(c.hot) } else { c.hot + r.below(c.keys - c.hot) } as usize);
+        t += 1_000;
+        t = match r.below(10) {
+            0..=5 => dev.store(t, &k, &value(seq, r.below(c.max_len + 1) as usize)).unwrap().done,
+            6..=8 => dev.retrieve(t, &k).unwrap().done,
+            _ => delete(&mut dev, t, &k).0,
+        };
+    }
+    dev
 }

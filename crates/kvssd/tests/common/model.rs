@@ -1,71 +1,18 @@
-//! The HashMap model every key-value SSD is checked against: random puts, overwrites, deletes,
-//! gets, exist calls and flushes; every answer must be the model's, every completion no earlier
-//! than its request, and the device's own consistency check must pass before and after a final
-//! flush. Keys `0..HOT` are written often, the others rarely, so that rare keys stay valid (or
-//! sink deep) for long and GC and compaction meet them.
+//! Request sequences for the `HashMap` model (`kvssd::conformance::model`, which checks every
+//! answer, every completion time and the device's own consistency before and after a final
+//! flush): proptest strategies and fixed long workloads of the mixes the designs' tests use. Keys
+//! `0..HOT` are written often, the others rarely, so that rare keys stay valid (or sink deep) for
+//! long and GC and compaction meet them.
 
-use std::collections::HashMap;
-
-use flashsim::Nanos;
-use kvssd::{DftlKv, KvDevice, Kvftl, LsmInDevice, Plsc};
+use kvssd::conformance::model::check_ops;
+pub use kvssd::conformance::model::Op;
+use kvssd::KvDevice;
 use proptest::prelude::*;
 
-use super::{key, value, Lcg};
-
-#[derive(Clone, Debug)]
-pub enum Op {
-    Put { key: usize, len: usize },
-    Get(usize),
-    Delete(usize),
-    Exist(usize),
-    Flush,
-}
+use super::Lcg;
 
 pub const KEYS: usize = 48;
 pub const HOT: usize = 8;
-
-/// What the model runner needs beyond `KvDevice`: a flush of the device's write buffer or
-/// memtable, and its consistency check.
-pub trait Checked: KvDevice {
-    fn flush_at(&mut self, at: Nanos) -> Nanos;
-    fn check_all(&self) -> Result<(), String>;
-}
-
-impl Checked for Plsc {
-    fn flush_at(&mut self, at: Nanos) -> Nanos {
-        self.flush(at).unwrap()
-    }
-    fn check_all(&self) -> Result<(), String> {
-        self.check()
-    }
-}
-
-impl Checked for LsmInDevice {
-    fn flush_at(&mut self, at: Nanos) -> Nanos {
-        self.flush(at).unwrap()
-    }
-    fn check_all(&self) -> Result<(), String> {
-        self.check()
-    }
-}
-
-impl Checked for Kvftl {
-    fn flush_at(&mut self, at: Nanos) -> Nanos {
-        self.flush(at).unwrap()
-    }
-    fn check_all(&self) -> Result<(), String> {
-        self.check()
-    }
-}
-
-impl Checked for DftlKv {
-    fn flush_at(&mut self, at: Nanos) -> Nanos {
-        self.flush(at).unwrap()
-    }
-    fn check_all(&self) -> Result<(), String> {
-        self.check()
-    }
-}
 
 fn key_index() -> impl Strategy<Value = usize> {
     prop_oneof![4 => 0..HOT, 1 => HOT..KEYS]
@@ -112,61 +59,10 @@ pub fn kv_op() -> impl Strategy<Value = Op> {
     ]
 }
 
-/// Applies `ops` to `dev` and to the model, checking every answer; returns the device.
-pub fn run<D: Checked>(mut dev: D, ops: &[Op]) -> Result<D, TestCaseError> {
-    let mut model: HashMap<Vec<u8>, Vec<u8>> = HashMap::new();
-    let mut t: Nanos = 0;
-    for (seq, op) in ops.iter().enumerate() {
-        t += 1_000;
-        match op {
-            Op::Put { key: k, len } => {
-                let (k, v) = (key(*k), value(seq as u64, (*len).min(dev.max_value_size())));
-                let done = dev.store(t, &k, &v).unwrap().done;
-                prop_assert!(done >= t);
-                t = done;
-                model.insert(k, v);
-            }
-            Op::Get(k) => {
-                let k = key(*k);
-                let got = dev.retrieve(t, &k).unwrap();
-                prop_assert!(got.done >= t);
-                t = got.done;
-                prop_assert_eq!(got.value.as_ref(), model.get(&k), "get of {:?} after op {}", k, seq);
-            }
-            Op::Delete(k) => {
-                let k = key(*k);
-                let (done, found) = super::delete(&mut dev, t, &k);
-                prop_assert!(done >= t);
-                t = done;
-                prop_assert_eq!(found, model.remove(&k).is_some(), "delete of {:?}", k);
-            }
-            Op::Exist(k) => {
-                let k = key(*k);
-                let got = dev.exist(t, &k).unwrap();
-                prop_assert!(got.done >= t);
-                t = got.done;
-                prop_assert_eq!(got.value, model.contains_key(&k));
-            }
-            Op::Flush => t = dev.flush_at(t),
-        }
-    }
-    dev.check_all().map_err(TestCaseError::fail)?;
-    for round in ["final get", "get after a flush"] {
-        if round == "get after a flush" {
-            t = dev.flush_at(t);
-            dev.check_all().map_err(TestCaseError::fail)?;
-        }
-        let keys = ops.iter().filter_map(|op| match op {
-            Op::Put { key, .. } => Some(*key + 1),
-            _ => None,
-        });
-        for i in 0..keys.max().unwrap_or(0).max(KEYS) {
-            let k = key(i);
-            let got = dev.retrieve(t, &k).unwrap();
-            t = got.done;
-            prop_assert_eq!(got.value.as_ref(), model.get(&k), "{} of {:?}", round, k);
-        }
-    }
+/// Applies `ops` to `dev` and to the model (`kvssd::conformance::model::check_ops`), checking
+/// every answer and the device's consistency; returns the device.
+pub fn run<D: KvDevice + 'static>(mut dev: D, ops: &[Op]) -> Result<D, TestCaseError> {
+    check_ops(&mut dev, ops).map_err(|e| TestCaseError::fail(e.to_string()))?;
     Ok(dev)
 }
 

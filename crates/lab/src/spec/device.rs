@@ -181,7 +181,7 @@ impl FtlName {
 
 impl Named for FtlName {
     fn parse_name(text: &str) -> Result<FtlName, NameError> {
-        crate::plugins::registry().ftl_name(text.trim()).map_err(NameError)
+        crate::plugins::registry().ftl_name(text.trim()).map_err(NameError::from)
     }
     fn name(&self) -> String {
         self.as_str().to_string()

@@ -70,7 +70,9 @@ impl Named for EngineName {
     fn parse_name(text: &str) -> Result<EngineName, NameError> {
         match EngineName::BUILT_IN.into_iter().find(|e| e.as_str() == text.trim()) {
             Some(e) => Ok(e),
-            None => crate::plugins::registry().kv_ssd_name(text.trim()).map(EngineName::Plugin).map_err(NameError),
+            None => {
+                crate::plugins::registry().kv_ssd_name(text.trim()).map(EngineName::Plugin).map_err(NameError::from)
+            }
         }
     }
     fn name(&self) -> String {

@@ -192,6 +192,17 @@ pub struct CalibratedHost {
     pub cpu: CpuModel,
 }
 
+/// A calibration file that is not one (the caller names the file).
+#[derive(Debug, thiserror::Error)]
+pub enum CalibrationError {
+    /// Not TOML, or not a calibration's fields.
+    #[error(transparent)]
+    Toml(#[from] toml::de::Error),
+    /// A cost term that is not a cost: negative, infinite or not a number.
+    #[error("host.cpu.{term} = {value}: not a cost in ns")]
+    NotACost { term: &'static str, value: f64 },
+}
+
 /// flashkv's built-in calibration (see docs/host-cpu.md for how it was made).
 const BUILTIN: &str = include_str!("../../calibration.toml");
 
@@ -205,10 +216,10 @@ impl Calibration {
     }
 
     /// Parses a calibration file.
-    pub fn parse(text: &str) -> std::result::Result<Calibration, String> {
-        let c: Calibration = toml::from_str(text).map_err(|e| e.to_string())?;
+    pub fn parse(text: &str) -> std::result::Result<Calibration, CalibrationError> {
+        let c: Calibration = toml::from_str(text)?;
         if let Some(t) = c.host.cpu.first_invalid() {
-            return Err(format!("host.cpu.{} = {}: not a cost in ns", t.name(), c.host.cpu.get(t)));
+            return Err(CalibrationError::NotACost { term: t.name(), value: c.host.cpu.get(t) });
         }
         Ok(c)
     }

@@ -267,7 +267,7 @@ impl Named for Timing {
 impl Named for lsm::CompactionStyle {
     /// A built-in strategy, or one a plug-in registered (`crate::plugins`).
     fn parse_name(text: &str) -> Result<lsm::CompactionStyle, NameError> {
-        crate::plugins::registry().compaction(text.trim()).map_err(NameError)
+        crate::plugins::registry().compaction(text.trim()).map_err(NameError::from)
     }
     fn name(&self) -> String {
         lsm::CompactionStyle::name(self).to_string()
@@ -277,7 +277,7 @@ impl Named for lsm::CompactionStyle {
 impl Named for GcPolicy {
     /// A built-in policy, or one a plug-in registered (`crate::plugins`).
     fn parse_name(text: &str) -> Result<GcPolicy, NameError> {
-        crate::plugins::registry().gc(text.trim()).map_err(NameError)
+        crate::plugins::registry().gc(text.trim()).map_err(NameError::from)
     }
     fn name(&self) -> String {
         GcPolicy::name(self).to_string()
@@ -296,7 +296,7 @@ impl Named for GcDestination {
 impl Named for AllocPolicy {
     /// A built-in placement, or one a plug-in registered (`crate::plugins`).
     fn parse_name(text: &str) -> Result<AllocPolicy, NameError> {
-        crate::plugins::registry().zone_policy(text.trim()).map_err(NameError)
+        crate::plugins::registry().zone_policy(text.trim()).map_err(NameError::from)
     }
     fn name(&self) -> String {
         AllocPolicy::name(self).to_string()

@@ -41,7 +41,7 @@ pub use alloc::{lifetime_diff, AllocPolicy, Choice, CustomAllocator, Lifetime, O
 pub use extent::Extent;
 pub(crate) use regions::ZoneRegions;
 pub use report::{ZoneFsCounters, ZoneReport, ZoneUsage};
-pub use state::GcStep;
+pub use state::{GcStep, Inconsistency};
 
 use std::fmt;
 
@@ -203,7 +203,7 @@ impl ZoneFs {
     }
 
     /// Checks the file system's invariants (extents, live bytes, write pointers); for tests.
-    pub fn check_consistency(&self) -> std::result::Result<(), String> {
+    pub fn check_consistency(&self) -> std::result::Result<(), Inconsistency> {
         self.shared.state().check_consistency()
     }
 

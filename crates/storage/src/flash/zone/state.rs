@@ -160,44 +160,54 @@ impl St {
     }
 }
 
+/// What [`ZoneFs::check_consistency`](super::ZoneFs::check_consistency) found: the file
+/// system's inodes, extents, zones and write pointers disagree; `what` names the inode, extent or
+/// zone and both sides.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("inconsistent zoned file system: {what}")]
+pub struct Inconsistency {
+    pub what: String,
+}
+
 impl St {
     /// Checks the invariants between inodes, zones and the device: every inode's extents hold its
     /// device bytes, lie below their zone's write pointer in data zones, and never overlap; every
     /// zone's live bytes are the sum of the extents in it. For tests.
-    pub(crate) fn check_consistency(&self) -> std::result::Result<(), String> {
+    pub(crate) fn check_consistency(&self) -> std::result::Result<(), Inconsistency> {
+        let bad = |what: String| Inconsistency { what };
         let ps = self.page_size as u64;
         let mut live = vec![0u64; self.place.zones.len()];
         let mut owner: std::collections::HashMap<(u32, u64), u64> = std::collections::HashMap::new();
         for (&ino, i) in &self.inodes {
             let sum: u64 = i.extents.iter().map(|e| e.bytes).sum();
             if sum != i.dev_len || i.dev_len + i.buf.len() as u64 != i.len || i.synced_len > i.len {
-                return Err(format!(
+                return Err(bad(format!(
                     "inode {ino}: extents {sum} B, dev_len {}, buffer {} B, len {}, synced {}",
                     i.dev_len,
                     i.buf.len(),
                     i.len,
                     i.synced_len
-                ));
+                )));
             }
             for e in &i.extents {
                 if e.zone < self.place.first_data_zone || e.zone as usize >= self.place.zones.len() || e.bytes == 0 {
-                    return Err(format!("inode {ino}: bad extent {e:?}"));
+                    return Err(bad(format!("inode {ino}: bad extent {e:?}")));
                 }
                 let (_, wp) = self.zone_state(e.zone);
                 if e.start as u64 + e.pages(ps) > wp {
-                    return Err(format!("inode {ino}: extent {e:?} past the write pointer {wp}"));
+                    return Err(bad(format!("inode {ino}: extent {e:?} past the write pointer {wp}")));
                 }
                 live[e.zone as usize] += e.bytes;
                 for p in e.start as u64..e.start as u64 + e.pages(ps) {
                     if let Some(other) = owner.insert((e.zone, p), ino) {
-                        return Err(format!("zone {} page {p} held by inodes {other} and {ino}", e.zone));
+                        return Err(bad(format!("zone {} page {p} held by inodes {other} and {ino}", e.zone)));
                     }
                 }
             }
         }
         for (z, u) in self.place.zones.iter().enumerate() {
             if u.live != live[z] {
-                return Err(format!("zone {z}: {} live bytes recorded, {} in extents", u.live, live[z]));
+                return Err(bad(format!("zone {z}: {} live bytes recorded, {} in extents", u.live, live[z])));
             }
         }
         Ok(())
