@@ -41,6 +41,8 @@ pub enum MetricError {
         ALIASES.map(|a| a.0).join(", ")
     )]
     Unknown { metric: String, at: String, segment: String, known: Vec<String> },
+    #[error("unknown metric '{metric}': {at} is a number, with nothing under it")]
+    PastANumber { metric: String, at: String },
     #[error("metric '{metric}' is not a number: {what}")]
     NotANumber { metric: String, what: String },
 }
@@ -70,7 +72,7 @@ pub fn check_metric(metric: &str) -> Result<(), MetricError> {
                 Some(v) => v,
                 None => return Err(unknown(Vec::new())),
             },
-            _ => return Err(unknown(vec![format!("nothing: {} is a number", walked.join("."))])),
+            _ => return Err(MetricError::PastANumber { metric: metric.to_string(), at: walked.join(".") }),
         };
         walked.push(segment);
     }
@@ -209,7 +211,7 @@ mod tests {
         let e = check_metric("flash.erase").unwrap_err().to_string();
         assert!(e.contains("flash has no 'erase'") && e.contains("erases, gc_copied_pages"), "{e}");
         let e = check_metric("flash.erases.total").unwrap_err().to_string();
-        assert!(e.contains("flash.erases is a number"), "{e}");
+        assert!(e.contains("flash.erases is a number, with nothing under it"), "{e}");
         let e = check_metric("flash").unwrap_err().to_string();
         assert!(e.contains("not a number") && e.contains("program_bytes"), "{e}");
         assert!(check_metric("workload").is_err(), "a label is no number");
