@@ -50,11 +50,12 @@ def main():
 
     frame = results.frame()
     frame["kv_bytes"] = frame["workload.value_size"].astype(int) + 16
-    print(frame[["variant", "kv_bytes", "write_amplification", "ops_per_sec", "remapped_pages"]].to_string(index=False))
+    columns = ["variant", "kv_bytes", "flash.write_amplification", "host.ops_per_sec", "flash.remapped_pages"]
+    print(frame[columns].to_string(index=False))
 
     fig, ax = plt.subplots(figsize=(6, 4))
     for variant, rows in frame.groupby("variant"):
-        ax.plot(rows["kv_bytes"], rows["write_amplification"], marker="o", label=variant)
+        ax.plot(rows["kv_bytes"], rows["flash.write_amplification"], marker="o", label=variant)
     ax.set_xscale("log", base=2)
     ax.set_xlabel("KV size (bytes)")
     ax.set_ylabel("flash write amplification")

@@ -32,6 +32,13 @@ class Results:
         self.data: dict = json.loads((self.folder / "results.json").read_text())
 
     @property
+    def schema_version(self) -> int:
+        """The shape of ``runs``: 2, runs in sections (``host``, ``lsm``, ``fs``, ``flash``, ``ftl``,
+        ``kv_ssd``; docs/design.md, "Accounting names"); 1 (a results.json without the field),
+        runs with flat fields, as flashkv wrote them before the sections."""
+        return self.data.get("schema_version", 1)
+
+    @property
     def runs(self) -> list[dict]:
         """One dict per run, in the experiment's order (variant, sweep value, then the accounting)."""
         return self.data["runs"]
@@ -43,19 +50,23 @@ class Results:
 
     def frame(self):
         """A pandas DataFrame, one row per run: every number and text of a run, nested objects
-        flattened one level (``latency.p99_us``); lists (phases, levels) are left to ``runs``."""
+        flattened to their dotted paths, the names an experiment's ``metrics`` take
+        (``flash.write_amplification``, ``host.latency.p99_us``); lists (phases, levels) are left
+        to ``runs``. A figure a run does not have (its section absent) is missing (NaN)."""
         import pandas
+
+        def flatten(prefix: str, value: dict, row: dict) -> None:
+            for key, v in value.items():
+                name = f"{prefix}{key}"
+                if isinstance(v, dict):
+                    flatten(f"{name}.", v, row)
+                elif not isinstance(v, list):
+                    row[name] = v
 
         rows = []
         for run in self.runs:
-            row = {}
-            for key, value in run.items():
-                if isinstance(value, dict):
-                    for k, v in value.items():
-                        if not isinstance(v, (dict, list)):
-                            row[f"{key}.{k}"] = v
-                elif not isinstance(value, list):
-                    row[key] = value
+            row: dict = {}
+            flatten("", run, row)
             rows.append(row)
         return pandas.DataFrame(rows)
 

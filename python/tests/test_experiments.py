@@ -33,9 +33,17 @@ def test_results_json_from_python_equals_the_command_lines_byte_for_byte(tmp_pat
     # Sweep values stay numbers: the column is numeric.
     assert list(frame["workload.value_size"]) == [992, 2013, 992, 2013]
     assert frame["workload.value_size"].dtype.kind in "iu"
-    for column in ["user_bytes", "host_write_bytes", "flash_program_bytes", "write_amplification", "latency.p99_us"]:
+    assert from_dict.schema_version == 2
+    for column in [
+        "host.user_bytes",
+        "host.write_bytes",
+        "flash.program_bytes",
+        "flash.write_amplification",
+        "host.latency.p99_us",
+        "lsm.stall_s",
+    ]:
         assert column in frame.columns, column
-    assert (frame["flash_program_bytes"] > frame["user_bytes"]).all()
+    assert (frame["flash.program_bytes"] > frame["host.user_bytes"]).all()
     assert from_dict.tables["runs"][0]["variant"] == "LevelDB"
 
 

@@ -24,7 +24,7 @@ pub struct Latencies {
 }
 
 /// Percentiles of one histogram, in microseconds of simulated time.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct LatencySummary {
     pub count: u64,
     pub mean_us: f64,

@@ -129,6 +129,7 @@ pub fn run(spec: &RunSpec, progress: bool) -> Outcome {
         phases,
         ssd.report(),
         end,
+        None,
     );
     let wall_time_s = wall.elapsed().as_secs_f64();
     let nand_ops_per_wall_sec = Some(all.flash.nand_ops() as f64 / wall_time_s.max(1e-9));
@@ -153,17 +154,18 @@ pub fn render(r: &RunResult) -> String {
             format_size(replay.read_bytes)
         ),
     );
-    row("host writes (preconditioning included)", format_size(r.host_write_bytes));
-    let wa = r.write_amplification.map_or("-".into(), |w| format!("{w:.3}"));
+    row("host writes (preconditioning included)", format_size(r.host.write_bytes));
+    let wa = r.write_amplification().map_or("-".into(), |w| format!("{w:.3}"));
     row("write amplification (flash programs / host writes)", wa);
-    row("erases", r.erases.unwrap_or(0).to_string());
-    row("gc copied pages", r.gc_copied_pages.unwrap_or(0).to_string());
-    row("copybacks", r.copybacks.unwrap_or(0).to_string());
-    if let Some(w) = r.wear {
+    if let Some(f) = &r.flash {
+        row("erases", f.erases.to_string());
+        row("gc copied pages", f.gc_copied_pages.to_string());
+        row("copybacks", f.copybacks.to_string());
+        let w = f.wear;
         row("wear (erases per block)", format!("{} / {:.1} / {}", w.min_erases, w.mean_erases, w.max_erases));
+        let causes: Vec<String> = f.by_cause.iter().map(|c| c.to_string()).collect();
+        row("flash time by cause", causes.join(", "));
     }
-    let causes: Vec<String> = r.flash_by_cause.iter().flatten().map(|c| c.to_string()).collect();
-    row("flash time by cause", causes.join(", "));
     let mut l = Table::new(&["requests", "count", "mean us", "p50 us", "p99 us", "p99.9 us", "max us"]);
     let kinds = replay.latency_by_kind.iter().map(|(k, s)| (k.as_str(), s));
     for (kind, s) in kinds.chain([("all", &replay.latency)]) {

@@ -83,6 +83,7 @@ impl FtlArgs {
 /// tables for `--trace`).
 pub fn render(r: &RunResult) -> String {
     let Some(f) = &r.ftl else { return crate::block_replay::render(r) };
+    let flash = r.flash.as_ref();
     let mut t = Table::new(&["metric", "value"]);
     let mut row = |k: &str, v: String| t.row(vec![k.into(), v]);
     row("device", r.device.clone());
@@ -91,8 +92,8 @@ pub fn render(r: &RunResult) -> String {
         "spare factor: configured / effective / measured",
         format!(
             "{} / {:.4} / {:.4}",
-            r.spare_factor.unwrap_or(0.0),
-            r.effective_spare_factor.unwrap_or(0.0),
+            flash.map_or(0.0, |x| x.spare_factor),
+            flash.map_or(0.0, |x| x.effective_spare_factor),
             f.measured_spare_factor
         ),
     );
@@ -105,18 +106,18 @@ pub fn render(r: &RunResult) -> String {
     if let Some(th) = f.theory_write_amplification_effective {
         row("large-block limit, effective spare", vs(th));
     }
-    row("erases", r.erases.unwrap_or(0).to_string());
-    row("gc copied pages", r.gc_copied_pages.unwrap_or(0).to_string());
+    row("erases", flash.map_or(0, |x| x.erases).to_string());
+    row("gc copied pages", flash.map_or(0, |x| x.gc_copied_pages).to_string());
     row("gc runs (foreground)", format!("{} ({})", f.gc_runs, f.foreground_gc_runs));
-    row("copybacks", r.copybacks.unwrap_or(0).to_string());
-    if let Some(w) = r.wear {
+    row("copybacks", flash.map_or(0, |x| x.copybacks).to_string());
+    if let Some(w) = flash.map(|x| x.wear) {
         row("wear (erases per block)", format!("{} / {:.1} / {}", w.min_erases, w.mean_erases, w.max_erases));
     }
-    let causes: Vec<String> = r.flash_by_cause.iter().flatten().map(|c| c.to_string()).collect();
+    let causes: Vec<String> = flash.iter().flat_map(|x| &x.by_cause).map(|c| c.to_string()).collect();
     row("flash time by cause", causes.join(", "));
-    row("simulated time", format!("{:.2} s", r.sim_time_s.unwrap_or(0.0)));
-    row("write throughput (simulated)", format!("{:.0} pages/s", r.ops_per_sec));
-    let l = &r.latency;
+    row("simulated time", format!("{:.2} s", r.host.sim_time_s.unwrap_or(0.0)));
+    row("write throughput (simulated)", format!("{:.0} pages/s", r.host.ops_per_sec));
+    let l = &r.host.latency;
     row("write latency p50 / p99 / p99.9", format!("{:.0} / {:.0} / {:.0} us", l.p50_us, l.p99_us, l.p999_us));
     t.render()
 }

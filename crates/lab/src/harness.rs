@@ -15,7 +15,7 @@ use crate::error::Result;
 use crate::stack::Stack;
 
 /// One measured phase (a load, a run, one db_bench benchmark).
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct PhaseResult {
     pub name: String,
     pub ops: u64,

@@ -76,6 +76,7 @@ fn single_run_set(title: &str, r: &RunResult) -> ResultSet {
         }],
         figures: Vec::new(),
         runs: serde_json::to_value(r).ok().into_iter().collect(),
+        ..ResultSet::default()
     }
 }
 

@@ -190,17 +190,19 @@ fn finish(
     // A key-value SSD has no engine statistics of the LSM's kind: its accounting is the device's.
     let (stats, description) = match &plan.engine {
         Engine::Kv(d) => (
-            lsm::DbStats::default(),
+            None,
             format!("simulated {} key-value SSD ({}){}", spec.device.preset.name(), d.name(), spec.device.shape()),
         ),
         Engine::Device => unreachable!("page writes finish in page_writes::run"),
-        Engine::Lsm { .. } => (engine.stats().ok_or(LabError::Engine(lsm::Error::Closed))?, spec.device.describe()),
+        Engine::Lsm { .. } => {
+            (Some(engine.stats().ok_or(LabError::Engine(lsm::Error::Closed))?), spec.device.describe())
+        }
     };
     stack.write_back()?;
     let mut result =
-        RunResult::collect(&spec.workload.name.label(), engine.describe(), description, stack, phases, &stats);
-    if let Engine::Lsm { .. } = &plan.engine {
-        result.host_cpu = Some(HostCpuResult {
+        RunResult::collect(&spec.workload.name.label(), engine.describe(), description, stack, phases, stats.as_ref());
+    if let Some(stats) = &stats {
+        result.host.cpu = Some(HostCpuResult {
             model: spec.host.describe_cpu(),
             foreground: stats.cpu_foreground,
             background: stats.cpu_background,
@@ -210,7 +212,9 @@ fn finish(
         result.content_digest = Some(engine.content_digest()?);
     }
     engine.close()?;
-    result.device_write_bytes = stack.device_write_bytes()?;
+    if let Some(bytes) = stack.device_write_bytes()? {
+        result.fs.get_or_insert_with(Default::default).device_write_bytes = Some(bytes);
+    }
     let wall_time_s = wall.elapsed().as_secs_f64();
     let nand_ops_per_wall_sec = stack.nand_ops().map(|n| n as f64 / wall_time_s.max(1e-9));
     Ok((result, Timing { wall_time_s, nand_ops_per_wall_sec }))

@@ -221,7 +221,7 @@ impl DeviceReport {
 /// What the host's page cache did (`page_cache` of a result): hits and misses of the pages reads
 /// asked for, pages read ahead, bytes written back by cause, dirty bytes of deleted files never
 /// written, the most dirty bytes held at once.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct PageCacheSummary {
     pub capacity_bytes: u64,
     pub hits: u64,
@@ -235,7 +235,7 @@ pub struct PageCacheSummary {
 }
 
 /// Bytes the page cache wrote back, by cause.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct WrittenBack {
     pub total: u64,
     pub fsync: u64,
@@ -278,7 +278,7 @@ impl PageCacheSummary {
 /// What a ZoneFs run did to its zones (seed 003's measures): the utilisation of every data zone
 /// in use at the end (live bytes / zone capacity), resets, host GC, padding and space
 /// amplification.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct ZoneSummary {
     pub zone_size: u64,
     pub zone_capacity: u64,
@@ -319,7 +319,7 @@ impl ZoneSummary {
     }
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct HostWrites {
     pub total: u64,
     pub wal: u64,

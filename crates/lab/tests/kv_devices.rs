@@ -35,23 +35,23 @@ fn ycsb_runs_on_key_value_ssds_and_finds_what_the_lsm_engine_finds() {
     assert_eq!(plsc["phases"][1]["user_bytes"], lsm["phases"][1]["user_bytes"]);
     assert_eq!(plsc["time_base"], "simulated");
     assert!(plsc["engine"].as_str().unwrap().starts_with("plsc"), "{}", plsc["engine"]);
-    let programs = plsc["flash_program_bytes"].as_u64().unwrap();
-    let host = plsc["host_write_bytes"].as_u64().unwrap();
+    let programs = plsc["flash"]["program_bytes"].as_u64().unwrap();
+    let host = plsc["host"]["write_bytes"].as_u64().unwrap();
     // Records still in the write buffer at the end, or replaced there, never reach flash: the
     // host's flushes are no more than the user's bytes plus page padding, and at most what the
     // flash programmed.
     assert!(host > 0 && host <= programs, "host {host} <= programs {programs}");
-    let user = plsc["user_bytes"].as_u64().unwrap() as f64;
-    let wa = plsc["write_amplification"].as_f64().unwrap();
+    let user = plsc["host"]["user_bytes"].as_u64().unwrap() as f64;
+    let wa = plsc["flash"]["write_amplification"].as_f64().unwrap();
     assert!((wa - programs as f64 / user).abs() < 1e-9, "WA is flash programs / user bytes: {wa}");
-    assert!(plsc["flash_by_cause"].as_array().unwrap().iter().any(|c| c["cause"] == "host"));
-    let work = &plsc["device_work"];
+    assert!(plsc["flash"]["by_cause"].as_array().unwrap().iter().any(|c| c["cause"] == "host"));
+    let work = &plsc["kv_ssd"];
     assert!(work["flushes"].as_u64().unwrap() > 0, "{work}");
     let load_s = plsc["phases"][0]["elapsed_s"].as_f64().unwrap() + plsc["phases"][1]["elapsed_s"].as_f64().unwrap();
     let waited = work["held_ns"].as_u64().unwrap() as f64 / 1e9;
     assert!(waited <= load_s, "puts waited {waited} s within the run's {load_s} s");
     assert!(work["compaction_ns"].as_u64().unwrap() <= work["held_ns"].as_u64().unwrap());
-    assert!(lsm["device_work"].is_null(), "the LSM engine has no device work");
+    assert!(lsm["kv_ssd"].is_null(), "the LSM engine has no device work");
 }
 
 /// db_bench through the same runner: one fill, then reads, on each key-value SSD.
@@ -209,12 +209,12 @@ fn timing_page_size_and_key_size_are_parameters() {
     let seed004 = load(&["--timing", "seed004"]);
     assert!(ssdsim["device"].as_str().unwrap().contains("NAND 20us/200us/1.5ms/25ns"), "{}", ssdsim["device"]);
     assert!(seed004["device"].as_str().unwrap().contains("NAND 115us/1.6ms/3ms/10ns"), "{}", seed004["device"]);
-    let time = |v: &serde_json::Value| v["sim_time_s"].as_f64().unwrap();
+    let time = |v: &serde_json::Value| v["host"]["sim_time_s"].as_f64().unwrap();
     assert_ne!(time(&ssdsim), time(&seed004));
-    assert_eq!(ssdsim["flash_program_bytes"], seed004["flash_program_bytes"], "timings change time, not work");
+    assert_eq!(ssdsim["flash"]["program_bytes"], seed004["flash"]["program_bytes"], "timings change time, not work");
 
     let long_keys = load(&["--key-size", "200"]);
-    let user = |v: &serde_json::Value| v["user_bytes"].as_u64().unwrap();
+    let user = |v: &serde_json::Value| v["host"]["user_bytes"].as_u64().unwrap();
     let key_bytes = |v: &serde_json::Value| user(v) - 2000 * 4096;
     assert_eq!(key_bytes(&long_keys), 2000 * 200, "every key is 200 B");
     assert!(key_bytes(&ssdsim) < 2000 * 30, "YCSB's own keys are short");
@@ -275,7 +275,7 @@ fn kvftl_variants_and_their_parameters_run_from_the_command_line_and_experiment_
         args.extend_from_slice(extra);
         json(&args)
     };
-    let ftl = |v: &serde_json::Value| v["device_work"]["ftl"].clone();
+    let ftl = |v: &serde_json::Value| v["kv_ssd"]["ftl"].clone();
     let ws = ycsb(&["--engine", "kvftl-ws"]);
     let ws_big = ycsb(&["--engine", "kvftl-ws", "--max-waste", "8KiB"]);
     assert!(ws["engine"].as_str().unwrap().contains("WS 2048 B"), "{}", ws["engine"]);
@@ -284,7 +284,7 @@ fn kvftl_variants_and_their_parameters_run_from_the_command_line_and_experiment_
     assert!(units(&ws_big) > units(&ws), "more waste allowed, more bytes allocated");
     let dftl = ycsb(&["--engine", "dftl-kv", "--mapping-ram", "16KiB"]);
     assert!(ftl(&dftl)["mapping"]["loads"].as_u64().unwrap() > 0, "{}", ftl(&dftl));
-    assert!(dftl["flash_by_cause"].as_array().unwrap().iter().any(|c| c["cause"] == "mapping"));
+    assert!(dftl["flash"]["by_cause"].as_array().unwrap().iter().any(|c| c["cause"] == "mapping"));
     for (args, says) in [
         (vec!["--engine", "kvftl-sp", "--max-waste", "1KiB"], "--max-waste: does not apply to engine kvftl-sp"),
         (vec!["--engine", "plsc", "--mapping-ram", "1MiB"], "--mapping-ram: does not apply"),
@@ -348,7 +348,7 @@ fn zero_values_in_the_compact_store_change_no_result() {
             v
         };
         let generated = run("generated", "memory");
-        assert!(generated["flash_program_bytes"].as_u64().unwrap() > 0, "{design:?}");
+        assert!(generated["flash"]["program_bytes"].as_u64().unwrap() > 0, "{design:?}");
         assert_eq!(generated, run("zeros", "compact"), "{design:?}");
     }
     let (code, _, err) = flashkv(&["ycsb", "--records", "10", "--ops", "10", "--values", "ones"]);

@@ -91,7 +91,7 @@ fn json_round_trips() {
     report::write_report(dir.path(), &sample()).unwrap();
     let text = fs::read_to_string(dir.path().join("results.json")).unwrap();
     assert_eq!(report::from_json(&text).unwrap(), sample());
-    assert!(text.starts_with("{\n  \"title\": \"RemapCom"));
+    assert!(text.starts_with("{\n  \"schema_version\": 2,\n  \"title\": \"RemapCom"), "{text}");
     assert!(text.ends_with("}\n"));
 }
 
@@ -261,4 +261,35 @@ fn rebuild_errors_name_the_file_and_the_place() {
     let err = report::rebuild(dir.path()).unwrap_err().to_string();
     assert!(err.contains("not a result set at line 3, column 1") && err.contains("scale"), "{err}");
     assert!(!dir.path().join("index.html").exists());
+}
+
+/// A results.json of schema version 1 (runs with flat fields, before issue 56), as `flashkv run`
+/// wrote it: `flashkv report` still rebuilds its folder, and results.csv keeps its columns.
+#[test]
+fn a_first_schema_result_set_still_rebuilds() {
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/results-v1/results.json");
+    let dir = tempfile::tempdir().unwrap();
+    fs::copy(&fixture, dir.path().join("results.json")).unwrap();
+    let set = report::from_json(&fs::read_to_string(&fixture).unwrap()).unwrap();
+    assert_eq!(set.schema_version, 1, "a file without the field is of the first shape");
+    assert!(set.runs[0].get("user_bytes").is_some() && set.runs[0].get("host").is_none());
+    report::rebuild(dir.path()).unwrap();
+    assert_eq!(fs::read(dir.path().join("results.json")).unwrap(), fs::read(&fixture).unwrap(), "left as it is");
+    let csv = fs::read_to_string(dir.path().join("results.csv")).unwrap();
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    for column in ["write_amplification", "user_bytes", "ftl.write_amplification", "device.spare_factor"] {
+        assert!(header.contains(&column), "{column} in {header:?}");
+    }
+    assert_eq!(csv.lines().count(), 1 + set.runs.len());
+    assert!(dir.path().join("index.html").exists());
+}
+
+/// A result set of a later schema than this build reads is refused, naming the file.
+#[test]
+fn a_later_schema_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let later = ResultSet { schema_version: report::model::SCHEMA_VERSION + 1, ..sample() };
+    fs::write(dir.path().join("results.json"), report::to_json(&later).unwrap()).unwrap();
+    let e = report::rebuild(dir.path()).unwrap_err().to_string();
+    assert!(e.contains("results.json") && e.contains("schema version 3"), "{e}");
 }

@@ -19,9 +19,9 @@ fn remapcom_ranges_sit_beside_the_paper() {
     let runs = set["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 9, "3 ranges x 3 modes");
     let remapped: u64 =
-        runs.iter().filter(|r| r["mode"] == "RemapCom").map(|r| r["remapped_pages"].as_u64().unwrap()).sum();
+        runs.iter().filter(|r| r["mode"] == "RemapCom").map(|r| r["flash"]["remapped_pages"].as_u64().unwrap()).sum();
     let baseline: u64 =
-        runs.iter().filter(|r| r["mode"] == "Baseline").map(|r| r["remapped_pages"].as_u64().unwrap()).sum();
+        runs.iter().filter(|r| r["mode"] == "Baseline").map(|r| r["flash"]["remapped_pages"].as_u64().unwrap()).sum();
     assert!(remapped > 0 && baseline == 0, "RemapCom remaps, Baseline does not: {remapped} / {baseline}");
     assert!(out.join("fig15_ranges.svg").exists());
 
@@ -134,13 +134,13 @@ fn zns_ll_rows_agree_on_the_data_and_differ_in_zones() {
         let d = &fill(row)["content_digest"];
         assert_eq!(d["records"].as_u64(), Some(model.len() as u64), "{row}");
         assert_eq!(d["fnv1a"].as_u64(), Some(fnv), "{row}: contents differ from the workload's");
-        assert!(fill(row)["zones"]["resets"].as_u64().unwrap() > 0, "{row} resets zones");
+        assert!(fill(row)["fs"]["zones"]["resets"].as_u64().unwrap() > 0, "{row} resets zones");
     }
-    let gc_runs = |row: &str| fill(row)["zones"]["gc_runs"].as_u64().unwrap();
+    let gc_runs = |row: &str| fill(row)["fs"]["zones"]["gc_runs"].as_u64().unwrap();
     assert_eq!(gc_runs("BL"), 0, "BL has no GC");
     let collected: u64 = ["GC", "LS", "Gear", "LL", "ZenFS"].iter().map(|r| gc_runs(r)).sum();
     assert!(collected > 0, "host zone GC runs in some row");
-    let t_zone = |row: &str| fill(row)["host_write_bytes_by_cause"]["t_zone"].as_u64().unwrap();
+    let t_zone = |row: &str| fill(row)["host"]["write_bytes_by_cause"]["t_zone"].as_u64().unwrap();
     assert!(t_zone("LL") > 0 && t_zone("LS") == 0, "only LL writes a T-zone");
     for id in ["zone_utilisation", "throughput_over_time", "writes_by_cause", "ycsb"] {
         assert!(out.join(format!("{id}.svg")).exists(), "{id}.svg");
@@ -204,7 +204,7 @@ fn remapcom_on_xfs_writes_less_to_the_device() {
             .unwrap()
             .iter()
             .find(|r| r["experiment"] == experiment && r["mode"] == mode)
-            .map(|r| r["device_write_bytes"].as_u64().unwrap())
+            .map(|r| r["fs"]["device_write_bytes"].as_u64().unwrap())
             .unwrap_or_else(|| panic!("no run {experiment} ({mode})"))
     };
     // Literal 4 KiB KVs: clones save against the same page-aligned layout written in full.
@@ -250,15 +250,15 @@ fn plsc_repro_runs_every_design_and_distribution() {
         let r = runs.iter().find(|r| r["experiment"] == label).unwrap_or_else(|| panic!("{label}"));
         r["phases"][1]["elapsed_s"].as_f64().unwrap()
     };
-    for r in runs.iter().filter(|r| !r["device_work"].is_null()) {
+    for r in runs.iter().filter(|r| !r["kv_ssd"].is_null()) {
         // What puts waited beyond their flushes lies within the put phase (Fig. 6a = 6b less it).
-        let held = r["device_work"]["held_ns"].as_f64().unwrap() / 1e9;
+        let held = r["kv_ssd"]["held_ns"].as_f64().unwrap() / 1e9;
         let puts = r["phases"][0]["elapsed_s"].as_f64().unwrap();
         assert!(held <= puts, "{}: held {held} s of {puts} s", r["experiment"]);
     }
     let per_get = |label: &str| {
         let r = runs.iter().find(|r| r["experiment"] == label).unwrap_or_else(|| panic!("{label}"));
-        r["device_work"]["ssts_read_per_get"].as_f64().unwrap_or_else(|| panic!("{label}: no SSTs read per get"))
+        r["kv_ssd"]["ssts_read_per_get"].as_f64().unwrap_or_else(|| panic!("{label}: no SSTs read per get"))
     };
     for class in ["small", "uniform", "large"] {
         let filters = format!("LevelDB-in-SSD (filters, striped) {class}");
@@ -294,7 +294,7 @@ fn kvftl_repro_runs_every_design_sweep_and_ram_size() {
     let runs = set["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 20 + 20 + 42 + 12, "the grid, page sizes, sweeps, RAM sizes");
     let run = |label: &str| runs.iter().find(|r| r["experiment"] == label).unwrap_or_else(|| panic!("{label}"));
-    let ftl = |label: &str| run(label)["device_work"]["ftl"].clone();
+    let ftl = |label: &str| run(label)["kv_ssd"]["ftl"].clone();
     let util = |label: &str| {
         let s = &ftl(label)["space"];
         s["live_value_bytes"].as_f64().unwrap() / s["live_alloc_bytes"].as_f64().unwrap()

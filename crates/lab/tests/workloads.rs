@@ -17,41 +17,42 @@ fn ycsb_reports_the_accounting_names() {
     args.extend_from_slice(SMALL_SIM);
     let v = json(&args);
     for key in [
-        "user_bytes",
-        "host_write_bytes",
-        "flash_program_bytes",
-        "flash_read_bytes",
-        "erases",
-        "gc_copied_pages",
-        "copybacks",
-        "remapped_pages",
-        "write_amplification",
-        "host_write_amplification",
-        "sim_time_s",
-        "wall_time_s",
-        "ops_per_sec",
-        "latency",
-        "levels",
+        "/host/user_bytes",
+        "/host/write_bytes",
+        "/flash/program_bytes",
+        "/flash/read_bytes",
+        "/flash/erases",
+        "/flash/gc_copied_pages",
+        "/flash/copybacks",
+        "/flash/remapped_pages",
+        "/flash/write_amplification",
+        "/host/write_amplification",
+        "/host/sim_time_s",
+        "/wall_time_s",
+        "/host/ops_per_sec",
+        "/host/latency",
+        "/lsm/levels",
     ] {
-        assert!(v.get(key).is_some(), "missing {key}");
+        assert!(v.pointer(key).is_some(), "missing {key}");
     }
     let phases = v["phases"].as_array().unwrap();
     assert_eq!(phases.len(), 2);
     assert_eq!(phases[1]["ops"].as_u64(), Some(3000));
-    assert!(v["user_bytes"].as_u64().unwrap() > 3000 * 1024, "load and updates wrote their records");
-    assert!(v["write_amplification"].as_f64().unwrap() >= 1.0);
+    assert!(v["host"]["user_bytes"].as_u64().unwrap() > 3000 * 1024, "load and updates wrote their records");
+    assert!(v["flash"]["write_amplification"].as_f64().unwrap() >= 1.0);
     // The flash's own view: programs and die time per cause add up to the totals.
-    let causes = v["flash_by_cause"].as_array().unwrap();
+    let causes = v["flash"]["by_cause"].as_array().unwrap();
     let programs: u64 = causes.iter().map(|c| c["program_pages"].as_u64().unwrap()).sum();
-    assert_eq!(programs * 4096, v["flash_program_bytes"].as_u64().unwrap());
+    assert_eq!(programs * 4096, v["flash"]["program_bytes"].as_u64().unwrap());
     let busy: f64 = causes.iter().map(|c| c["busy_s"].as_f64().unwrap()).sum();
-    assert!((busy - v["flash_busy_s"].as_f64().unwrap()).abs() < 1e-6, "{busy} vs {}", v["flash_busy_s"]);
+    assert!((busy - v["flash"]["busy_s"].as_f64().unwrap()).abs() < 1e-6, "{busy} vs {}", v["flash"]["busy_s"]);
     let names: Vec<&str> = causes.iter().map(|c| c["cause"].as_str().unwrap()).collect();
     for name in ["host.wal", "host.flush", "host.fs-metadata"] {
         assert!(names.contains(&name), "{name} missing from {names:?}");
     }
-    assert!(v["wear"]["max_erases"].as_u64().is_some());
-    let (sf, eff) = (v["spare_factor"].as_f64().unwrap(), v["effective_spare_factor"].as_f64().unwrap());
+    assert!(v["flash"]["wear"]["max_erases"].as_u64().is_some());
+    let (sf, eff) =
+        (v["flash"]["spare_factor"].as_f64().unwrap(), v["flash"]["effective_spare_factor"].as_f64().unwrap());
     assert!(eff < sf && eff > 0.0, "effective {eff} vs configured {sf}");
 }
 
@@ -134,7 +135,7 @@ fn block_traces_replay_on_the_simulated_ssd() {
     std::fs::write(&trace, &text).unwrap();
     let trace = trace.to_str().unwrap();
     let v = json(&["ftl", "--trace", trace, "--capacity", "256MiB", "--no-precondition", "--json"]);
-    assert_eq!(v["host_write_bytes"].as_u64(), Some(written), "the trace's write bytes reach the device");
+    assert_eq!(v["host"]["write_bytes"].as_u64(), Some(written), "the trace's write bytes reach the device");
     let replay = &v["phases"][0];
     assert_eq!((replay["ops"].as_u64(), replay["read_bytes"].as_u64()), (Some(3000), Some(read)));
     assert!(replay["latency_by_kind"]["read"]["p99_us"].as_f64().unwrap() > 0.0);
@@ -143,7 +144,7 @@ fn block_traces_replay_on_the_simulated_ssd() {
     let phases = open["phases"].as_array().unwrap();
     assert_eq!(phases[0]["name"], "precondition");
     assert!(phases[1]["elapsed_s"].as_f64().unwrap() >= 2.999, "{}", phases[1]["elapsed_s"]);
-    assert!(open["host_write_bytes"].as_u64().unwrap() > written, "preconditioning writes the device first");
+    assert!(open["host"]["write_bytes"].as_u64().unwrap() > written, "preconditioning writes the device first");
     // Each format's sample: the MSR one needs its addresses wrapped on a small device.
     let data = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/");
     let blk = json(&["ftl", "--trace", &format!("{data}blkparse-sample.txt"), "--trace-format", "blkparse", "--json"]);
@@ -215,7 +216,7 @@ fn a_kv_trace_of_fillrandom_replays_as_fillrandom() {
         let replay = run(&format!("replay-{tag}"), file("name = \"kv-trace\"\nkv_trace = \"fill.trace\""));
         assert_eq!(fill["phases"][0]["ops"].as_u64(), Some(20_000), "{tag}");
         if tag == "lsm" {
-            assert!(fill["levels"][0]["bytes_written"].as_u64().unwrap() > 0, "the engine flushed");
+            assert!(fill["lsm"]["levels"][0]["bytes_written"].as_u64().unwrap() > 0, "the engine flushed");
         }
         let strip = |mut v: serde_json::Value| {
             let o = v.as_object_mut().unwrap();
@@ -383,12 +384,15 @@ fn bench_runs_on_a_zoned_device() {
         "--json",
     ]);
     let r = &v;
-    let zones = &r["zones"];
+    let zones = &r["fs"]["zones"];
     assert!(zones["used_zones"].as_u64().unwrap() > 0 && zones["resets"].as_u64().is_some(), "{zones}");
     assert_eq!(zones["utilisation"].as_array().unwrap().len() as u64, zones["used_zones"].as_u64().unwrap());
-    assert_eq!(r["flash_program_bytes"], r["host_write_bytes"], "a zoned device writes only what the host writes");
+    assert_eq!(
+        r["flash"]["program_bytes"], r["host"]["write_bytes"],
+        "a zoned device writes only what the host writes"
+    );
     for cause in ["moves", "t_zone", "zone_gc"] {
-        assert!(r["host_write_bytes_by_cause"][cause].is_u64(), "{cause}");
+        assert!(r["host"]["write_bytes_by_cause"][cause].is_u64(), "{cause}");
     }
     assert!(r["engine"].as_str().unwrap().contains("ll compaction"), "{}", r["engine"]);
     assert!(r["device"].as_str().unwrap().contains("ZNS"), "{}", r["device"]);
@@ -405,7 +409,7 @@ fn bench_runs_on_memory_and_on_real_files() {
         let phases = v["phases"].as_array().unwrap();
         assert_eq!(phases.len(), 3);
         assert_eq!(v["time_base"], "wall-clock");
-        assert!(v["flash_program_bytes"].is_null(), "no device is visible on real files");
+        assert!(v.get("flash").is_none(), "no device is visible on real files");
         assert!(
             phases[2]["ops"].as_u64().unwrap() > 3000,
             "readseq counts records (fillrandom leaves about 63 % of the keys)"
@@ -422,7 +426,7 @@ fn bench_fills_start_on_a_fresh_database_as_db_bench() {
     let read = phases[2]["ops"].as_u64().unwrap();
     assert!((2300..2800).contains(&read), "readseq read {read} records of 4000 keys");
     // The totals still cover both fills.
-    assert_eq!(v["user_bytes"].as_u64().unwrap(), 2 * 4000 * 116);
+    assert_eq!(v["host"]["user_bytes"].as_u64().unwrap(), 2 * 4000 * 116);
     let v = json(&["bench", "--fs", "mem", "--num", "4000", "--benchmarks", "fillseq,overwrite,readseq", "--json"]);
     assert_eq!(v["phases"][2]["ops"].as_u64().unwrap(), 4000, "overwrite keeps the database");
 }
@@ -464,7 +468,7 @@ engine = { compaction_readahead = 0 }
     assert_eq!(code, 0, "{err}");
     let set: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("results.json")).unwrap()).unwrap();
     let runs = set["runs"].as_array().unwrap();
-    let lane = |r: &serde_json::Value, l: &str, k: &str| r["lanes"][l][k].as_u64().unwrap();
+    let lane = |r: &serde_json::Value, l: &str, k: &str| r["host"]["lanes"][l][k].as_u64().unwrap();
     for r in runs {
         let parts = [
             "read_ns",
@@ -478,9 +482,9 @@ engine = { compaction_readahead = 0 }
             "cpu_queue_ns",
         ];
         let fg: u64 = parts.iter().map(|k| lane(r, "foreground", k)).sum();
-        let sim_ns = r["sim_time_s"].as_f64().unwrap() * 1e9;
+        let sim_ns = r["host"]["sim_time_s"].as_f64().unwrap() * 1e9;
         assert!((fg as f64 - sim_ns).abs() < 1e3, "foreground parts {fg} ns, simulated time {sim_ns} ns");
-        let jobs: f64 = r["levels"].as_array().unwrap().iter().map(|l| l["job_s"].as_f64().unwrap()).sum();
+        let jobs: f64 = r["lsm"]["levels"].as_array().unwrap().iter().map(|l| l["job_s"].as_f64().unwrap()).sum();
         let bg: u64 = parts.iter().map(|k| lane(r, "background", k)).sum();
         assert!(jobs > 0.0 && jobs * 1e9 <= bg as f64 + 1e3, "jobs {jobs} s inside the background lane's {bg} ns");
     }
@@ -492,7 +496,7 @@ engine = { compaction_readahead = 0 }
         reads(ahead),
         reads(blockwise)
     );
-    let pages = |r: &serde_json::Value| r["flash_read_bytes"].as_f64().unwrap();
+    let pages = |r: &serde_json::Value| r["flash"]["read_bytes"].as_f64().unwrap();
     assert!(pages(ahead) < pages(blockwise) * 1.2, "readahead reads about the same pages");
 }
 

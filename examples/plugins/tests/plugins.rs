@@ -85,7 +85,7 @@ fn the_registered_compaction_strategy_runs_by_name() {
     let (mine, leveled) = (bench("min-overlap"), bench("leveled"));
     assert!(mine["engine"].as_str().unwrap().contains("min-overlap compaction"), "{}", mine["engine"]);
     let written = |v: &serde_json::Value| -> Vec<u64> {
-        v["levels"].as_array().unwrap().iter().map(|l| l["bytes_written"].as_u64().unwrap()).collect()
+        v["lsm"]["levels"].as_array().unwrap().iter().map(|l| l["bytes_written"].as_u64().unwrap()).collect()
     };
     assert!(written(&leveled)[2] > 0, "compactions ran into level 2");
     // Level 1 to 2 is where the files it picks differ: fewer level-2 bytes rewritten.
@@ -105,8 +105,8 @@ fn the_registered_zone_placement_runs_by_name() {
     let (mine, shared) = (bench("hot-cold"), bench("shared"));
     assert!(mine["device"].as_str().unwrap().contains("hot-cold placement"), "{}", mine["device"]);
     assert_eq!(mine["phases"][0]["user_bytes"], shared["phases"][0]["user_bytes"]);
-    assert_ne!(mine["zones"]["resets"], serde_json::Value::Null);
-    assert_ne!(mine["zones"], shared["zones"], "two SST streams fill zones differently from one");
+    assert_ne!(mine["fs"]["zones"]["resets"], serde_json::Value::Null);
+    assert_ne!(mine["fs"]["zones"], shared["fs"]["zones"], "two SST streams fill zones differently from one");
 }
 
 /// The registered FTL: a random overwrite of a full block merges it whole (write amplification
@@ -132,7 +132,7 @@ fn the_registered_ftl_runs_by_name() {
     };
     let (mine, page) = (bench("block-map"), bench("page"));
     assert_eq!(mine["phases"][1]["found"], page["phases"][1]["found"]);
-    assert_eq!(mine["user_bytes"], page["user_bytes"]);
+    assert_eq!(mine["host"]["user_bytes"], page["host"]["user_bytes"]);
     // An experiment file selects it the same way.
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("ftl.toml");
@@ -169,7 +169,7 @@ fn the_registered_kv_ssd_runs_by_name() {
     assert!(found.as_u64().unwrap() > 2000, "{found}");
     assert_eq!(found, &plsc["phases"][1]["found"]);
     // A page per pair: 5000 puts program at least 5000 pages.
-    assert!(mine["flash_program_bytes"].as_u64().unwrap() >= 5000 * 4096, "{}", mine["flash_program_bytes"]);
+    assert!(mine["flash"]["program_bytes"].as_u64().unwrap() >= 5000 * 4096, "{}", mine["flash"]["program_bytes"]);
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("kv.toml");
     std::fs::write(

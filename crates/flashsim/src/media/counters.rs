@@ -197,7 +197,7 @@ impl FlashCounters {
 }
 
 /// One cause's row in a result.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct CauseReport {
     /// `host`, `host.wal`, `host.compaction.L2`, `gc`, `mapping`, `device.compaction.L1`, ...
     pub cause: String,

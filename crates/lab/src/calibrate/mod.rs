@@ -189,7 +189,8 @@ fn measure(label: &str, spec: &RunSpec) -> Result<Sample> {
     let fg_s = cpu_s(libc::CLOCK_THREAD_CPUTIME_ID) - thread;
     let bg_s = (cpu_s(libc::CLOCK_PROCESS_CPUTIME_ID) - process - fg_s).max(0.0);
     let h = r
-        .host_cpu
+        .host
+        .cpu
         .ok_or_else(|| LabError::invalid("calibrate", format!("{label}: the run counted no host CPU work")))?;
     let lane = |counts: CpuCounts, cpu_s: f64| LaneSample { counts, cpu_s, predicted_s: 0.0 };
     Ok(Sample {

@@ -5,7 +5,9 @@
 //!
 //! ```toml
 //! title = "Write amplification vs value size"
-//! metrics = ["write_amplification", "ops_per_sec"]      # what the figures plot (optional)
+//! metrics = ["write_amplification", "ops_per_sec"]      # what the figures plot (optional): a
+//!                                                       # short name, or any number of a run's
+//!                                                       # result by its path: "flash.erases"
 //! [engine]                                              # name = "lsm" (default) or "plsc", ...
 //! write_buffer_size = "4MiB"                            # lsm options (sizes as "4MiB" or numbers)
 //! [device]                                              # fs = "sim" | "zone" | "posix:DIR" | "mem"
@@ -97,16 +99,6 @@ impl EngineSection {
     }
 }
 
-/// The metrics a figure can plot.
-const METRICS: [&str; 6] = [
-    "write_amplification",
-    "host_write_amplification",
-    "ops_per_sec",
-    "p99_latency_us",
-    "remapped_pages",
-    "sim_time_s",
-];
-
 /// One point of the experiment: a variant at a value of each sweep (none without a sweep).
 struct Point {
     variant: String,
@@ -141,12 +133,7 @@ impl Experiment {
     pub fn parse_in(text: &str, dir: &Path) -> Result<Experiment> {
         let file: ExperimentFile = toml::from_str(text).map_err(|e| bad(e.to_string()))?;
         for m in &file.metrics {
-            if !METRICS.contains(&m.as_str()) {
-                return Err(LabError::invalid(
-                    "metrics",
-                    format!("unknown metric '{m}'; accepted: {}", METRICS.join(", ")),
-                ));
-            }
+            crate::result::check_metric(m).map_err(|e| LabError::invalid("metrics", e.to_string()))?;
         }
         let variants = variants(&file)?;
         let sweeps = sweeps(&file)?;

@@ -3,7 +3,7 @@
 //! variant and value of the other sweeps; or a bar per variant).
 
 use crate::report::model::{Cell, Figure, FigureKind, ResultSet, ResultTable, Series};
-use crate::result::{RunResult, TimeBase};
+use crate::result::{metric_value, RunResult, TimeBase};
 use crate::spec::{format_size, FsKind, Named, WorkloadKind};
 
 use super::{value_label, Experiment, Point};
@@ -77,18 +77,22 @@ impl Experiment {
             let mut row: Vec<Cell> = vec![p.variant.clone().into()];
             row.extend(p.at.iter().map(value_cell));
             row.push(r.workload.clone().into());
-            row.push((r.user_bytes as f64 / (1 << 20) as f64).into());
-            row.push(r.host_write_amplification.into());
-            row.push(r.write_amplification.map_or(Cell::Text("-".into()), Cell::Number));
-            row.push(r.ops_per_sec.into());
-            row.push(r.latency.p99_us.into());
-            row.push(r.remapped_pages.map_or(Cell::Text("-".into()), |v| Cell::Number(v as f64)));
-            row.push(r.sim_time_s.map_or(Cell::Text("-".into()), Cell::Number));
+            let number = |v: Option<f64>| v.map_or(Cell::Text("-".into()), Cell::Number);
+            // A page-write run's flash write amplification is its measured interval's.
+            let flash_wa = r.ftl.as_ref().map(|f| f.write_amplification);
+            let flash = r.flash.as_ref();
+            row.push((r.host.user_bytes as f64 / (1 << 20) as f64).into());
+            row.push(number(r.host.write_amplification));
+            row.push(number(flash_wa.or(flash.and_then(|f| f.write_amplification))));
+            row.push(r.host.ops_per_sec.into());
+            row.push(r.host.latency.p99_us.into());
+            row.push(number(flash.map(|f| f.remapped_pages as f64)));
+            row.push(number(r.host.sim_time_s));
             rows.push(row);
         }
         let mut level_rows = Vec::new();
         for (p, r) in self.points.iter().zip(results) {
-            for l in r.levels.iter().filter(|l| l.bytes_written > 0 || l.files > 0) {
+            for l in r.lsm.iter().flat_map(|s| &s.levels).filter(|l| l.bytes_written > 0 || l.files > 0) {
                 level_rows.push(vec![
                     Cell::Text(p.variant.clone()),
                     self.sweep_cell(p),
@@ -104,7 +108,8 @@ impl Experiment {
         // Flash time per run by cause group (the per-level and per-label detail is in results.json).
         let mut cause_rows = Vec::new();
         for (p, r) in self.points.iter().zip(results) {
-            let (Some(causes), Some(busy)) = (&r.flash_by_cause, r.flash_busy_s) else { continue };
+            let Some(flash) = &r.flash else { continue };
+            let (causes, busy) = (&flash.by_cause, flash.busy_s);
             let mut row = vec![Cell::Text(p.variant.clone()), self.sweep_cell(p)];
             row.push(Cell::Number(busy));
             for (_, names) in CAUSE_GROUPS {
@@ -119,9 +124,15 @@ impl Experiment {
         } else {
             self.file.metrics.clone()
         };
+        let json: Vec<serde_json::Value> =
+            results.iter().map(|r| serde_json::to_value(r).unwrap_or_default()).collect();
+        // A run without the figure has no point (NaN points are dropped when the set is written).
         let figures = metrics
             .iter()
-            .map(|m| self.figure(m, &results.iter().map(|r| metric_value(m, r)).collect::<Vec<_>>()))
+            .map(|m| {
+                let values: Vec<f64> = json.iter().map(|r| metric_value(m, r).unwrap_or(f64::NAN)).collect();
+                self.figure(m, &values)
+            })
             .collect();
         let mut notes = self.file.notes.clone();
         if results.iter().any(|r| r.time_base == TimeBase::Simulated) {
@@ -157,6 +168,7 @@ impl Experiment {
             tables,
             figures,
             runs: self.points.iter().zip(results).filter_map(|(p, r)| self.labelled(p, r)).collect(),
+            ..ResultSet::default()
         }
     }
 
@@ -189,7 +201,8 @@ impl Experiment {
             "ops_per_sec" => "throughput (operations / s)",
             "p99_latency_us" => "p99 latency (us)",
             "remapped_pages" => "remapped pages",
-            _ => "simulated time (s)",
+            "sim_time_s" => "simulated time (s)",
+            path => path,
         };
         let mut variants: Vec<&str> = Vec::new();
         for p in &self.points {
@@ -250,18 +263,6 @@ impl Experiment {
     }
 }
 
-/// A run's value of `metric` (one of `METRICS`).
-fn metric_value(metric: &str, r: &RunResult) -> f64 {
-    match metric {
-        "write_amplification" => r.write_amplification.unwrap_or(r.host_write_amplification),
-        "host_write_amplification" => r.host_write_amplification,
-        "ops_per_sec" => r.ops_per_sec,
-        "p99_latency_us" => r.latency.p99_us,
-        "remapped_pages" => r.remapped_pages.unwrap_or(0) as f64,
-        _ => r.sim_time_s.unwrap_or(0.0),
-    }
-}
-
 /// Columns of the flash-time table: a cause group and the cause names it sums (names of
 /// `flashsim::Cause`; one ending in '.' stands for every name it begins).
 const CAUSE_GROUPS: [(&str, &[&str]); 7] = [
@@ -276,4 +277,48 @@ const CAUSE_GROUPS: [(&str, &[&str]); 7] = [
 
 fn in_group(cause: &str, names: &[&str]) -> bool {
     names.iter().any(|n| if n.ends_with('.') { cause.starts_with(n) } else { cause == *n })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A page-write run on a small device (two capacity-writes after the sequential fill).
+    const PAGES: &str = "title = \"pages\"\n[device]\nchannels = 2\nchips = 1\ndies = 1\nplanes = 2\n\
+        pages_per_block = 64\nblocks_per_plane = 128\ngc_reserve = 8\n[workload]\nname = \"pages\"\n\
+        pages = { writes = 2.0 }\n";
+
+    #[test]
+    fn a_page_write_runs_write_amplification_is_its_measured_intervals() {
+        let e = Experiment::parse(PAGES).unwrap();
+        let (spec, r) = (&e.points[0].spec, crate::runner::run(&e.points[0].spec, false).unwrap().0);
+        let measured = r.ftl.as_ref().expect("a page-write run has its ftl section").write_amplification;
+        assert!(measured > 1.0, "{measured}: GC ran in the measured interval ({spec:?})");
+        assert_eq!(metric_value("write_amplification", &serde_json::to_value(&r).unwrap()), Some(measured));
+        let set = e.result_set(std::slice::from_ref(&r));
+        let runs = &set.tables[0];
+        let column = runs.columns.iter().position(|c| c == "flash WA").unwrap();
+        assert_eq!(runs.rows[0][column], Cell::Number(measured), "the runs table's flash WA");
+        let host = runs.columns.iter().position(|c| c == "host WA").unwrap();
+        assert_eq!(runs.rows[0][host], Cell::Text("-".into()), "raw page writes have no host write amplification");
+        assert_eq!(set.figures[0].series[0].points, vec![(0.0, measured)], "the figure of write_amplification");
+    }
+
+    /// Figures of any section's number by its dotted path; a run without it has no point.
+    #[test]
+    fn metrics_name_a_sections_numbers_by_path() {
+        let text =
+            format!("metrics = [\"ftl.write_amplification\", \"flash.erases\", \"host_write_amplification\"]\n{PAGES}");
+        let e = Experiment::parse(&text).unwrap();
+        let r = crate::runner::run(&e.points[0].spec, false).unwrap().0;
+        let set = e.result_set(std::slice::from_ref(&r));
+        let point = |i: usize| set.figures[i].series[0].points[0].1;
+        assert_eq!(point(0), r.ftl.as_ref().unwrap().write_amplification);
+        assert_eq!(point(1), r.flash.as_ref().unwrap().erases as f64);
+        assert!(point(2).is_nan(), "no host write amplification: no point (dropped when written)");
+        assert_eq!(set.figures[0].id, "ftl.write_amplification");
+        let e = Experiment::parse(&format!("metrics = [\"ftl.write_amplifcation\"]\n{PAGES}")).err().unwrap();
+        let e = e.to_string();
+        assert!(e.contains("ftl has no 'write_amplifcation'") && e.contains("measured_nand_programs"), "{e}");
+    }
 }

@@ -10,16 +10,18 @@
 //! # results.csv: one row per run
 //!
 //! A row per run of the set (`runs` in results.json, in order), a column per parameter and metric:
-//! every scalar leaf of the run's JSON object, named by its path with dots, e.g. `ops_per_sec`,
-//! `latency.p99_us`, `lanes.foreground.stall_ns`, `host_write_bytes_by_cause.wal`.
-//! - Arrays of scalars are numbered from 0: `host_write_bytes_by_cause.compaction_by_level.2`.
-//! - Arrays of objects are numbered too (`levels.0.bytes_written`), except when every element
+//! every scalar leaf of the run's JSON object, named by its path with dots, e.g. `host.ops_per_sec`,
+//! `host.latency.p99_us`, `host.lanes.foreground.stall_ns`, `host.write_bytes_by_cause.wal` (the
+//! names an experiment's `metrics` take; a results.json of schema version 1 gives its flat names,
+//! `ops_per_sec`, `latency.p99_us`).
+//! - Arrays of scalars are numbered from 0: `host.write_bytes_by_cause.compaction_by_level.2`.
+//! - Arrays of objects are numbered too (`lsm.levels.0.bytes_written`), except when every element
 //!   has a string `name` (phases) or `cause` (flash causes): then the element is named by it, so a
 //!   column means the same thing in every run: `phases.fillrandom.ops_per_sec`,
-//!   `phases.fillrandom.latency_by_kind.write.p99_us`, `flash_by_cause.gc.busy_s` (the naming field
+//!   `phases.fillrandom.latency_by_kind.write.p99_us`, `flash.by_cause.gc.busy_s` (the naming field
 //!   itself is not repeated; a name seen again in one array gets `#2`, `#3`, ...).
 //! - Left out (they are in results.json): arrays of arrays (a phase's throughput `timeline`), the
-//!   per-zone list `zones.utilisation` (its summary `zones.utilisation_histogram` is in), and any
+//!   per-zone list `fs.zones.utilisation` (its summary `fs.zones.utilisation_histogram` is in), and any
 //!   array longer than [`MAX_ITEMS`] in some run (left out of every run, so columns mean the same).
 //!   Empty objects and arrays give no column.
 //!
@@ -54,7 +56,7 @@ use super::model::{Cell, ResultSet, ResultTable};
 pub const MAX_ITEMS: usize = 64;
 
 /// Per-item lists left out of results.csv by name.
-const LEFT_OUT: &[&str] = &["zones.utilisation"];
+const LEFT_OUT: &[&str] = &["fs.zones.utilisation", "zones.utilisation"];
 
 /// Top-level keys that label a run, in the order they come first (sweep parameters go after `mode`).
 const LABELS_BEFORE_SWEEP: &[&str] = &["experiment", "variant", "mode"];

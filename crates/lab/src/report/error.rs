@@ -47,6 +47,10 @@ pub enum ReportError {
     #[error("cannot encode the result set as JSON: {0}")]
     Encode(#[source] serde_json::Error),
 
+    /// A result set of a later schema version than this build reads.
+    #[error("{}schema version {version}: this flashkv reads result sets up to version {known}; a newer flashkv wrote it", at(.path))]
+    Schema { path: Option<PathBuf>, version: u32, known: u32 },
+
     /// A figure id that cannot be a file name; `path` is the results.json it came from, if any.
     #[error(
         "{}figure {index} ({title:?}): id {id:?} is not a plain file name (use letters, digits, '-', '_', '.')",
@@ -105,6 +109,7 @@ impl ReportError {
                 ReportError::Json { path: file, what, line, column, message }
             }
             ReportError::FigureId { index, title, id, .. } => ReportError::FigureId { path: file, index, title, id },
+            ReportError::Schema { version, known, .. } => ReportError::Schema { path: file, version, known },
             ReportError::DuplicateFigureId { index, id, .. } => {
                 ReportError::DuplicateFigureId { path: file, index, id }
             }

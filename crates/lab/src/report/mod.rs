@@ -77,6 +77,10 @@ pub fn write_report(dir: &Path, set: &ResultSet) -> Result<(), ReportError> {
 pub fn rebuild(dir: &Path) -> Result<PathBuf, ReportError> {
     let path = dir.join(JSON_FILE);
     let set = read_set(&path)?;
+    if set.schema_version > model::SCHEMA_VERSION {
+        let (version, known) = (set.schema_version, model::SCHEMA_VERSION);
+        return Err(ReportError::Schema { path: Some(path), version, known });
+    }
     // A hand-edited file may hold what write_report would have normalised away.
     let set = normalized(&set);
     check_figure_ids(&set).map_err(|e| e.in_file(&path))?;

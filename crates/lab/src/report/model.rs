@@ -3,12 +3,23 @@
 //!
 //! A result set is plain data (numbers and labels), so a report can be rebuilt from its JSON alone
 //! (`flashkv report DIR`).
+//!
+//! Its `schema_version` says the shape of its `runs`: 1 (a file without the field) for runs with
+//! flat fields (`write_amplification`, `user_bytes`, ... at the top), 2 for runs in sections
+//! (`host`, `lsm`, `fs`, `flash`, `ftl`, `kv_ssd`: `crate::result`). Runs are kept as JSON, so a
+//! report rebuilds from either shape; results.csv names its columns after the shape it reads.
 
 use serde::{Deserialize, Serialize};
 
+/// The schema version of the result sets this build writes.
+pub const SCHEMA_VERSION: u32 = 2;
+
 /// One experiment's (or reproduction's) results.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct ResultSet {
+    /// The shape of `runs` (see the module's docs); 1 when absent.
+    #[serde(default = "first_schema")]
+    pub schema_version: u32,
     pub title: String,
     /// What ran and at what scale (shown under the title and in every chart title).
     pub scale: String,
@@ -19,6 +30,26 @@ pub struct ResultSet {
     /// The raw per-run results (any JSON), kept for people who want every number.
     #[serde(default)]
     pub runs: Vec<serde_json::Value>,
+}
+
+/// A set with nothing in it yet, of this build's schema version.
+impl Default for ResultSet {
+    fn default() -> Self {
+        ResultSet {
+            schema_version: SCHEMA_VERSION,
+            title: String::new(),
+            scale: String::new(),
+            notes: Vec::new(),
+            tables: Vec::new(),
+            figures: Vec::new(),
+            runs: Vec::new(),
+        }
+    }
+}
+
+/// Result sets written before the field existed.
+fn first_schema() -> u32 {
+    1
 }
 
 /// A table of cells; numbers stay numbers so CSV and JSON keep their precision.

@@ -203,7 +203,7 @@ fn phase_s(r: &RunResult, i: usize) -> f64 {
 /// device's compaction and GC); get time (the run phase).
 fn times(r: &RunResult) -> (f64, Option<f64>, f64) {
     let put = phase_s(r, 0);
-    let waited = r.device_work.as_ref().map(|w| w.held_ns as f64 / 1e9);
+    let waited = r.kv_ssd.as_ref().map(|w| w.held_ns as f64 / 1e9);
     (put, waited.map(|w| put - w), phase_s(r, 1))
 }
 
@@ -226,11 +226,8 @@ fn response_times(set: &mut ResultSet, results: &[Option<RunResult>]) {
                 round(get, 2),
                 put_no_compaction.map_or(Cell::Text("-".into()), |p| round(p, 2)),
                 round(put, 2),
-                round(r.write_amplification.unwrap_or(0.0), 2),
-                r.device_work
-                    .as_ref()
-                    .and_then(|w| w.ssts_read_per_get)
-                    .map_or(Cell::Text("-".into()), |n| round(n, 2)),
+                round(r.flash.as_ref().and_then(|f| f.write_amplification).unwrap_or(0.0), 2),
+                r.kv_ssd.as_ref().and_then(|w| w.ssts_read_per_get).map_or(Cell::Text("-".into()), |n| round(n, 2)),
             ]);
         }
     }
@@ -339,9 +336,9 @@ fn compaction_and_gc(set: &mut ResultSet, results: &[Option<RunResult>], scale: 
                 continue;
             };
             let device = |prefix: &str| {
-                r.flash_by_cause
+                r.flash
                     .iter()
-                    .flatten()
+                    .flat_map(|f| &f.by_cause)
                     .filter(|c| c.cause.starts_with(prefix))
                     .fold((0u64, 0u64, 0.0f64), |a, c| (a.0 + c.read_pages, a.1 + c.program_pages, a.2 + c.busy_s))
             };
@@ -354,9 +351,9 @@ fn compaction_and_gc(set: &mut ResultSet, results: &[Option<RunResult>], scale: 
                 round(busy, 1),
                 paper(&PAPER.compaction_read_s),
                 paper(&PAPER.compaction_write_s),
-                Cell::Number(r.erases.unwrap_or(0) as f64),
+                Cell::Number(r.flash.as_ref().map_or(0, |f| f.erases) as f64),
                 paper(&PAPER.erases),
-                Cell::Number(r.copybacks.unwrap_or(0) as f64),
+                Cell::Number(r.flash.as_ref().map_or(0, |f| f.copybacks) as f64),
                 paper(&PAPER.copybacks),
             ]);
         }

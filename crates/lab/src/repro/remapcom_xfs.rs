@@ -85,18 +85,18 @@ impl Repro for RemapComXfs {
         for (ki, (kv, sizing, modes)) in FILLS.iter().enumerate() {
             let written = |mode: Mode| -> Result<(u64, &crate::result::RunResult)> {
                 let r = runs.need(&key(*kv, *sizing, mode))?;
-                Ok((r.device_write_bytes.unwrap_or(0), r))
+                Ok((r.fs.as_ref().and_then(|f| f.device_write_bytes).unwrap_or(0), r))
             };
             let baseline = written(Mode::Baseline)?.0;
             for (mi, mode) in MODES.iter().enumerate().filter(|(_, m)| modes.contains(m)) {
                 let (bytes, r) = written(*mode)?;
-                let cloned: u64 = r.levels.iter().map(|l| l.bytes_remapped).sum();
-                let per_user = bytes as f64 / r.user_bytes.max(1) as f64;
+                let cloned: u64 = r.levels().iter().map(|l| l.bytes_remapped).sum();
+                let per_user = bytes as f64 / r.host.user_bytes.max(1) as f64;
                 series[mi].points.push((ki as f64, per_user));
                 rows.push(vec![
                     Cell::Text(label(*kv, *sizing)),
                     Cell::Text(mode.name().into()),
-                    Cell::Number(r.user_bytes as f64 / MIB as f64),
+                    Cell::Number(r.host.user_bytes as f64 / MIB as f64),
                     Cell::Number(bytes as f64 / MIB as f64),
                     Cell::Number(per_user),
                     Cell::Number(cloned as f64 / MIB as f64),

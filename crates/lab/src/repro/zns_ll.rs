@@ -344,7 +344,7 @@ fn notes() -> Vec<String> {
 }
 
 fn wa(r: &RunResult) -> f64 {
-    r.write_amplification.unwrap_or(r.host_write_amplification)
+    r.write_amplification().unwrap_or(0.0)
 }
 
 /// The fillrandom phase's throughput.
@@ -362,7 +362,7 @@ fn fillrandom(set: &mut ResultSet, fills: &[Option<RunResult>], asked: &[bool]) 
             rows.push(cells);
             continue;
         };
-        let z = r.zones.as_ref();
+        let z = r.zones();
         rows.push(vec![
             Cell::Text(row.name.into()),
             Cell::Text(row.about.into()),
@@ -375,7 +375,7 @@ fn fillrandom(set: &mut ResultSet, fills: &[Option<RunResult>], asked: &[bool]) 
             mb(z.map_or(0, |z| z.gc_copied_bytes)),
             Cell::Number(z.map_or(0, |z| z.used_zones) as f64),
             round(z.map_or(0.0, |z| z.zones_over_90_percent as f64 / z.used_zones.max(1) as f64 * 100.0), 1),
-            round(r.sim_time_s.unwrap_or(0.0), 1),
+            round(r.host.sim_time_s.unwrap_or(0.0), 1),
             Cell::Text(r.content_digest.map_or("-".into(), |d| format!("{} records, {:016x}", d.records, d.fnv1a))),
         ]);
     }
@@ -461,7 +461,7 @@ fn fillrandom_figures(set: &mut ResultSet, fills: &[Option<RunResult>]) {
             .iter()
             .zip(fills)
             .filter_map(|(row, r)| {
-                let z = r.as_ref()?.zones.as_ref()?;
+                let z = r.as_ref()?.zones()?;
                 let used = z.used_zones.max(1) as f64;
                 Some(Series {
                     name: row.name.into(),
@@ -492,15 +492,15 @@ fn beside_paper(set: &mut ResultSet, fills: &[Option<RunResult>]) {
             ours.map_or_else(failed, |x| round((x / paper - 1.0) * 100.0, 1)),
         ]);
     }
-    let share = run("LL")
-        .map(|r| r.zones.as_ref().map_or(0.0, |z| z.zones_over_90_percent as f64 / z.used_zones.max(1) as f64));
+    let share =
+        run("LL").map(|r| r.zones().map_or(0.0, |z| z.zones_over_90_percent as f64 / z.used_zones.max(1) as f64));
     rows.push(vec![
         Cell::Text("LL zones at >= 90 % utilisation (share of used zones, %; paper: \"most zones\")".into()),
         Cell::Text("> 50".into()),
         share.map_or_else(failed, |s| round(s * 100.0, 1)),
         Cell::Text("-".into()),
     ]);
-    let host = |name: &str| run(name).map(|r| r.host_write_bytes as f64);
+    let host = |name: &str| run(name).map(|r| r.host.write_bytes as f64);
     rows.push(vec![
         Cell::Text("LL host writes / BL host writes (paper: LL writes less than BL)".into()),
         Cell::Text("< 1".into()),
@@ -519,7 +519,7 @@ fn writes_by_cause(set: &mut ResultSet, fills: &[Option<RunResult>]) {
     let levels = fills
         .iter()
         .flatten()
-        .filter_map(|r| r.host_write_bytes_by_cause.as_ref())
+        .filter_map(|r| r.host.write_bytes_by_cause.as_ref())
         .map(|h| h.compaction_by_level.len())
         .max()
         .unwrap_or(0);
@@ -530,7 +530,7 @@ fn writes_by_cause(set: &mut ResultSet, fills: &[Option<RunResult>]) {
     let mut by_cause: Vec<(usize, Vec<f64>)> = Vec::new();
     for (i, (row, r)) in ROWS.iter().zip(fills).enumerate() {
         let Some(r) = r else { continue };
-        let Some(h) = &r.host_write_bytes_by_cause else { continue };
+        let Some(h) = &r.host.write_bytes_by_cause else { continue };
         let mut values = vec![h.wal, h.flush];
         values.extend((1..levels).map(|l| h.compaction_by_level.get(l).copied().unwrap_or(0)));
         values.extend([h.moves, h.t_zone, h.zone_gc, h.manifest + h.fs_metadata + h.other]);
@@ -538,7 +538,7 @@ fn writes_by_cause(set: &mut ResultSet, fills: &[Option<RunResult>]) {
         let mut cells = vec![Cell::Text(row.name.into())];
         cells.extend(values.iter().map(|&b| mb(b)));
         cells.push(mb(h.total));
-        cells.push(round(r.host_write_amplification, 2));
+        cells.push(round(r.host.write_amplification.unwrap_or(0.0), 2));
         rows.push(cells);
         by_cause.push((i, values.iter().map(|&b| b as f64 / GIB as f64).collect()));
     }

@@ -106,5 +106,6 @@ pub fn sample() -> ResultSet {
         tables: vec![wa, levels],
         figures: vec![line, bar],
         runs: vec![serde_json::json!({"name": "fillrandom-1k", "wa": 3.46, "seed": 7})],
+        ..ResultSet::default()
     }
 }

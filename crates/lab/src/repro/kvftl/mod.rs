@@ -227,9 +227,9 @@ pub(super) struct Measured {
 }
 
 fn measured(r: &RunResult) -> Option<Measured> {
-    let w = r.device_work.as_ref()?;
+    let w = r.kv_ssd.as_ref()?;
     let ftl = w.ftl.as_ref()?;
-    let sum = |f: fn(&flashsim::CauseReport) -> u64| r.flash_by_cause.iter().flatten().map(f).sum::<u64>();
+    let sum = |f: fn(&flashsim::CauseReport) -> u64| r.flash.iter().flat_map(|x| &x.by_cause).map(f).sum::<u64>();
     let mapping = ftl.mapping;
     Some(Measured {
         utilisation: ftl.space.utilisation(),

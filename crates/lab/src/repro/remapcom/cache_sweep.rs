@@ -71,19 +71,19 @@ pub(super) fn report(c: &Context, runs: &Runs, set: &mut ResultSet) -> Result<()
         for (si, &cache) in SIZES.iter().enumerate() {
             let l = label(base, cache);
             let (b, rb, rf) = (get(runs, &l, Mode::Baseline)?, get(runs, &l, Mode::Base)?, get(runs, &l, Mode::Full)?);
-            let gain = |r: &crate::result::RunResult| (r.ops_per_sec / b.ops_per_sec.max(1e-9) - 1.0) * 100.0;
-            let hit = b.page_cache.as_ref().and_then(|p| p.hit_ratio);
+            let gain = |r: &crate::result::RunResult| (r.host.ops_per_sec / b.host.ops_per_sec.max(1e-9) - 1.0) * 100.0;
+            let hit = b.fs.as_ref().and_then(|f| f.page_cache.as_ref()).and_then(|p| p.hit_ratio);
             rows.push(vec![
                 Cell::Text(base.clone()),
                 Cell::Number((c.scale.size(cache) / MIB) as f64),
-                Cell::Number(b.ops_per_sec.round()),
+                Cell::Number(b.host.ops_per_sec.round()),
                 Cell::Number((gain(rb) * 10.0).round() / 10.0),
                 Cell::Number((gain(rf) * 10.0).round() / 10.0),
                 hit.map_or(Cell::Text("-".into()), |h| Cell::Number((h * 1000.0).round() / 10.0)),
                 Cell::Number((wa(b) * 100.0).round() / 100.0),
                 Cell::Number((wa(rf) * 100.0).round() / 100.0),
             ]);
-            series[si].points.push((wi as f64, rf.ops_per_sec / b.ops_per_sec.max(1e-9)));
+            series[si].points.push((wi as f64, rf.host.ops_per_sec / b.host.ops_per_sec.max(1e-9)));
         }
     }
     set.tables.push(ResultTable {

@@ -83,7 +83,10 @@ fn distribution(d: usize, dname: &str, res: &Results, rows: &mut Rows, set: &mut
     let get = |kv: u64, m: Mode| res[&(d, kv, m)];
     let mut sum = (0.0, 0.0);
     for (i, kv) in KV_SIZES.iter().enumerate() {
-        let (b, f) = (get(*kv, Mode::Base).udb_ratio_inputs, get(*kv, Mode::Full).udb_ratio_inputs);
+        let (b, f) = (
+            get(*kv, Mode::Base).lsm.as_ref().map_or(0.0, |s| s.udb_ratio_inputs),
+            get(*kv, Mode::Full).lsm.as_ref().map_or(0.0, |s| s.udb_ratio_inputs),
+        );
         rows.fig9.push(vec![
             Cell::Text(dname.to_string()),
             Cell::Number(*kv as f64),
@@ -106,7 +109,7 @@ fn distribution(d: usize, dname: &str, res: &Results, rows: &mut Rows, set: &mut
             pct(rb),
             pct(rf),
         ]);
-        let tput = |m: Mode| get(*kv, m).ops_per_sec;
+        let tput = |m: Mode| get(*kv, m).host.ops_per_sec;
         rows.fig11.push(vec![
             Cell::Text(dname.to_string()),
             Cell::Number(*kv as f64),
@@ -220,7 +223,10 @@ fn figures(d: usize, dname: &str, res: &Results, rows: &mut Rows) {
         x_label: "KV size (bytes)".into(),
         y_label: "UDB ratio (UDBs / compaction input data blocks)".into(),
         categories: x.clone(),
-        series: [Mode::Base, Mode::Full].iter().map(|m| line(*m, &|r: &RunResult| r.udb_ratio_inputs)).collect(),
+        series: [Mode::Base, Mode::Full]
+            .iter()
+            .map(|m| line(*m, &|r: &RunResult| r.lsm.as_ref().map_or(0.0, |s| s.udb_ratio_inputs)))
+            .collect(),
     });
     rows.figs.push(Figure {
         id: format!("fig10_wa_{dname}"),
@@ -238,7 +244,7 @@ fn figures(d: usize, dname: &str, res: &Results, rows: &mut Rows) {
         x_label: "KV size (bytes)".into(),
         y_label: "throughput (operations / simulated s)".into(),
         categories: x,
-        series: MODES.iter().map(|m| line(*m, &|r: &RunResult| r.ops_per_sec)).collect(),
+        series: MODES.iter().map(|m| line(*m, &|r: &RunResult| r.host.ops_per_sec)).collect(),
     });
 }
 
@@ -314,7 +320,8 @@ fn tables(rows: Rows, set: &mut ResultSet) {
 fn table3(res: &Results, set: &mut ResultSet, figs: &mut Vec<Figure>) {
     let cols = |c: &[&str]| c.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     let level_host = |m: Mode, level: usize| -> f64 {
-        res[&(0, 1024, m)].levels.iter().find(|l| l.level == level).and_then(|l| l.host_write_bytes).unwrap_or(0) as f64
+        res[&(0, 1024, m)].levels().iter().find(|l| l.level == level).and_then(|l| l.host_write_bytes).unwrap_or(0)
+            as f64
     };
     let paper3 = paper::TABLE3_REDUCTION;
     let mut rows3 = Vec::new();
@@ -389,19 +396,19 @@ fn table3(res: &Results, set: &mut ResultSet, figs: &mut Vec<Figure>) {
 /// waits by kind and its computing (the host CPU model's charge), GC and UDB retention's padding.
 fn lane_row(dname: &str, kv: u64, m: Mode, r: &RunResult) -> Vec<Cell> {
     let s = |ns: u64| round(ns as f64 / 1e9, 2);
-    let (fg, bg) = r.lanes.map_or_else(Default::default, |l| (l.foreground, l.background));
+    let (fg, bg) = r.host.lanes.map_or_else(Default::default, |l| (l.foreground, l.background));
     vec![
         Cell::Text(dname.to_string()),
         Cell::Number(kv as f64),
         Cell::Text(m.name().into()),
-        round(r.sim_time_s.unwrap_or(0.0), 2),
+        round(r.host.sim_time_s.unwrap_or(0.0), 2),
         s(fg.stall_ns),
         s(bg.read_ns),
         s(bg.write_ns),
         s(bg.metadata_ns),
         s(bg.cpu_ns + bg.cpu_queue_ns),
         s(bg.idle_ns),
-        Cell::Number(r.gc_copied_pages.unwrap_or(0) as f64),
+        Cell::Number(r.flash.as_ref().map_or(0, |f| f.gc_copied_pages) as f64),
         mb(padding_bytes(r)),
         Cell::Number(levels_in_use(r) as f64),
     ]
@@ -410,17 +417,17 @@ fn lane_row(dname: &str, kv: u64, m: Mode, r: &RunResult) -> Vec<Cell> {
 /// Alignment padding written by every level's outputs (UDB retention's cost included; a remapped
 /// block's padding counted once, by the table that first wrote it).
 fn padding_bytes(r: &RunResult) -> u64 {
-    r.levels.iter().map(|l| l.padding_bytes).sum()
+    r.levels().iter().map(|l| l.padding_bytes).sum()
 }
 
 /// Levels holding any file at the end.
 fn levels_in_use(r: &RunResult) -> usize {
-    r.levels.iter().filter(|l| l.files > 0).count()
+    r.levels().iter().filter(|l| l.files > 0).count()
 }
 
 /// The note that explains RemapCom's throughput against Baseline's at 1 KiB from the lanes.
 fn explain_throughput(dname: &str, base: &RunResult, full: &RunResult) -> String {
-    let (b, f) = (base.lanes.unwrap_or_default(), full.lanes.unwrap_or_default());
+    let (b, f) = (base.host.lanes.unwrap_or_default(), full.host.lanes.unwrap_or_default());
     let d = |x: u64, y: u64| (y as f64 - x as f64) / 1e9;
     format!(
         "{dname}, 1 KiB: the engine has one background job slot, and simulated throughput is bound by it (the \
@@ -431,16 +438,17 @@ fn explain_throughput(dname: &str, base: &RunResult, full: &RunResult) -> String
          giving the device more blocks on the same dies: crates/lab/experiments/remapcom-fig11-explained.toml). Alignment \
          padding written: {:.0} MiB (Baseline {:.0}; a remapped block's padding counts once, when first written); {} levels in use against {}.",
         b.foreground.stall_ns as f64 / 1e9,
-        base.sim_time_s.unwrap_or(0.0),
-        full.sim_time_s.unwrap_or(0.0) - base.sim_time_s.unwrap_or(0.0),
+        base.host.sim_time_s.unwrap_or(0.0),
+        full.host.sim_time_s.unwrap_or(0.0) - base.host.sim_time_s.unwrap_or(0.0),
         d(b.background.write_ns, f.background.write_ns),
         d(b.background.read_ns, f.background.read_ns),
         d(b.background.metadata_ns, f.background.metadata_ns),
         d(b.background.cpu_ns + b.background.cpu_queue_ns, f.background.cpu_ns + f.background.cpu_queue_ns),
-        (1.0 - full.flash_program_bytes.unwrap_or(0) as f64 / base.flash_program_bytes.unwrap_or(1).max(1) as f64)
+        (1.0 - full.flash.as_ref().map_or(0, |f| f.program_bytes) as f64
+            / base.flash.as_ref().map_or(1, |f| f.program_bytes).max(1) as f64)
             * 100.0,
-        full.gc_copied_pages.unwrap_or(0),
-        base.gc_copied_pages.unwrap_or(0),
+        full.flash.as_ref().map_or(0, |f| f.gc_copied_pages),
+        base.flash.as_ref().map_or(0, |f| f.gc_copied_pages),
         padding_bytes(full) as f64 / MIB as f64,
         padding_bytes(base) as f64 / MIB as f64,
         levels_in_use(full),

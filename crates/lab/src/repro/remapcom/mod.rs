@@ -306,7 +306,7 @@ pub(super) fn reduction(base: f64, x: f64) -> f64 {
 }
 
 pub(super) fn wa(r: &RunResult) -> f64 {
-    r.write_amplification.unwrap_or(r.host_write_amplification)
+    r.write_amplification().unwrap_or(0.0)
 }
 
 #[cfg(test)]

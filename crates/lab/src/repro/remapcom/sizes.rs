@@ -120,7 +120,7 @@ pub(super) fn range_report(_c: &Context, runs: &Runs, set: &mut ResultSet) -> Re
             let out = get(runs, &format!("range {lo}-{hi} B"), mode)?;
             res.insert(mode, out);
         }
-        let tput = res[&Mode::Full].ops_per_sec / res[&Mode::Baseline].ops_per_sec.max(1e-9);
+        let tput = res[&Mode::Full].host.ops_per_sec / res[&Mode::Baseline].host.ops_per_sec.max(1e-9);
         let wa_ratio = wa(res[&Mode::Baseline]) / wa(res[&Mode::Full]).max(1e-9);
         t_ours.push(tput);
         rows.push(vec![

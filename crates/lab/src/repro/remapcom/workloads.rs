@@ -49,7 +49,7 @@ pub(super) fn ycsb_report(_c: &Context, runs: &Runs, set: &mut ResultSet) -> Res
             for mode in COMPARED {
                 let label = format!("ycsb {} {kv} B", w.name());
                 let out = get(runs, &label, mode)?;
-                t.insert(mode, out.ops_per_sec);
+                t.insert(mode, out.host.ops_per_sec);
             }
             let norm = |m: Mode| t[&m] / t[&Mode::Baseline].max(1e-9);
             let p = |mode: &str| paper.get(&(w.name(), mode)).and_then(|v| v[si]);
@@ -142,7 +142,7 @@ pub(super) fn mixgraph_report(c: &Context, runs: &Runs, set: &mut ResultSet) -> 
         let (rb, rf) = (reduction(base_wa, wa(res[&Mode::Base])), reduction(base_wa, wa(res[&Mode::Full])));
         red.0 += rb / kinds.len() as f64;
         red.1 += rf / kinds.len() as f64;
-        let norm = |m: Mode| res[&m].ops_per_sec / res[&Mode::Baseline].ops_per_sec.max(1e-9);
+        let norm = |m: Mode| res[&m].host.ops_per_sec / res[&Mode::Baseline].host.ops_per_sec.max(1e-9);
         ours.push(norm(Mode::Full));
         rows.push(vec![
             Cell::Text(k.name().to_string()),
