@@ -195,17 +195,8 @@ pub(crate) fn read(
     offset: u64,
     buf: &mut [u8],
 ) -> Result<Nanos> {
-    let ps = st.page_size as u64;
-    let at = clock.now();
-    let mut done = at;
-    let hint = label(st.inode(ino, "read_at", path)?.hint);
     let n = buf.len() as u64;
-    walk(st, ino, path, offset, n, Some(buf), |st, lpn, into| {
-        done = done.max(st.dev.read(at, lpn, into, hint)?);
-        st.stats.read_bytes += ps;
-        Ok(())
-    })?;
-    Ok(done)
+    timed(st, clock, ino, path, offset, n, Some(buf))
 }
 
 /// The time and counts of [`read`] of `n` bytes at `offset`, without the bytes.
@@ -217,12 +208,28 @@ pub(crate) fn read_timing(
     offset: u64,
     n: u64,
 ) -> Result<Nanos> {
+    timed(st, clock, ino, path, offset, n, None)
+}
+
+/// A read of `n` bytes at `offset` on the device's clock, into `buf` or (without) its time and
+/// counts only.
+fn timed(
+    st: &mut State<BlockPlacement>,
+    clock: &SimClock,
+    ino: u64,
+    path: &str,
+    offset: u64,
+    n: u64,
+    buf: Option<&mut [u8]>,
+) -> Result<Nanos> {
     let ps = st.page_size as u64;
     let at = clock.now();
     let mut done = at;
     let hint = label(st.inode(ino, "read_at", path)?.hint);
-    walk(st, ino, path, offset, n, None, |st, lpn, _| {
-        done = done.max(st.dev.read_no_data(at, lpn, 1, hint)?);
+    let with_data = buf.is_some();
+    walk(st, ino, path, offset, n, buf, |st, lpn, into| {
+        let t = if with_data { st.dev.read(at, lpn, into, hint)? } else { st.dev.read_no_data(at, lpn, 1, hint)? };
+        done = done.max(t);
         st.stats.read_bytes += ps;
         Ok(())
     })?;

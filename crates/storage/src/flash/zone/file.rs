@@ -112,27 +112,38 @@ pub(crate) fn sync_record(st: &mut St, clock: &SimClock, ino: u64, path: &str, l
 /// Reads `buf.len()` bytes at `offset`, inside the file (the caller checked): extents from the
 /// device, the rest from the buffer; returns when the device completes.
 pub(crate) fn read(st: &mut St, clock: &SimClock, ino: u64, path: &str, offset: u64, buf: &mut [u8]) -> Result<Nanos> {
-    let ps = st.page_size as u64;
-    let at = clock.now();
-    let mut done = at;
-    let hint = label(st.inode(ino, "read_at", path)?.hint);
     let n = buf.len() as u64;
-    walk(st, ino, path, offset, n, Some(buf), |st, p, into| {
-        done = done.max(st.dev.read(at, p.zone, p.page, into, hint)?);
-        st.stats.read_bytes += p.pages * ps;
-        Ok(())
-    })?;
-    Ok(done)
+    timed(st, clock, ino, path, offset, n, Some(buf))
 }
 
 /// The time and counts of [`read`] of `n` bytes at `offset`, without the bytes.
 pub(crate) fn read_timing(st: &mut St, clock: &SimClock, ino: u64, path: &str, offset: u64, n: u64) -> Result<Nanos> {
+    timed(st, clock, ino, path, offset, n, None)
+}
+
+/// A read of `n` bytes at `offset` on the device's clock, into `buf` or (without) its time and
+/// counts only.
+fn timed(
+    st: &mut St,
+    clock: &SimClock,
+    ino: u64,
+    path: &str,
+    offset: u64,
+    n: u64,
+    buf: Option<&mut [u8]>,
+) -> Result<Nanos> {
     let ps = st.page_size as u64;
     let at = clock.now();
     let mut done = at;
     let hint = label(st.inode(ino, "read_at", path)?.hint);
-    walk(st, ino, path, offset, n, None, |st, p, _| {
-        done = done.max(st.dev.read_no_data(at, p.zone, p.page, p.pages, hint)?);
+    let with_data = buf.is_some();
+    walk(st, ino, path, offset, n, buf, |st, p, into| {
+        let t = if with_data {
+            st.dev.read(at, p.zone, p.page, into, hint)?
+        } else {
+            st.dev.read_no_data(at, p.zone, p.page, p.pages, hint)?
+        };
+        done = done.max(t);
         st.stats.read_bytes += p.pages * ps;
         Ok(())
     })?;
