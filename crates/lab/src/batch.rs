@@ -8,8 +8,8 @@ use std::sync::Mutex;
 use crate::error::{LabError, Result};
 use crate::resources::{self, DiskGate};
 use crate::run_cache::RunCache;
-use crate::runner::{run, Outcome};
-use crate::spec::RunSpec;
+use crate::runner::{run_plan, Outcome};
+use crate::spec::{Plan, RunSpec};
 
 /// How a batch of independent runs (a repro's, an experiment's) is carried out: where, progress
 /// lines or not, and the result folder's cache of finished runs, if any.
@@ -92,7 +92,21 @@ pub fn run_many(
             }
         }
     }
-    let eta = Mutex::new(Eta::new(todo.iter().map(|&i| specs[i].1.work())));
+    // Each run is planned once, here; one that cannot be is a failed run.
+    let mut plans: Vec<Option<Plan>> = specs.iter().map(|_| None).collect();
+    let mut unplanned = Vec::new();
+    todo.retain(|&i| match specs[i].1.plan() {
+        Ok(p) => {
+            plans[i] = Some(p);
+            true
+        }
+        Err(e) => {
+            unplanned.push((i, e));
+            false
+        }
+    });
+    let work = |i: usize| plans[i].as_ref().map_or(0.0, |p| p.work);
+    let eta = Mutex::new(Eta::new(todo.iter().map(|&i| work(i))));
     // What every finished run goes through, wherever it ran: the cache, the progress line, its slot.
     let finished = |i: usize, r: Outcome| {
         let (label, spec) = &specs[i];
@@ -104,7 +118,7 @@ pub fn run_many(
             }
         }
         if progress {
-            let left = eta.lock().map(|mut e| e.finished(spec.work())).unwrap_or_default();
+            let left = eta.lock().map(|mut e| e.finished(work(i))).unwrap_or_default();
             match &r {
                 Ok((_, t)) => eprintln!("[{}] {label}: done in {:.1} s{left}", first + i + 1, t.wall_time_s),
                 Err(e) => eprintln!("[{}] failed: {e}{left}", first + i + 1),
@@ -114,7 +128,7 @@ pub fn run_many(
             *slot = Some(r);
         }
     };
-    let cached = specs.len() - todo.len();
+    let cached = specs.len() - todo.len() - unplanned.len();
     let header = |how: String| {
         // A batch of one (a run planned alone) needs no header.
         if progress && specs.len() > 1 {
@@ -130,8 +144,18 @@ pub fn run_many(
             }
         }
     };
+    for (i, e) in unplanned {
+        if progress {
+            eprintln!("[{}] failed: {e}", first + i + 1);
+        }
+        let failed = LabError::Run { label: specs[i].0.clone(), source: Box::new(e) };
+        *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(Err(failed));
+    }
     match executor {
-        Executor::Local { jobs } => run_here(specs, &todo, first, *jobs, progress, &finished, header)?,
+        Executor::Local { jobs } => {
+            let plans: Vec<(usize, &Plan)> = todo.iter().filter_map(|&i| plans[i].as_ref().map(|p| (i, p))).collect();
+            run_here(specs, &plans, first, *jobs, progress, &finished, header)?
+        }
         Executor::Ray { address } => {
             let runs: Vec<(usize, &RunSpec)> = todo.iter().map(|&i| (i, &specs[i].1)).collect();
             header(format!("{} on Ray ({})", todo.len(), address.as_deref().unwrap_or("a Ray started here")));
@@ -152,29 +176,21 @@ pub fn run_many(
         .collect())
 }
 
-/// Runs `specs[todo]` on this machine's cores, sized to its memory and disk (or `jobs` at once,
-/// sized to its disk only), passing each outcome to `finished`; `header` prints the batch's line.
+/// Runs the `plans` of `specs` (by index) on this machine's cores, sized to its memory and disk
+/// (or `jobs` at once, sized to its disk only), passing each outcome to `finished`; `header`
+/// prints the batch's line.
 fn run_here(
     specs: &[(String, RunSpec)],
-    todo: &[usize],
+    todo: &[(usize, &Plan)],
     first: usize,
     jobs: Option<usize>,
     progress: bool,
     finished: &(dyn Fn(usize, Outcome) + Sync),
     header: impl Fn(String),
 ) -> Result<()> {
-    let (mut per_run, mut max_disk) = (0, 0);
-    let mut disk_need = vec![0; specs.len()];
-    let mut spill_dir = None;
-    for &i in todo {
-        let spec = &specs[i].1;
-        let device = spec.device_as_built();
-        per_run = per_run.max(device.memory_estimate(spec.kept_bytes())?);
-        let (disk, dir) = device.disk_estimate(spec.data_bytes())?;
-        disk_need[i] = disk;
-        max_disk = max_disk.max(disk);
-        spill_dir = spill_dir.or(dir);
-    }
+    let per_run = todo.iter().map(|(_, p)| p.memory).max().unwrap_or(0);
+    let max_disk = todo.iter().map(|(_, p)| p.disk).max().unwrap_or(0);
+    let spill_dir = todo.iter().find_map(|(_, p)| p.spill_dir.clone());
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let memory = resources::available_memory();
     let workers = match jobs {
@@ -198,13 +214,12 @@ fn run_here(
     std::thread::scope(|scope| {
         for _ in 0..workers {
             scope.spawn(|| {
-                while let Some(&i) = todo.get(next.fetch_add(1, Ordering::Relaxed)) {
-                    let (label, spec) = &specs[i];
-                    let hold = gate.admit(disk_need[i]);
+                while let Some(&(i, plan)) = todo.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    let hold = gate.admit(plan.disk);
                     if progress {
-                        eprintln!("[{}] {label}", first + i + 1);
+                        eprintln!("[{}] {}", first + i + 1, specs[i].0);
                     }
-                    let r = run(spec, false);
+                    let r = run_plan(plan, false);
                     drop(hold);
                     finished(i, r);
                 }

@@ -18,28 +18,21 @@
 
 use std::collections::BTreeMap;
 use std::io::BufReader;
-use std::time::Instant;
 
-use flashsim::{DataMode, HostLabel, HostOp, Latencies, LatencySummary, Nanos};
+use flashsim::{HostLabel, HostOp, Latencies, LatencySummary, Nanos};
 use hdrhistogram::Histogram;
 use workload::block_trace::{BlockOp, BlockRequest, BlockTrace};
 
 use crate::error::LabError;
-use crate::harness::PhaseResult;
 use crate::page_writes::{phase, Queue};
-use crate::result::{RunResult, Timing};
-use crate::runner::Outcome;
-use crate::spec::{format_size, Addresses, Named, Replay, RunSpec};
+use crate::result::{Measured, PhaseResult, RunResult};
+use crate::spec::{format_size, Addresses, BlockTracePlan, Plan, Replay};
 use crate::table::Table;
 
-/// Runs the trace of `spec` (checked by `RunSpec::plan`).
-pub fn run(spec: &RunSpec, progress: bool) -> Outcome {
-    let wall = Instant::now();
-    let trace = spec.workload.trace.as_ref().ok_or_else(|| LabError::invalid("workload.trace", "missing"))?;
-    let mut config = spec.device.ssd_config()?;
-    // Page contents are never read back: only the mapping, the counts and the timing matter.
-    config.media.store = DataMode::MetadataOnly;
-    let mut ssd = spec.device.ftl_on(&config)?;
+/// Runs the trace replay `p` of `plan`.
+pub fn run(plan: &Plan, p: &BlockTracePlan, progress: bool) -> Measured {
+    let trace = &p.trace;
+    let mut ssd = p.ftl.build(&p.ssd)?;
     let user = ssd.user_pages();
     let page = ssd.page_size() as u64;
     let mut queue = Queue::new(trace.queue_depth);
@@ -111,29 +104,17 @@ pub fn run(spec: &RunSpec, progress: bool) -> Outcome {
     bar.finish_and_clear();
     let end = end.max(queue.drain());
     phases.push(replayed.phase(start, end));
-    let description = format!(
-        "{} (GC {}); trace {} ({}, {} replay{}{})",
-        spec.device.describe(),
-        spec.device.gc.name(),
-        trace.file.file_name().map_or_else(|| trace.file.display().to_string(), |n| n.to_string_lossy().into()),
-        trace.format,
-        trace.replay.name(),
-        if trace.replay == Replay::Closed { format!(", queue depth {}", trace.queue_depth) } else { String::new() },
-        if trace.precondition { ", preconditioned" } else { "" },
-    );
     let all = ssd.counters();
     let result = RunResult::of_device(
-        &spec.workload.name.label(),
+        &plan.workload,
         "none: trace requests to the device".into(),
-        description,
+        plan.device.clone(),
         phases,
         ssd.report(),
         end,
         None,
     );
-    let wall_time_s = wall.elapsed().as_secs_f64();
-    let nand_ops_per_wall_sec = Some(all.flash.nand_ops() as f64 / wall_time_s.max(1e-9));
-    Ok((result, Timing { wall_time_s, nand_ops_per_wall_sec }))
+    Ok((result, Some(all.flash.nand_ops())))
 }
 
 /// A replay's tables: the device and trace, what the replay asked and what the flash did, then

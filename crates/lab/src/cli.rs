@@ -142,10 +142,10 @@ fn run_one(
     // A bad specification is refused before the device line, which would only precede the error.
     let plan = spec.plan()?;
     if !output.quiet {
-        eprintln!("{}", crate::progress::device_line(spec, &plan));
+        eprintln!("{}", crate::progress::device_line(&plan));
     }
     // Progress goes to stderr, so --json (on stdout) keeps it.
-    let (r, t) = runner::run(spec, progress && !output.quiet)?;
+    let (r, t) = runner::run_plan(&plan, progress && !output.quiet)?;
     // ycsb and mixgraph are titled by their workload (ycsb-a, all_random, ...).
     let title = if matches!(title, "ycsb" | "mixgraph") { r.workload.clone() } else { title.to_string() };
     publish::emit(&title, &r, &t, output, render(&r))

@@ -23,8 +23,6 @@ pub trait KvEngine {
     fn next(&mut self) -> Result<Option<u64>>;
     /// Waits until background work (flushes, compactions, GC) is done.
     fn settle(&mut self) -> Result<()>;
-    /// The engine's own statistics, for the result's `engine` section.
-    fn stats(&self) -> Option<lsm::DbStats>;
     /// Every record in key order, folded into a [`ContentDigest`].
     fn content_digest(&mut self) -> Result<ContentDigest>;
     /// Closes the store (the LSM engine syncs and stops its background work).
@@ -99,6 +97,16 @@ impl LsmEngine {
 
     fn db(&self) -> Result<&Db> {
         self.db.as_ref().ok_or(LabError::Engine(lsm::Error::Closed))
+    }
+
+    /// The engine's statistics, the destroyed databases' activity included (none once closed),
+    /// for the result's `lsm` section.
+    pub fn stats(&self) -> Option<lsm::DbStats> {
+        self.db.as_ref().map(|d| {
+            let mut s = d.stats();
+            s.add_history(&self.history);
+            s
+        })
     }
 }
 
@@ -196,13 +204,5 @@ impl KvEngine for LsmEngine {
             Some(db) => Ok(db.close()?),
             None => Ok(()),
         }
-    }
-
-    fn stats(&self) -> Option<lsm::DbStats> {
-        self.db.as_ref().map(|d| {
-            let mut s = d.stats();
-            s.add_history(&self.history);
-            s
-        })
     }
 }

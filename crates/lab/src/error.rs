@@ -73,7 +73,7 @@ pub enum LabError {
     Unsupported { engine: String, what: String },
 
     #[error(transparent)]
-    Cache(#[from] crate::run_cache::CacheError),
+    Cache(#[from] CacheError),
 
     #[error(transparent)]
     Report(#[from] crate::report::ReportError),
@@ -136,6 +136,15 @@ impl From<storage::EnvError> for LabError {
     fn from(e: storage::EnvError) -> LabError {
         LabError::Engine(lsm::Error::from(e))
     }
+}
+
+/// Errors of the run cache (`crate::run_cache`): where, and what the file system said.
+#[derive(Debug, thiserror::Error)]
+pub enum CacheError {
+    #[error("{path}: cannot {what}: {source}")]
+    Io { path: PathBuf, what: &'static str, source: std::io::Error },
+    #[error("{path}: a cached run that cannot be read back ({source})")]
+    Corrupt { path: PathBuf, source: serde_json::Error },
 }
 
 #[cfg(test)]

@@ -5,39 +5,13 @@
 
 use std::collections::BTreeMap;
 
-use flashsim::LatencySummary;
 use hdrhistogram::Histogram;
-use serde::{Deserialize, Serialize};
 use workload::{Op, OpKind};
 
 use crate::engine::KvEngine;
 use crate::error::Result;
+use crate::result::PhaseResult;
 use crate::stack::Stack;
-
-/// One measured phase (a load, a run, one db_bench benchmark).
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct PhaseResult {
-    pub name: String,
-    pub ops: u64,
-    pub elapsed_s: f64,
-    pub ops_per_sec: f64,
-    pub micros_per_op: f64,
-    /// Keys + values written by this phase.
-    pub user_bytes: u64,
-    /// Keys + values read by this phase.
-    pub read_bytes: u64,
-    /// Point reads that found their key.
-    pub found: u64,
-    /// Records returned by scans.
-    pub scanned_records: u64,
-    /// Latency of all operations, and per kind.
-    pub latency: LatencySummary,
-    pub latency_by_kind: BTreeMap<String, LatencySummary>,
-    /// Throughput over time: (seconds since the phase began, operations per second over the
-    /// window that ended then), [`TIMELINE_WINDOWS`] windows of equal operation counts; the last
-    /// window includes the wait for background work.
-    pub timeline: Vec<(f64, f64)>,
-}
 
 /// Windows of a phase's throughput timeline.
 pub const TIMELINE_WINDOWS: u64 = 50;

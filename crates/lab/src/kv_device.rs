@@ -9,18 +9,18 @@
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use flashsim::cause::MAX_LEVELS;
-use flashsim::{Cause, FlashReport, FtlCounters, Media, SimClock, Wait};
+use flashsim::{Cause, FlashReport, FtlCounters, Media, MediaConfig, SimClock, Wait};
 use kvssd::{DftlKv, DftlKvConfig, KvDevice, Kvftl, KvftlConfig, LsmConfig, LsmInDevice, Plsc, PlscConfig};
 
 use crate::engine::{ContentDigest, KvEngine};
 use crate::error::{LabError, Result};
-use crate::spec::{DeviceSpec, KvDesign};
-use crate::stack::DeviceReport;
+use crate::result::DeviceReport;
+use crate::spec::KvDesign;
 
 impl KvDesign {
-    /// A fresh device of this design on the device specification's preset and capacity.
-    pub fn build(self, a: &DeviceSpec) -> Result<KvSsd> {
-        let media = a.media_config()?;
+    /// A fresh device of this design on the NAND array `media`.
+    pub fn build(self, media: &MediaConfig) -> Result<KvSsd> {
+        let media = media.clone();
         Ok(KvSsd(match self {
             KvDesign::Plsc => Box::new(Plsc::new(PlscConfig::new(media))?),
             KvDesign::LsmInDevice { filters } => {
@@ -138,10 +138,6 @@ impl KvEngine for KvDeviceEngine {
     fn settle(&mut self) -> Result<()> {
         // A device's work is inside the request that set it off: nothing runs behind the host.
         Ok(())
-    }
-
-    fn stats(&self) -> Option<lsm::DbStats> {
-        None
     }
 
     fn close(&mut self) -> Result<()> {

@@ -19,6 +19,7 @@ pub mod input;
 pub mod kv_device;
 pub mod loop_device;
 pub mod page_writes;
+pub mod phases;
 pub mod plugins;
 pub mod progress;
 pub mod publish;

@@ -9,58 +9,28 @@
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, VecDeque};
-use std::time::Instant;
 
 use flashsim::theory::greedy_wa_limit;
-use flashsim::{DataMode, HostLabel, HostOp, LatencySummary, Nanos, NvramUsage};
+use flashsim::{HostLabel, HostOp, LatencySummary, Nanos};
 use rand::{Rng, SeedableRng};
-use serde::{Deserialize, Serialize};
 use workload::zipfian::Zipfian;
 
 use crate::error::LabError;
-use crate::harness::PhaseResult;
-use crate::result::{RunResult, Timing};
-use crate::runner::Outcome;
-use crate::spec::{Named, Pattern, RunSpec};
-
-/// What a page-write run measured over its overwrites after the warmup.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct FtlSummary {
-    pub pattern: String,
-    pub capacity_writes: f64,
-    pub warmup: f64,
-    pub queue_depth: u32,
-    /// NAND programs / host page writes over the measured part.
-    pub write_amplification: f64,
-    /// The large-block limit of greedy GC (and of FIFO) under uniform writes (Xiang & Kurkoski),
-    /// at the configured and at the effective spare factor, for comparison.
-    pub theory_write_amplification: Option<f64>,
-    pub theory_write_amplification_effective: Option<f64>,
-    /// Idle pages (free blocks, unwritten parts of open blocks) averaged over the measured writes.
-    pub measured_spare_factor: f64,
-    pub measured_host_write_pages: u64,
-    pub measured_nand_programs: u64,
-    /// Victim blocks collected, and those the host had to wait for.
-    pub gc_runs: u64,
-    pub foreground_gc_runs: u64,
-    pub nvram: NvramUsage,
-}
+use crate::result::{FtlSummary, Measured, PhaseResult, RunResult};
+use crate::spec::{Named, PageWritesPlan, Pattern, Plan};
 
 /// Writes drawn ahead of the one being served (`Ftl::prefetch`).
 const PREFETCH_AHEAD: u64 = 16;
 
-/// Runs the page writes of `spec` (its device a simulated block SSD, checked by `RunSpec::plan`).
-pub fn run(spec: &RunSpec, progress: bool) -> Outcome {
-    let wall = Instant::now();
-    let pages = &spec.workload.pages;
-    let mut config = spec.device.ssd_config()?;
-    // Page contents are never read back: only the mapping and the counts matter.
-    config.media.store = DataMode::MetadataOnly;
-    let mut ssd = spec.device.ftl_on(&config)?;
+/// Runs the page writes `p` of `plan`.
+pub fn run(plan: &Plan, p: &PageWritesPlan, progress: bool) -> Measured {
+    let pages = &p.pages;
+    let config = &p.ssd;
+    let mut ssd = p.ftl.build(config)?;
     let user = ssd.user_pages();
     let overwrites = (pages.writes * user as f64).round() as u64;
     let measure_from = (pages.warmup * overwrites as f64).round() as u64;
-    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(spec.workload.seed);
+    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(p.seed);
     let mut zipf = match pages.pattern {
         Pattern::Zipf(theta) => {
             Some(Zipfian::new(user, theta).map_err(|e| LabError::invalid("workload.pages.pattern", e.to_string()))?)
@@ -137,25 +107,16 @@ pub fn run(spec: &RunSpec, progress: bool) -> Outcome {
         foreground_gc_runs: all.ftl.foreground_gc_runs,
         nvram: ssd.nvram(),
     };
-    let description = format!(
-        "{} (GC {} {}, copyback {})",
-        spec.device.describe(),
-        spec.device.gc.name(),
-        config.gc_destination.name(),
-        config.copyback
-    );
     let result = RunResult::of_device(
-        &spec.workload.name.label(),
+        &plan.workload,
         "none: page writes to the device".into(),
-        description,
+        plan.device.clone(),
         phases,
         ssd.report(),
         end_time,
         Some(ftl),
     );
-    let wall_time_s = wall.elapsed().as_secs_f64();
-    let nand_ops_per_wall_sec = Some(all.flash.nand_ops() as f64 / wall_time_s.max(1e-9));
-    Ok((result, Timing { wall_time_s, nand_ops_per_wall_sec }))
+    Ok((result, Some(all.flash.nand_ops())))
 }
 
 /// A phase of `ops` page writes of `page` bytes over the simulated span `(from, to)`.

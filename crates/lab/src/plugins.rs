@@ -31,7 +31,6 @@ use storage::zone::{CustomAllocator, ZoneAllocator};
 use storage::AllocPolicy;
 
 use crate::error::LabError;
-use crate::spec::named::NameError;
 use crate::spec::{EngineName, FtlName};
 
 /// A registration that cannot be, or a name that names nothing.
@@ -44,12 +43,6 @@ pub enum PluginError {
     /// A name that is neither built in nor registered; `accepted` lists both, built-in first.
     #[error("unknown {kind} '{name}'; accepted: {}", .accepted.join(", "))]
     Unknown { kind: &'static str, name: String, accepted: Vec<String> },
-}
-
-impl From<PluginError> for NameError {
-    fn from(e: PluginError) -> NameError {
-        NameError(e.to_string())
-    }
 }
 
 /// Builds a plug-in FTL on a device configuration (geometry, timings, spare factor, GC policy

@@ -5,7 +5,7 @@
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::spec::{format_size, Engine, FsKind, Plan, RunSpec};
+use crate::spec::{format_size, Kind, Plan, Storage};
 
 /// A bar of `total` steps labelled `what`, hidden unless `show` and stderr is a terminal.
 pub fn bar(show: bool, total: u64, what: &str) -> ProgressBar {
@@ -20,20 +20,12 @@ pub fn bar(show: bool, total: u64, what: &str) -> ProgressBar {
     bar
 }
 
-/// `device: ...`: the device `spec` runs on as its result will name it, then for a simulated
-/// device its raw capacity and the geometry that makes it (`plan` is the spec's plan).
-pub fn device_line(spec: &RunSpec, plan: &Plan) -> String {
-    let device = spec.device_as_built();
-    let described = match &plan.engine {
-        Engine::Kv(design) => {
-            format!("simulated {} key-value SSD ({}){}", device.preset.name(), design.name(), device.shape())
-        }
-        _ => device.describe(),
-    };
-    let simulated = matches!(plan.engine, Engine::Kv(_)) || matches!(device.fs, FsKind::Sim | FsKind::Zone);
-    let raw = match device.media_config() {
-        Ok(media) if simulated => {
-            let g = media.geometry;
+/// `device: ...`: the device `plan` runs on as its result will name it, then for a simulated
+/// device its raw capacity and the geometry that makes it.
+pub fn device_line(plan: &Plan) -> String {
+    let raw = match plan.media() {
+        Some(media) => {
+            let g = &media.geometry;
             format!(
                 "; raw capacity {} ({} bytes: {} channels x {} chips x {} dies x {} planes x {} blocks x {} pages of {})",
                 format_size(g.capacity_bytes()),
@@ -47,11 +39,14 @@ pub fn device_line(spec: &RunSpec, plan: &Plan) -> String {
                 format_size(g.page_size as u64)
             )
         }
+        None => String::new(),
+    };
+    let database = match &plan.kind {
+        Kind::Lsm(p) => match &p.storage {
+            Storage::Posix(dir) => format!(" (the database in {})", dir.join(crate::engine::DIR).display()),
+            _ => String::new(),
+        },
         _ => String::new(),
     };
-    let database = match &device.fs {
-        FsKind::Posix(dir) => format!(" (the database in {})", dir.join(crate::engine::DIR).display()),
-        _ => String::new(),
-    };
-    format!("device: {described}{database}{raw}")
+    format!("device: {}{database}{raw}", plan.device)
 }

@@ -14,20 +14,12 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::error::CacheError;
 use crate::result::{RunResult, Timing};
 use crate::spec::RunSpec;
 
 /// The folder of finished runs inside a result folder.
 pub const DIR: &str = "runs";
-
-/// Errors of the run cache: where, and what the file system said.
-#[derive(Debug, thiserror::Error)]
-pub enum CacheError {
-    #[error("{path}: cannot {what}: {source}")]
-    Io { path: PathBuf, what: &'static str, source: std::io::Error },
-    #[error("{path}: a cached run that cannot be read back ({source})")]
-    Corrupt { path: PathBuf, source: serde_json::Error },
-}
 
 /// A result folder's finished runs.
 #[derive(Clone, Debug)]

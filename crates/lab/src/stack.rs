@@ -1,20 +1,22 @@
-//! A built storage stack: the file system a run's device specification names (SimFs on a
-//! simulated block SSD, ZoneFs on a simulated ZNS SSD, a host directory, memory, a reflink XFS on
-//! a loop device) or a key-value SSD with no file system, its simulated clock, and the
-//! device-level accounting a result reports (host writes by cause, the flash report, zones, a real
-//! device's written bytes).
+//! A built storage stack: the file system a run's plan names (SimFs on a simulated block SSD,
+//! ZoneFs on a simulated ZNS SSD, a host directory, memory, a reflink XFS on a loop device) or a
+//! key-value SSD with no file system, its simulated clock, and the device-level accounting a
+//! result reports (host writes by cause, the flash report, zones, a real device's written bytes).
 
 use std::sync::Arc;
 use std::time::Instant;
 
-use flashsim::{FlashReport, Lane, SimClock, ZonedSsd};
-use serde::{Deserialize, Serialize};
-use storage::{Fs, HostWriteStats, MemFs, PageCacheStats, PosixFs, SimFs, SimFsOptions, ZoneFs, ZoneReport};
+use flashsim::{Lane, MediaConfig, SimClock, ZonedSsd};
+use storage::{Fs, MemFs, PosixFs, SimFs, SimFsOptions, ZoneFs};
 
 use crate::error::{LabError, Result};
 use crate::kv_device::SharedKvSsd;
 use crate::loop_device::LoopDevice;
-use crate::spec::{DeviceSpec, FsKind, KvDesign};
+use crate::result::{
+    per_user_byte, DeviceReport, FlashSection, FsSection, Lanes, LsmSection, PageCacheSummary, PhaseResult, RunResult,
+    TimeBase, ZoneSummary,
+};
+use crate::spec::{KvDesign, Storage};
 
 pub enum Backend {
     Sim(SimFs),
@@ -36,41 +38,44 @@ pub struct Stack {
 }
 
 impl Stack {
-    pub fn build(a: &DeviceSpec) -> Result<Stack> {
+    /// The file system `storage` plans and the device below it.
+    pub fn build(storage: &Storage) -> Result<Stack> {
         let started = Instant::now();
-        let (fs, backend, clock): (Arc<dyn Fs>, Backend, Option<SimClock>) = match &a.fs {
-            FsKind::Sim => {
+        let (fs, backend, clock): (Arc<dyn Fs>, Backend, Option<SimClock>) = match storage {
+            Storage::Sim { ssd, ftl, page_cache } => {
                 let clock = SimClock::new();
-                let fs = SimFs::format(a.block_ssd()?, clock.clone(), SimFsOptions::default())?;
-                fs.set_page_cache(a.page_cache_config())?;
+                let fs = SimFs::format(ftl.build(ssd)?, clock.clone(), SimFsOptions::default())?;
+                fs.set_page_cache(*page_cache)?;
                 (Arc::new(fs.clone()), Backend::Sim(fs), Some(clock))
             }
-            FsKind::Zone => {
+            Storage::Zone { zoned, fs: options, page_cache } => {
                 let clock = SimClock::new();
-                let fs = ZoneFs::format(ZonedSsd::new(a.zoned_config()?)?, clock.clone(), a.zone_fs_options())?;
-                fs.set_page_cache(a.page_cache_config())?;
+                let fs = ZoneFs::format(ZonedSsd::new(zoned.clone())?, clock.clone(), options.clone())?;
+                fs.set_page_cache(*page_cache)?;
                 (Arc::new(fs.clone()), Backend::Zone(fs), Some(clock))
             }
-            FsKind::Mem => (Arc::new(MemFs::new()), Backend::Mem, None),
-            FsKind::Posix(dir) => (Arc::new(PosixFs::new(dir.clone())?), Backend::Posix, None),
-            FsKind::XfsLoop => {
-                let dev = LoopDevice::new(a.xfs_image_bytes())?;
+            Storage::Mem => (Arc::new(MemFs::new()), Backend::Mem, None),
+            Storage::Posix(dir) => (Arc::new(PosixFs::new(dir.clone())?), Backend::Posix, None),
+            Storage::XfsLoop { image_bytes } => {
+                let dev = LoopDevice::new(*image_bytes)?;
                 (Arc::new(PosixFs::new(dev.db_dir())?), Backend::XfsLoop(dev), None)
             }
         };
         Ok(Stack { fs: Some(fs), backend, clock, started })
     }
 
-    /// A key-value SSD of `design` on the device's preset and capacity, in simulated time (that
-    /// it has no file system below it is `RunSpec::plan`'s rule).
-    pub fn kv_device(a: &DeviceSpec, design: KvDesign) -> Result<Stack> {
-        let dev = design.build(a)?;
-        Ok(Stack {
+    /// A key-value SSD of `design` on `media`, in simulated time, with the device and its clock
+    /// for the engine that drives it.
+    pub fn kv_device(design: KvDesign, media: &MediaConfig) -> Result<(Stack, SharedKvSsd, SimClock)> {
+        let device: SharedKvSsd = Arc::new(std::sync::Mutex::new(design.build(media)?));
+        let clock = SimClock::new();
+        let stack = Stack {
             fs: None,
-            backend: Backend::Kv(Arc::new(std::sync::Mutex::new(dev))),
-            clock: Some(SimClock::new()),
+            backend: Backend::Kv(Arc::clone(&device)),
+            clock: Some(clock.clone()),
             started: Instant::now(),
-        })
+        };
+        Ok((stack, device, clock))
     }
 
     /// The file system, for an engine that needs one.
@@ -132,6 +137,45 @@ impl Stack {
         Ok(())
     }
 
+    /// The result of `phases` run on this stack by an engine whose statistics are `stats` (the
+    /// LSM engine's; none for a key-value SSD, whose accounting is the device's).
+    pub fn result(
+        &self,
+        workload: &str,
+        engine: String,
+        device: String,
+        phases: Vec<PhaseResult>,
+        stats: Option<&lsm::DbStats>,
+    ) -> RunResult {
+        let stack = self;
+        let dev = stack.device_report();
+        let engine_write_bytes = stats.map_or(0, |s| s.engine_write_bytes());
+        let host = dev.as_ref().map_or(engine_write_bytes, |d| d.host_write_bytes.total);
+        let time_base = if stack.simulated() { TimeBase::Simulated } else { TimeBase::WallClock };
+        let mut r = RunResult::base(workload, engine, device, time_base, phases, host);
+        r.host.write_amplification = per_user_byte(host, r.host.user_bytes);
+        r.host.write_bytes_by_cause = dev.as_ref().map(|d| d.host_write_bytes.clone());
+        let flash = dev.as_ref().map(|d| &d.flash);
+        r.flash = flash.map(|f| FlashSection::new(f, r.host.user_bytes));
+        r.host.sim_time_s = stack.simulated().then(|| stack.now_ns() as f64 / 1e9);
+        r.host.lanes = stack.clock.as_ref().map(|c| Lanes {
+            foreground: c.spent(flashsim::Lane::Foreground),
+            background: c.spent(flashsim::Lane::Background),
+            out_of_order_requests: flash.map_or(0, |f| f.out_of_order),
+            out_of_order_ns: flash.map_or(0, |f| f.out_of_order_ns),
+            head_of_line_ns: flash.map_or(0, |f| f.head_of_line_ns),
+        });
+        r.lsm = stats.map(|stats| LsmSection::new(stats, dev.as_ref()));
+        let fs = FsSection {
+            page_cache: dev.as_ref().and_then(|d| d.page_cache.clone()),
+            zones: dev.as_ref().and_then(|d| d.zones.clone()),
+            device_write_bytes: None,
+        };
+        r.fs = (!fs.is_empty()).then_some(fs);
+        r.kv_ssd = stack.device_work();
+        r
+    }
+
     /// Device-level accounting, when there is a simulated device.
     pub fn device_report(&self) -> Option<DeviceReport> {
         let (stats, flash, zones, cache) = match &self.backend {
@@ -149,210 +193,4 @@ impl Stack {
         report.page_cache = (cache.capacity_bytes > 0).then(|| PageCacheSummary::new(&cache));
         Some(report)
     }
-}
-
-impl DeviceReport {
-    /// A key-value SSD's report: the host's writes are the pages programmed for its data (its
-    /// flushes), and the device's compaction writes are reported per level, as the LSM's are.
-    pub fn of_kv_ssd(flash: FlashReport, compaction_by_level: Vec<u64>) -> DeviceReport {
-        let host = flash.host_write_bytes;
-        DeviceReport {
-            host_write_bytes: HostWrites {
-                total: host,
-                wal: 0,
-                flush: host,
-                compaction_by_level: compaction_by_level.clone(),
-                manifest: 0,
-                fs_metadata: 0,
-                other: 0,
-                moves: 0,
-                t_zone: 0,
-                zone_gc: 0,
-            },
-            levels: compaction_by_level
-                .iter()
-                .enumerate()
-                .map(|(level, &b)| LevelDevice {
-                    level,
-                    host_write_bytes: b + if level == 0 { host } else { 0 },
-                    cloned_bytes: 0,
-                })
-                .collect(),
-            flash,
-            zones: None,
-            page_cache: None,
-        }
-    }
-
-    fn new(s: &HostWriteStats, flash: FlashReport, zones: Option<ZoneSummary>) -> DeviceReport {
-        // GC copies cannot be attributed to a level; each level's flash programs are its own host
-        // page writes, and the GC share is reported whole.
-        let levels = s
-            .compaction_bytes
-            .iter()
-            .enumerate()
-            .map(|(level, &bytes)| LevelDevice {
-                level,
-                host_write_bytes: bytes + if level == 0 { s.flush_bytes } else { 0 },
-                cloned_bytes: s.cloned_bytes_by_level.get(level).copied().unwrap_or(0),
-            })
-            .collect();
-        DeviceReport {
-            host_write_bytes: HostWrites {
-                total: s.host_write_bytes(),
-                wal: s.wal_bytes,
-                flush: s.flush_bytes,
-                compaction_by_level: s.compaction_bytes.clone(),
-                manifest: s.manifest_bytes,
-                fs_metadata: s.fs_metadata_bytes,
-                other: s.other_bytes,
-                moves: s.move_bytes,
-                t_zone: s.t_zone_bytes,
-                zone_gc: s.zone_gc_bytes,
-            },
-            flash,
-            levels,
-            zones,
-            page_cache: None,
-        }
-    }
-}
-
-/// What the host's page cache did (`page_cache` of a result): hits and misses of the pages reads
-/// asked for, pages read ahead, bytes written back by cause, dirty bytes of deleted files never
-/// written, the most dirty bytes held at once.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct PageCacheSummary {
-    pub capacity_bytes: u64,
-    pub hits: u64,
-    pub misses: u64,
-    pub hit_ratio: Option<f64>,
-    pub readahead_pages: u64,
-    pub evictions: u64,
-    pub written_back_bytes: WrittenBack,
-    pub dropped_dirty_bytes: u64,
-    pub dirty_peak_bytes: u64,
-}
-
-/// Bytes the page cache wrote back, by cause.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct WrittenBack {
-    pub total: u64,
-    pub fsync: u64,
-    pub background: u64,
-    pub expired: u64,
-    pub pressure: u64,
-    pub clone: u64,
-    /// Before a direct-I/O read or write of a file with dirty pages.
-    #[serde(default)]
-    pub direct: u64,
-    /// At the end of the run (an unmount).
-    pub unmount: u64,
-}
-
-impl PageCacheSummary {
-    fn new(s: &PageCacheStats) -> PageCacheSummary {
-        PageCacheSummary {
-            capacity_bytes: s.capacity_bytes,
-            hits: s.hits,
-            misses: s.misses,
-            hit_ratio: s.hit_ratio(),
-            readahead_pages: s.readahead_pages,
-            evictions: s.evictions,
-            written_back_bytes: WrittenBack {
-                total: s.written_back(),
-                fsync: s.written_back_fsync,
-                background: s.written_back_background,
-                expired: s.written_back_expired,
-                pressure: s.written_back_pressure,
-                clone: s.written_back_clone,
-                direct: s.written_back_direct,
-                unmount: s.written_back_unmount,
-            },
-            dropped_dirty_bytes: s.dropped_dirty_bytes,
-            dirty_peak_bytes: s.dirty_peak_bytes,
-        }
-    }
-}
-
-/// What a ZoneFs run did to its zones (seed 003's measures): the utilisation of every data zone
-/// in use at the end (live bytes / zone capacity), resets, host GC, padding and space
-/// amplification.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct ZoneSummary {
-    pub zone_size: u64,
-    pub zone_capacity: u64,
-    pub data_zones: usize,
-    /// Data zones holding anything at the end.
-    pub used_zones: usize,
-    /// Live bytes / zone capacity of each used data zone, in zone order.
-    pub utilisation: Vec<f64>,
-    /// Used zones per tenth of utilisation ([0, 0.1), ..., [0.9, 1.0]).
-    pub utilisation_histogram: Vec<u64>,
-    /// Used zones at least 90 % utilised (seed 003: "over 90 % at most zones").
-    pub zones_over_90_percent: usize,
-    /// Bytes written in used data zones / live bytes.
-    pub space_amplification: Option<f64>,
-    pub resets: u64,
-    pub gc_runs: u64,
-    pub gc_copied_bytes: u64,
-    pub padding_bytes: u64,
-}
-
-impl ZoneSummary {
-    fn new(r: &ZoneReport, zone_size: u64, page: u64) -> ZoneSummary {
-        let utilisation = r.utilisation();
-        ZoneSummary {
-            zone_size,
-            zone_capacity: r.zone_capacity_bytes,
-            data_zones: r.data_zones().count(),
-            used_zones: r.used_data_zones(),
-            zones_over_90_percent: utilisation.iter().filter(|&&u| u >= 0.9).count(),
-            utilisation,
-            utilisation_histogram: r.utilisation_histogram(10),
-            space_amplification: r.space_amplification(page),
-            resets: r.counters.resets,
-            gc_runs: r.counters.gc_runs,
-            gc_copied_bytes: r.counters.gc_copied_bytes,
-            padding_bytes: r.counters.padding_bytes,
-        }
-    }
-}
-
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct HostWrites {
-    pub total: u64,
-    pub wal: u64,
-    pub flush: u64,
-    pub compaction_by_level: Vec<u64>,
-    pub manifest: u64,
-    pub fs_metadata: u64,
-    pub other: u64,
-    /// SSTs rewritten unchanged into their level's zone (lifetime-leveling's moves).
-    pub moves: u64,
-    /// Short-lived SSTs written to the T-zone (lifetime-leveling).
-    pub t_zone: u64,
-    /// Live data copied by host zone GC (ZoneFs).
-    pub zone_gc: u64,
-}
-
-#[derive(Clone, Debug, Serialize)]
-pub struct LevelDevice {
-    pub level: usize,
-    /// Pages the engine wrote into this level (flushes count at level 0), in bytes.
-    pub host_write_bytes: u64,
-    pub cloned_bytes: u64,
-}
-
-/// What the simulated device saw: the file system's writes by cause, the device's own report, and
-/// host writes per level.
-#[derive(Clone, Debug)]
-pub struct DeviceReport {
-    pub host_write_bytes: HostWrites,
-    pub flash: FlashReport,
-    pub levels: Vec<LevelDevice>,
-    /// Zones, on a ZNS device.
-    pub zones: Option<ZoneSummary>,
-    /// The host's page cache, when the file system has one.
-    pub page_cache: Option<PageCacheSummary>,
 }

@@ -448,7 +448,11 @@ records = 1000
         let e = Experiment::parse_in(text, dir.path()).unwrap();
         let w = &e.points[0].spec.workload;
         assert_eq!((w.ycsb.get("readproportion"), w.ycsb.get("updateproportion")), (Some("0.2"), Some("0.7")));
-        assert_eq!(e.points[0].spec.plan().unwrap().records, 500, "recordcount gives the records");
+        assert_eq!(
+            e.points[0].spec.plan().unwrap().kind.phases().unwrap().records,
+            500,
+            "recordcount gives the records"
+        );
         let json = serde_json::to_value(w).unwrap();
         assert!(json.get("ycsb_file").is_none() && json["ycsb"]["recordcount"] == "500", "{json}");
         let e = Experiment::parse_in(text, Path::new("/nonexistent")).err().unwrap().to_string();

@@ -42,6 +42,8 @@ impl Experiment {
         let file_name =
             |f: &std::path::Path| f.file_name().map_or(f.display().to_string(), |n| n.to_string_lossy().into());
         // Page writes and block traces have no records: their size is the device's and the trace's.
+        let plan = s.plan();
+        let phases = plan.as_ref().ok().and_then(|p| p.kind.phases());
         let size = match (&w.name, w.data) {
             (WorkloadKind::PageWrites, _) => {
                 format!("a fill, then {} capacity-writes of {} page writes", w.pages.writes, w.pages.pattern.name())
@@ -54,9 +56,9 @@ impl Experiment {
             }
             (_, Some(d)) => format!("{} of data", format_size(d.0)),
             // The records a YCSB property file gives (recordcount) are the plan's.
-            (_, None) => format!("{} records", s.plan().map_or(w.records.unwrap_or(0), |p| p.records)),
+            (_, None) => format!("{} records", phases.map_or(w.records.unwrap_or(0), |p| p.records)),
         };
-        let operations = s.plan().map_or(w.operations, |p| p.operations);
+        let operations = phases.map_or(w.operations, |p| p.operations);
         let ops = if operations > 0 && !w.name.is_device_only() {
             format!(", {operations} operations")
         } else {

@@ -120,24 +120,24 @@ const ANY: &str = "*";
 /// A result with every section and field present and one element in every list: the shape every
 /// metric path is checked against.
 fn shape() -> Value {
-    let mut phase = crate::harness::PhaseResult::default();
+    let mut phase = super::PhaseResult::default();
     phase.latency_by_kind.insert(ANY.into(), Default::default());
-    let mut by_cause = crate::stack::HostWrites::default();
+    let mut by_cause = super::HostWrites::default();
     by_cause.compaction_by_level.push(0);
-    let zones = crate::stack::ZoneSummary {
+    let zones = super::ZoneSummary {
         utilisation: vec![0.0],
         utilisation_histogram: vec![0],
         space_amplification: Some(0.0),
         ..Default::default()
     };
-    let page_cache = crate::stack::PageCacheSummary { hit_ratio: Some(0.0), ..Default::default() };
+    let page_cache = super::PageCacheSummary { hit_ratio: Some(0.0), ..Default::default() };
     let kv_ssd = kvssd::DeviceWork {
         compactions_by_level: vec![0],
         ssts_read_per_get: Some(0.0),
         ftl: Some(Default::default()),
         ..Default::default()
     };
-    let ftl = crate::page_writes::FtlSummary {
+    let ftl = super::FtlSummary {
         theory_write_amplification: Some(0.0),
         theory_write_amplification_effective: Some(0.0),
         ..Default::default()

@@ -17,13 +17,17 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::engine::ContentDigest;
-use crate::harness::PhaseResult;
-use crate::stack::{HostWrites, Stack, ZoneSummary};
+use std::collections::BTreeMap;
 
+use flashsim::{LatencySummary, NvramUsage};
+
+use crate::engine::ContentDigest;
+
+mod device;
 mod metrics;
 mod render;
 
+pub use device::{DeviceReport, HostWrites, LevelDevice, PageCacheSummary, WrittenBack, ZoneSummary};
 pub use metrics::{check_metric, metric_value, MetricError, ALIASES};
 pub use render::render;
 
@@ -53,6 +57,54 @@ pub struct LevelResult {
     pub job_s: f64,
 }
 
+/// One measured phase (a load, a run, one db_bench benchmark).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct PhaseResult {
+    pub name: String,
+    pub ops: u64,
+    pub elapsed_s: f64,
+    pub ops_per_sec: f64,
+    pub micros_per_op: f64,
+    /// Keys + values written by this phase.
+    pub user_bytes: u64,
+    /// Keys + values read by this phase.
+    pub read_bytes: u64,
+    /// Point reads that found their key.
+    pub found: u64,
+    /// Records returned by scans.
+    pub scanned_records: u64,
+    /// Latency of all operations, and per kind.
+    pub latency: LatencySummary,
+    pub latency_by_kind: BTreeMap<String, LatencySummary>,
+    /// Throughput over time: (seconds since the phase began, operations per second over the
+    /// window that ended then), [`TIMELINE_WINDOWS`] windows of equal operation counts; the last
+    /// window includes the wait for background work.
+    pub timeline: Vec<(f64, f64)>,
+}
+
+/// What a page-write run measured over its overwrites after the warmup.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct FtlSummary {
+    pub pattern: String,
+    pub capacity_writes: f64,
+    pub warmup: f64,
+    pub queue_depth: u32,
+    /// NAND programs / host page writes over the measured part.
+    pub write_amplification: f64,
+    /// The large-block limit of greedy GC (and of FIFO) under uniform writes (Xiang & Kurkoski),
+    /// at the configured and at the effective spare factor, for comparison.
+    pub theory_write_amplification: Option<f64>,
+    pub theory_write_amplification_effective: Option<f64>,
+    /// Idle pages (free blocks, unwritten parts of open blocks) averaged over the measured writes.
+    pub measured_spare_factor: f64,
+    pub measured_host_write_pages: u64,
+    pub measured_nand_programs: u64,
+    /// Victim blocks collected, and those the host had to wait for.
+    pub gc_runs: u64,
+    pub foreground_gc_runs: u64,
+    pub nvram: NvramUsage,
+}
+
 /// One run's result: what ran (in words), its phases, and its figures in sections, one section
 /// per layer the run went through. A section, or a field, that does not apply to a kind of run is
 /// absent (never 0 or 1): a key-value SSD run has no `lsm` section, a page-write run no host write
@@ -74,7 +126,7 @@ pub struct RunResult {
     pub flash: Option<FlashSection>,
     /// A page-write run's measurement over its overwrites after the warmup.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ftl: Option<crate::page_writes::FtlSummary>,
+    pub ftl: Option<FtlSummary>,
     /// A key-value SSD's own work (flushes, compactions, GC, the put time they held up).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kv_ssd: Option<kvssd::DeviceWork>,
@@ -136,7 +188,7 @@ pub struct LsmSection {
 pub struct FsSection {
     /// The host's page cache over a simulated file system, when it has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub page_cache: Option<crate::stack::PageCacheSummary>,
+    pub page_cache: Option<PageCacheSummary>,
     /// Zones (ZNS device with ZoneFs only): utilisation, resets, host GC, space amplification.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub zones: Option<ZoneSummary>,
@@ -263,6 +315,10 @@ impl std::fmt::Display for TimeBase {
     }
 }
 
+/// A run's result and the NAND operations its device carried out (simulation only), as a kind's
+/// runner gives them back (`crate::runner`).
+pub type Measured = crate::error::Result<(RunResult, Option<u64>)>;
+
 /// Wall-clock time of a run (kept apart from the deterministic result).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Timing {
@@ -271,44 +327,6 @@ pub struct Timing {
 }
 
 impl RunResult {
-    /// The result of `phases` run on `stack` by an engine whose statistics are `stats` (the LSM
-    /// engine's; none for a key-value SSD, whose accounting is the device's).
-    pub fn collect(
-        workload: &str,
-        engine: String,
-        device: String,
-        stack: &Stack,
-        phases: Vec<PhaseResult>,
-        stats: Option<&lsm::DbStats>,
-    ) -> RunResult {
-        let dev = stack.device_report();
-        let engine_write_bytes = stats.map_or(0, |s| s.engine_write_bytes());
-        let host = dev.as_ref().map_or(engine_write_bytes, |d| d.host_write_bytes.total);
-        let time_base = if stack.simulated() { TimeBase::Simulated } else { TimeBase::WallClock };
-        let mut r = RunResult::base(workload, engine, device, time_base, phases, host);
-        r.host.write_amplification = per_user_byte(host, r.host.user_bytes);
-        r.host.write_bytes_by_cause = dev.as_ref().map(|d| d.host_write_bytes.clone());
-        let flash = dev.as_ref().map(|d| &d.flash);
-        r.flash = flash.map(|f| FlashSection::new(f, r.host.user_bytes));
-        r.host.sim_time_s = stack.simulated().then(|| stack.now_ns() as f64 / 1e9);
-        r.host.lanes = stack.clock.as_ref().map(|c| Lanes {
-            foreground: c.spent(flashsim::Lane::Foreground),
-            background: c.spent(flashsim::Lane::Background),
-            out_of_order_requests: flash.map_or(0, |f| f.out_of_order),
-            out_of_order_ns: flash.map_or(0, |f| f.out_of_order_ns),
-            head_of_line_ns: flash.map_or(0, |f| f.head_of_line_ns),
-        });
-        r.lsm = stats.map(|stats| LsmSection::new(stats, dev.as_ref()));
-        let fs = FsSection {
-            page_cache: dev.as_ref().and_then(|d| d.page_cache.clone()),
-            zones: dev.as_ref().and_then(|d| d.zones.clone()),
-            device_write_bytes: None,
-        };
-        r.fs = (!fs.is_empty()).then_some(fs);
-        r.kv_ssd = stack.device_work();
-        r
-    }
-
     /// The result of `phases` run on a simulated device alone (no file system, no engine; the
     /// device's `flash` report at simulated time `end_ns`): the host writes are the device's.
     /// With `ftl`, a page-write run's measurement after its warmup: the flash's whole-run write
@@ -320,7 +338,7 @@ impl RunResult {
         phases: Vec<PhaseResult>,
         flash: flashsim::FlashReport,
         end_ns: u64,
-        ftl: Option<crate::page_writes::FtlSummary>,
+        ftl: Option<FtlSummary>,
     ) -> RunResult {
         let host = flash.host_write_bytes;
         let mut r = RunResult::base(workload, engine, device, TimeBase::Simulated, phases, host);
@@ -337,7 +355,7 @@ impl RunResult {
     }
 
     /// A result of `phases` with `host_write_bytes`, and nothing measured beyond them.
-    fn base(
+    pub(crate) fn base(
         workload: &str,
         engine: String,
         device: String,
@@ -393,7 +411,7 @@ impl RunResult {
 
 impl FlashSection {
     /// The device's flash accounting, over a run whose workload wrote `user_bytes`.
-    fn new(f: &flashsim::FlashReport, user_bytes: u64) -> FlashSection {
+    pub(crate) fn new(f: &flashsim::FlashReport, user_bytes: u64) -> FlashSection {
         FlashSection {
             program_bytes: f.flash_program_bytes,
             read_bytes: f.flash_read_bytes,
@@ -419,7 +437,7 @@ impl FsSection {
 
 impl LsmSection {
     /// The engine's statistics, with each level's host writes from the device's report `dev`.
-    fn new(stats: &lsm::DbStats, dev: Option<&crate::stack::DeviceReport>) -> LsmSection {
+    pub(crate) fn new(stats: &lsm::DbStats, dev: Option<&DeviceReport>) -> LsmSection {
         let all = stats.stalls();
         let (udb_ratio_inputs, udb_ratio_outputs) = stats.udb_ratios();
         let levels = stats
@@ -462,6 +480,6 @@ impl LsmSection {
 }
 
 /// `bytes` per user byte; none when nothing was written.
-fn per_user_byte(bytes: u64, user_bytes: u64) -> Option<f64> {
+pub(crate) fn per_user_byte(bytes: u64, user_bytes: u64) -> Option<f64> {
     (user_bytes > 0).then(|| bytes as f64 / user_bytes as f64)
 }

@@ -2,8 +2,9 @@
 //! NAND timings) and a one-line description (`simulated femu SSD, 16 GiB, ...`). The words go into
 //! results (`RunResult::device`), so they change only with what they describe.
 
-use super::device::{DeviceSpec, FsKind, FtlName, ZoneGc};
+use super::device::{DeviceSpec, FsKind, ZoneGc};
 use super::named::{format_size, format_size_in, Named};
+use super::names::FtlName;
 
 impl DeviceSpec {
     /// `, CAPACITY, P KiB pages, NAND READ/PROGRAM/ERASE/TRANSFER` of a simulated device.

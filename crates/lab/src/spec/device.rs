@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 use storage::{AllocPolicy, GcOptions, ZoneFsOptions};
 
 use super::named::{parser, serde_name, serde_name_opt, Bytes, BytesOrOff, NameError, Named};
+use super::names::FtlName;
 use crate::error::{LabError, Result};
 
 /// The file system (and so the device) the engine runs on.
@@ -153,31 +154,6 @@ pub const DEFAULT_SPARE_FACTOR: f64 = 0.07;
 /// per physical page, a generous bound) and the engine (memtables, caches).
 const TABLE_BYTES_PER_PAGE: u64 = 64;
 const ENGINE_BYTES: u64 = 256 << 20;
-
-/// The flash translation layer of a simulated block SSD: the built-in page-mapped one
-/// ([`flashsim::BlockSsd`]) or a plug-in's (`crate::plugins`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum FtlName {
-    #[default]
-    Page,
-    /// A registered FTL, by the name the process's registry holds.
-    Plugin(&'static str),
-}
-
-impl FtlName {
-    pub const BUILT_IN: [&'static str; 1] = ["page"];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            FtlName::Page => "page",
-            FtlName::Plugin(name) => name,
-        }
-    }
-
-    fn is_page(&self) -> bool {
-        *self == FtlName::Page
-    }
-}
 
 impl Named for FtlName {
     fn parse_name(text: &str) -> Result<FtlName, NameError> {

@@ -10,61 +10,8 @@ use kvssd::Variant;
 use serde::{Deserialize, Serialize};
 
 use super::named::{parser, serde_name, serde_name_opt, ByteCount, Bytes, NameError, Named};
+use super::names::EngineName;
 use crate::error::{LabError, Result};
-
-/// The engines by name.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum EngineName {
-    /// The LSM engine on a file system.
-    #[default]
-    Lsm,
-    /// The PLSC-tree (seed 002).
-    Plsc,
-    /// Seed 002's baseline, LevelDB inside the device: a bloom filter per SST, an SST's pages
-    /// spread over every plane (the default since issue 28); or (`OnePlane`) no filters and an
-    /// SST's pages in one plane (our reading before issue 28).
-    LsmInDevice,
-    LsmInDeviceOnePlane,
-    /// KVFTL (seed 004) and its variants.
-    Kvftl,
-    KvftlSp,
-    KvftlNp,
-    KvftlWs,
-    /// Seed 004's baseline.
-    DftlKv,
-    /// A key-value SSD design a plug-in registered, by the name the process's registry holds
-    /// (`crate::plugins`).
-    Plugin(&'static str),
-}
-
-impl EngineName {
-    pub const BUILT_IN: [EngineName; 9] = [
-        EngineName::Lsm,
-        EngineName::Plsc,
-        EngineName::LsmInDevice,
-        EngineName::LsmInDeviceOnePlane,
-        EngineName::Kvftl,
-        EngineName::KvftlSp,
-        EngineName::KvftlNp,
-        EngineName::KvftlWs,
-        EngineName::DftlKv,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            EngineName::Lsm => "lsm",
-            EngineName::Plsc => "plsc",
-            EngineName::LsmInDevice => "lsm-in-device",
-            EngineName::LsmInDeviceOnePlane => "lsm-in-device-one-plane",
-            EngineName::Kvftl => "kvftl",
-            EngineName::KvftlSp => "kvftl-sp",
-            EngineName::KvftlNp => "kvftl-np",
-            EngineName::KvftlWs => "kvftl-ws",
-            EngineName::DftlKv => "dftl-kv",
-            EngineName::Plugin(name) => name,
-        }
-    }
-}
 
 impl Named for EngineName {
     fn parse_name(text: &str) -> Result<EngineName, NameError> {
@@ -309,8 +256,6 @@ pub enum Engine {
         options: Box<lsm::Options>,
     },
     Kv(KvDesign),
-    /// No engine: the workload drives the device itself (page writes).
-    Device,
 }
 
 fn is_flashkv(p: &lsm::Profile) -> bool {

@@ -20,21 +20,22 @@ pub mod device;
 pub mod engine;
 pub mod host;
 pub mod named;
+mod names;
+mod plan;
 pub mod workload;
 
 use serde::{Deserialize, Serialize};
 
-pub use self::device::{DeviceSpec, FsKind, FtlName, Store, ZoneGc};
-pub use self::engine::{Engine, EngineName, EngineSpec, KvDesign, MappingRam};
+pub use self::device::{DeviceSpec, FsKind, Store, ZoneGc};
+pub use self::engine::{Engine, EngineSpec, KvDesign, MappingRam};
 pub use self::host::HostSpec;
 pub use self::named::{format_size, format_size_in, Bytes, BytesOrOff, Named};
+pub use self::names::{EngineName, FtlName};
+pub use self::plan::{BlockTracePlan, Kind, KvSsdPlan, LsmPlan, PageWritesPlan, Phases, Plan, Storage};
 pub use self::workload::{
     Addresses, BlockTraceSpec, PageWrites, Pattern, Replay, ValueSizeSpec, WorkloadKind, WorkloadSpec,
 };
-use ::workload::{ValueData, ValueSize};
 pub use flashsim::{Preset, Timing};
-
-use crate::error::{LabError, Result};
 
 /// Everything that defines a run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -53,147 +54,9 @@ pub struct RunSpec {
     pub digest: bool,
 }
 
-/// A checked specification, resolved.
-#[derive(Clone, Debug)]
-pub struct Plan {
-    pub engine: Engine,
-    pub records: u64,
-    /// Operations of the measured phase.
-    pub operations: u64,
-    pub value_size: ValueSize,
-}
-
 impl RunSpec {
     pub fn new(engine: EngineSpec, device: DeviceSpec, workload: WorkloadSpec) -> RunSpec {
         RunSpec { engine, device, workload, host: HostSpec::default(), digest: false }
-    }
-
-    /// The device as the run builds it. With zero values a page holds only keys and headers
-    /// beyond its zero runs, so `auto` keeps pages compact instead of spilling a paper-scale
-    /// device to a temporary file (the store changes memory and speed, never a result).
-    pub fn device_as_built(&self) -> DeviceSpec {
-        let mut device = self.device.clone();
-        if self.workload.values == ValueData::Zeros {
-            device.store = device.store.for_zero_values();
-        }
-        device
-    }
-
-    /// Checks the specification as a whole and resolves it.
-    pub fn plan(&self) -> Result<Plan> {
-        if self.workload.name.is_device_only() {
-            return self.plan_device_only();
-        }
-        if self.workload.trace.is_some() {
-            return Err(LabError::invalid("workload.trace", "applies to workload block-trace only"));
-        }
-        let mut engine = self.engine.resolve()?;
-        if let (true, Some(field)) = (self.engine.is_kv_ssd(), self.host.first_set()) {
-            return Err(LabError::invalid(
-                field,
-                format!(
-                    "engine {} is a key-value SSD: no host-side engine writes, syncs or computes",
-                    self.engine.name.as_str()
-                ),
-            ));
-        }
-        self.host.validate()?;
-        if let Engine::Lsm { options } = &mut engine {
-            options.cpu = self.host.cpu_model()?;
-        }
-        if self.engine.is_kv_ssd() && self.device.fs != FsKind::Sim {
-            return Err(LabError::invalid(
-                "device.fs",
-                format!(
-                    "engine {} is a key-value SSD, with no file system below it: fs {} does not apply (leave it out)",
-                    self.engine.name.as_str(),
-                    self.device.fs.name()
-                ),
-            ));
-        }
-        self.device.validate()?;
-        if self.engine.direct_reads || self.engine.direct_writes {
-            let field = if self.engine.direct_reads { "engine.direct_reads" } else { "engine.direct_writes" };
-            let on = match &self.device.fs {
-                _ if self.engine.is_kv_ssd() => format!("engine {}, a key-value SSD", self.engine.name.as_str()),
-                FsKind::Sim | FsKind::Zone => String::new(),
-                fs => format!("fs {}", fs.name()),
-            };
-            if !on.is_empty() {
-                return Err(LabError::invalid(
-                    field,
-                    format!(
-                        "direct I/O bypasses the page cache of the simulated file systems (sim, zone): it does not \
-                         apply to {on}"
-                    ),
-                ));
-            }
-        }
-        let mut value_size = self.workload.value_size.resolve(self.device.page_size()?)?;
-        let (records, operations) = self.workload.counts(value_size)?;
-        if let (WorkloadKind::Ycsb(y), false) = (&self.workload.name, self.workload.ycsb.is_empty()) {
-            // The properties may set the fields: the record's sizes are theirs.
-            let g = self.workload.generator_spec(records, operations, value_size);
-            value_size = self.workload.ycsb_config(*y, &g)?.record_sizes();
-        }
-        Ok(Plan { engine, records, operations, value_size })
-    }
-
-    /// Page writes and block traces drive a simulated block SSD alone: no engine, no file system.
-    fn plan_device_only(&self) -> Result<Plan> {
-        let what = match self.workload.name {
-            WorkloadKind::PageWrites => "page writes go",
-            _ => "block trace requests go",
-        };
-        if self.engine != EngineSpec::default() || self.host.first_set().is_some() {
-            return Err(LabError::invalid("engine", format!("{what} to the device alone: no engine applies")));
-        }
-        if self.device.fs != FsKind::Sim {
-            return Err(LabError::invalid(
-                "device.fs",
-                format!("{what} to a simulated block SSD (sim), not {}", self.device.fs.name()),
-            ));
-        }
-        match (&self.workload.name, &self.workload.trace) {
-            (WorkloadKind::BlockTrace, Some(t)) => t.validate()?,
-            (WorkloadKind::BlockTrace, None) => {
-                return Err(LabError::invalid("workload.trace", "block-trace needs a trace: { file, format }"))
-            }
-            (_, Some(_)) => return Err(LabError::invalid("workload.trace", "applies to workload block-trace only")),
-            _ => self.workload.pages.validate()?,
-        }
-        self.device.validate()?;
-        let page = self.device.page_size()?;
-        Ok(Plan { engine: Engine::Device, records: 1, operations: 0, value_size: ValueSize::Fixed(page) })
-    }
-
-    /// The run's weight in a batch's estimate of time left: the user bytes of its load and of
-    /// its operations.
-    pub fn work(&self) -> f64 {
-        let Ok(p) = self.plan() else { return 0.0 };
-        (p.records + p.operations) as f64 * self.record_bytes(&p)
-    }
-
-    /// User data the run writes before its measured phase: every record (what a device holds
-    /// live, for sizing its spill file).
-    pub fn data_bytes(&self) -> u64 {
-        self.plan().map_or(0, |p| (p.records as f64 * self.record_bytes(&p)) as u64)
-    }
-
-    /// Page contents the run's device keeps for its records: all their bytes, or with zero values
-    /// in the compact store, about their keys and headers (two 64-byte granules per record).
-    pub fn kept_bytes(&self) -> u64 {
-        match self.workload.values {
-            ValueData::Generated => self.data_bytes(),
-            ValueData::Zeros => {
-                self.plan().map_or(0, |p| p.records * (self.workload.key_size.unwrap_or(24) as u64 + 128))
-            }
-        }
-    }
-
-    /// A key (24 bytes when the workload keeps its own) and a mean value.
-    fn record_bytes(&self, p: &Plan) -> f64 {
-        p.value_size.mean() + self.workload.key_size.unwrap_or(24) as f64
     }
 }
 
@@ -201,6 +64,7 @@ impl RunSpec {
 mod tests {
     use super::*;
     use crate::experiment::Experiment;
+    use ::workload::ValueData;
 
     /// A run sent to another process (a Ray worker) or cached is the same run: its specification
     /// survives JSON whole, in the command line's words.

@@ -21,6 +21,12 @@ impl From<String> for NameError {
     }
 }
 
+impl From<crate::plugins::PluginError> for NameError {
+    fn from(e: crate::plugins::PluginError) -> NameError {
+        NameError(e.to_string())
+    }
+}
+
 impl From<&str> for NameError {
     fn from(s: &str) -> NameError {
         NameError(s.to_string())

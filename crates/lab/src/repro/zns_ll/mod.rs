@@ -350,7 +350,7 @@ mod tests {
     use super::report::thrashing;
     use super::*;
     use crate::report::model::Cell;
-    use crate::stack::HostWrites;
+    use crate::result::HostWrites;
 
     /// A row that failed (out of zones, say) leaves "failed" in its cells and in every ratio that
     /// needs it; the other rows are still reported.

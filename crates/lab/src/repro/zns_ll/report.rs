@@ -2,8 +2,8 @@
 //! numbers, the writes by cause and the YCSB table, from the runs' results.
 
 use crate::report::model::{Cell, Figure, FigureKind, ResultSet, ResultTable, Series};
+use crate::result::HostWrites;
 use crate::result::RunResult;
-use crate::stack::HostWrites;
 
 use super::super::{failed, mb, ratio, round};
 use super::{GIB, PAPER_FILL_SPEEDUP, PAPER_YCSB_SPEEDUP, ROWS};
