@@ -19,9 +19,22 @@ def experiment_text(experiment: Experiment) -> str:
     dict of the file's sections (``{"title": ..., "workload": {...}, "variant": [...]}``)."""
     if isinstance(experiment, Mapping):
         return _native.experiment_text(json.dumps(experiment))
+    return _file_text(experiment)
+
+
+def _file_text(experiment: Union[str, os.PathLike]) -> str:
+    """The text of an experiment given as a path to its file or as the text itself."""
     if isinstance(experiment, os.PathLike) or (isinstance(experiment, str) and "\n" not in experiment):
         return Path(experiment).read_text()
     return experiment
+
+
+def _parse(experiment: Experiment) -> _native.ParsedExperiment:
+    """``experiment`` read once, every run's specification made and checked: a dict goes straight
+    to the Rust structs (as JSON, no TOML text made), a file or text is parsed."""
+    if isinstance(experiment, Mapping):
+        return _native.ParsedExperiment.from_json(json.dumps(experiment))
+    return _native.ParsedExperiment.from_text(_file_text(experiment))
 
 
 class Results:
@@ -94,7 +107,11 @@ def run(
     on Ray, the binary is shipped to the workers and each task runs it (a Ray it starts here takes
     every CPU, so ``workers`` does not apply).
     """
-    text = experiment_text(experiment)
+    if binary is not None:
+        # The binary reads the experiment itself, from a file: this process only writes it.
+        text = experiment_text(experiment)
+    else:
+        parsed = _parse(experiment)
     folder = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="flashkv-"))
     if binary is not None:
         if executor not in ("local", "ray"):
@@ -104,18 +121,20 @@ def run(
         on = executor if address is None or executor == "local" else f"ray={address}"
         _run_binary(Path(binary), text, folder, progress, on)
     elif executor == "local":
-        _native.run_experiment(text, str(folder), "local", progress)
+        parsed.run(str(folder), "local", progress)
     elif executor == "ray":
         from .ray_runs import run_specs
 
-        runs = _native.experiment_runs(text)
+        # A folder that cannot be written is refused before the runs, not after them.
+        parsed.check_folder(str(folder))
+        runs = parsed.runs()
         outcomes: list[Optional[str]] = [None] * len(runs)
         specs = [(i, spec) for i, (_, spec) in enumerate(runs)]
         for done, (index, outcome) in enumerate(run_specs(specs, address=address, workers=workers), 1):
             outcomes[index] = outcome
             if progress:
                 print(f"[{done}/{len(runs)}] {runs[index][0]}: done", flush=True)
-        _native.assemble_experiment(text, outcomes, str(folder))
+        parsed.assemble(outcomes, str(folder))
     else:
         raise ValueError(f"executor: unknown executor {executor!r}; accepted: local, ray")
     return Results(folder)

@@ -5,6 +5,7 @@
 //! Long calls (a run, an experiment) release the GIL, so Python threads and Ray's workers go on.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use lab::batch::{Executor, Runner};
@@ -33,57 +34,109 @@ fn run_spec(py: Python<'_>, spec_json: &str) -> PyResult<String> {
     serde_json::to_string(&lab::ray::Reply::from(outcome)).map_err(error)
 }
 
-/// The experiment-file text of an experiment given as JSON (a dict of the file's sections).
+/// The experiment-file text of an experiment given as JSON (a dict of the file's sections), for a
+/// file that a flashkv binary of one's own runs.
 #[pyfunction]
 fn experiment_text(json: &str) -> PyResult<String> {
     Experiment::text_from_json(json).map_err(error)
 }
 
-/// The runs of an experiment (its file's text): `(label, spec JSON)` per point, in order.
+/// How many experiments this process has read (`ParsedExperiment.from_json` and `from_text`
+/// together): the tests check that `flashkv.run` reads its experiment once.
+static PARSED: AtomicUsize = AtomicUsize::new(0);
+
 #[pyfunction]
-fn experiment_runs(text: &str) -> PyResult<Vec<(String, String)>> {
-    let e = Experiment::parse(text).map_err(error)?;
-    let runs = e.runs();
-    runs.iter().map(|(label, spec)| Ok((label.clone(), serde_json::to_string(spec).map_err(error)?))).collect()
+fn experiments_parsed() -> usize {
+    PARSED.load(Ordering::Relaxed)
 }
 
-/// Runs an experiment (its file's text) as `flashkv run` does, its runs on `executor` ("local",
-/// "ray" or "ray=ADDRESS"), and writes its result folder `out`.
-#[pyfunction]
-#[pyo3(signature = (text, out, executor = "local", progress = false))]
-fn run_experiment(py: Python<'_>, text: &str, out: PathBuf, executor: &str, progress: bool) -> PyResult<()> {
-    let e = Experiment::parse(text).map_err(error)?;
-    let executor: Executor = executor.parse().map_err(error)?;
-    // A folder that cannot be written is refused before the runs, not after them.
-    lab::report::check_folder(&out, e.title()).map_err(error)?;
-    py.allow_threads(|| {
-        let (set, timings) = e.run(&Runner { progress, cache: None, executor })?;
-        lab::publish::write_folder(&out, &set, &timings)
-    })
-    .map_err(error)
+/// An experiment read once, every run's specification made and checked (as `flashkv run` reads
+/// its file): its runs for other executors, its run here, and the result folder of outcomes from
+/// elsewhere all come from this one reading.
+#[pyclass(frozen, module = "flashkv")]
+struct ParsedExperiment {
+    experiment: Experiment,
+    /// `(label, spec)` per point, in order: made when read, handed out and matched by `assemble`.
+    runs: Vec<(String, RunSpec)>,
 }
 
-/// Writes the result folder `out` of an experiment (its file's text) from the outcomes of its runs,
-/// in the order of `experiment_runs`, each as `run_spec` returned it (wherever it ran).
-#[pyfunction]
-fn assemble_experiment(text: &str, outcomes: Vec<String>, out: PathBuf) -> PyResult<()> {
-    let e = Experiment::parse(text).map_err(error)?;
-    let runs = e.runs();
-    if outcomes.len() != runs.len() {
-        return Err(error(format!("{} outcomes for the experiment's {} runs", outcomes.len(), runs.len())));
+impl ParsedExperiment {
+    fn new(experiment: lab::error::Result<Experiment>) -> PyResult<ParsedExperiment> {
+        PARSED.fetch_add(1, Ordering::Relaxed);
+        let experiment = experiment.map_err(error)?;
+        let runs = experiment.runs();
+        Ok(ParsedExperiment { experiment, runs })
     }
-    // Named as the runner names a failed run.
-    let outcomes = runs
-        .iter()
-        .zip(&outcomes)
-        .map(|((label, _), o)| {
-            let reply: lab::ray::Reply =
-                serde_json::from_str(o).map_err(|e| error(format!("{label}: outcome: {e}")))?;
-            Ok(Outcome::from(reply).map_err(|e| LabError::Run { label: label.clone(), source: Box::new(e) }))
+}
+
+#[pymethods]
+impl ParsedExperiment {
+    /// An experiment given as JSON (a dict of the file's sections), read straight into the
+    /// experiment: no file text is made.
+    #[staticmethod]
+    fn from_json(json: &str) -> PyResult<ParsedExperiment> {
+        ParsedExperiment::new(Experiment::from_json(json))
+    }
+
+    /// An experiment file's text.
+    #[staticmethod]
+    fn from_text(text: &str) -> PyResult<ParsedExperiment> {
+        ParsedExperiment::new(Experiment::parse(text))
+    }
+
+    #[getter]
+    fn title(&self) -> &str {
+        self.experiment.title()
+    }
+
+    /// The runs: `(label, spec JSON)` per point, in order (each `spec JSON` as `run_spec` takes it).
+    fn runs(&self) -> PyResult<Vec<(String, String)>> {
+        self.runs.iter().map(|(label, spec)| Ok((label.clone(), serde_json::to_string(spec).map_err(error)?))).collect()
+    }
+
+    /// Refuses `out` now, before any run, unless the experiment's result folder can be written there.
+    fn check_folder(&self, out: PathBuf) -> PyResult<()> {
+        lab::report::check_folder(&out, self.experiment.title()).map_err(error)
+    }
+
+    /// Runs the experiment as `flashkv run` does, its runs on `executor` ("local", "ray" or
+    /// "ray=ADDRESS"), and writes its result folder `out`.
+    #[pyo3(signature = (out, executor = "local", progress = false))]
+    fn run(&self, py: Python<'_>, out: PathBuf, executor: &str, progress: bool) -> PyResult<()> {
+        let executor: Executor = executor.parse().map_err(error)?;
+        // A folder that cannot be written is refused before the runs, not after them.
+        self.check_folder(out.clone())?;
+        py.allow_threads(|| {
+            let (set, timings) = self.experiment.run(&Runner { progress, cache: None, executor })?;
+            lab::publish::write_folder(&out, &set, &timings)
         })
-        .collect::<PyResult<Vec<Outcome>>>()?;
-    let (set, timings) = e.assemble(outcomes).map_err(error)?;
-    lab::publish::write_folder(&out, &set, &timings).map_err(error)
+        .map_err(error)
+    }
+
+    /// Writes the result folder `out` from the outcomes of the runs, in the order of `runs`, each
+    /// as `run_spec` returned it (wherever it ran).
+    fn assemble(&self, outcomes: Vec<String>, out: PathBuf) -> PyResult<()> {
+        if outcomes.len() != self.runs.len() {
+            return Err(error(format!("{} outcomes for the experiment's {} runs", outcomes.len(), self.runs.len())));
+        }
+        // Named as the runner names a failed run.
+        let outcomes = self
+            .runs
+            .iter()
+            .zip(&outcomes)
+            .map(|((label, _), o)| {
+                let reply: lab::ray::Reply =
+                    serde_json::from_str(o).map_err(|e| error(format!("{label}: outcome: {e}")))?;
+                Ok(Outcome::from(reply).map_err(|e| LabError::Run { label: label.clone(), source: Box::new(e) }))
+            })
+            .collect::<PyResult<Vec<Outcome>>>()?;
+        let (set, timings) = self.experiment.assemble(outcomes).map_err(error)?;
+        lab::publish::write_folder(&out, &set, &timings).map_err(error)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("ParsedExperiment({:?}, {} runs)", self.experiment.title(), self.runs.len())
+    }
 }
 
 /// The lsm engine, embedded: on a host directory (`Db.open`) or on a simulated SSD in memory
@@ -238,9 +291,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("FlashkvError", m.py().get_type::<FlashkvError>())?;
     m.add_function(wrap_pyfunction!(run_spec, m)?)?;
     m.add_function(wrap_pyfunction!(experiment_text, m)?)?;
-    m.add_function(wrap_pyfunction!(experiment_runs, m)?)?;
-    m.add_function(wrap_pyfunction!(run_experiment, m)?)?;
-    m.add_function(wrap_pyfunction!(assemble_experiment, m)?)?;
+    m.add_function(wrap_pyfunction!(experiments_parsed, m)?)?;
+    m.add_class::<ParsedExperiment>()?;
     m.add_class::<Db>()?;
     m.add_class::<Range>()?;
     Ok(())

@@ -132,3 +132,39 @@ def test_a_plug_in_binary_runs_on_ray(tmp_path):
     on_ray = flashkv.run(experiment, out=tmp_path / "ray", binary=binary, executor="ray")
     assert local.runs[0]["ftl"]["write_amplification"] == 64.0
     assert (on_ray.folder / "results.json").read_bytes() == (local.folder / "results.json").read_bytes()
+
+
+def test_an_experiment_is_read_once_whatever_runs_it(tmp_path, monkeypatch):
+    """``run`` reads its experiment once (a dict straight into the Rust structs, a file parsed),
+    and its runs, its run here and the result folder of outcomes from elsewhere all come from that
+    reading. Ray's tasks are replaced by runs in this process: the same specs and outcomes."""
+    from flashkv import _native, ray_runs
+
+    def in_process(specs, address=None, workers=None):
+        for index, spec in specs:
+            yield index, _native.run_spec(spec)
+
+    monkeypatch.setattr(ray_runs, "run_specs", in_process)
+    experiment = sweep(runs_per_variant=1, data="2MiB")
+    path = write_file(tmp_path, experiment)
+    results = {}
+    for name, given, executor in [
+        ("dict", experiment, "local"),
+        ("file", path, "local"),
+        ("text", path.read_text(), "local"),
+        ("dict-ray", experiment, "ray"),
+        ("file-ray", path, "ray"),
+    ]:
+        before = _native.experiments_parsed()
+        results[name] = flashkv.run(given, out=tmp_path / name, executor=executor)
+        assert _native.experiments_parsed() - before == 1, name
+    expected = (results["dict"].folder / "results.json").read_bytes()
+    for name, r in results.items():
+        assert (r.folder / "results.json").read_bytes() == expected, name
+    # A mistake in a dict is named by its field, without a line of a text nobody wrote.
+    experiment["workload"]["records"] = "many"
+    with pytest.raises(flashkv.FlashkvError, match="workload.records") as e:
+        flashkv.run(experiment, out=tmp_path / "bad")
+    assert "line" not in str(e.value), e.value
+    with pytest.raises(flashkv.FlashkvError, match="missing field `title`"):
+        flashkv.run({"workload": {"name": "fillrandom"}}, out=tmp_path / "untitled")

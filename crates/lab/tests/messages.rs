@@ -103,6 +103,32 @@ fn an_experiment_dict_without_a_title_names_the_title() {
     assert!(e.contains("missing field `title`") && !e.contains("TOML") && !e.contains("line 1"), "{e}");
     let e = lab::experiment::Experiment::text_from_json(r#"{"title": "t", "wrkload": {}}"#).unwrap_err().to_string();
     assert!(e.contains("wrkload") && !e.contains("line 1"), "{e}");
+    // Read straight into the experiment (no text made), the same messages.
+    let e =
+        lab::experiment::Experiment::from_json(r#"{"workload": {"name": "fillrandom"}}"#).err().unwrap().to_string();
+    assert!(e.contains("missing field `title`") && !e.contains("line 1"), "{e}");
+    let e = lab::experiment::Experiment::from_json(
+        r#"{"title": "t", "workload": {"name": "fillrandom", "records": "many"}}"#,
+    )
+    .err()
+    .unwrap()
+    .to_string();
+    assert!(e.contains("workload.records"), "{e}");
+}
+
+/// An experiment given as JSON and read straight into the experiment has the runs of its text.
+#[test]
+fn an_experiment_from_json_has_the_runs_of_its_text() {
+    use lab::experiment::Experiment;
+    let json = r#"{"title": "t", "device": {"capacity": "256MiB"}, "engine": "lsm",
+        "workload": {"name": "a", "records": 100, "ycsb": {"readproportion": 0.9}},
+        "variant": [{"name": "x"}, {"name": "y", "engine": {"remap": "full"}}],
+        "sweep": [{"parameter": "workload.value_size", "values": [256, 1024]},
+                  {"parameter": "workload.ycsb.updateproportion", "values": [0.1, 0.5]}]}"#;
+    let runs = |e: Experiment| serde_json::to_string(&e.runs()).unwrap();
+    let direct = runs(Experiment::from_json(json).unwrap());
+    assert_eq!(direct, runs(Experiment::parse(&Experiment::text_from_json(json).unwrap()).unwrap()));
+    assert!(direct.contains("y @ value_size=1024, updateproportion=0.5"), "{direct}");
 }
 
 /// A single run states its device, capacity included (`ftl`'s default 16 GiB, a key-value SSD's,

@@ -132,6 +132,18 @@ impl Experiment {
     /// An experiment's text, its files relative to `dir`.
     pub fn parse_in(text: &str, dir: &Path) -> Result<Experiment> {
         let file: ExperimentFile = toml::from_str(text).map_err(|e| bad(e.to_string()))?;
+        Experiment::from_file(file, dir)
+    }
+
+    /// An experiment given as JSON, an object of the file's sections and fields (for callers that
+    /// hold the experiment as data, such as the Python package's dicts), read straight into the
+    /// experiment without making its text; its files relative to the current directory.
+    pub fn from_json(json: &str) -> Result<Experiment> {
+        Experiment::from_file(file_from_json(json)?.1, Path::new("."))
+    }
+
+    /// The experiment of a file's sections: every point made and checked; files relative to `dir`.
+    fn from_file(file: ExperimentFile, dir: &Path) -> Result<Experiment> {
         for m in &file.metrics {
             crate::result::check_metric(m).map_err(|e| LabError::invalid("metrics", e.to_string()))?;
         }
@@ -157,14 +169,10 @@ impl Experiment {
     }
 
     /// The experiment-file text of `json`, an object of the same sections and fields (for callers
-    /// that hold the experiment as data, such as the Python package's dicts).
+    /// that hold the experiment as data and need a file, such as the Python package handing its
+    /// dict to a plug-in binary; [`Experiment::from_json`] reads it without the text).
     pub fn text_from_json(json: &str) -> Result<String> {
-        let table: Table = serde_json::from_str(json).map_err(LabError::json("experiment"))?;
-        // The dict's own mistakes (a missing title, an unknown section) are named here: the TOML
-        // made from it is text the user never wrote, whose line numbers would point nowhere.
-        Value::Table(table.clone())
-            .try_into::<ExperimentFile>()
-            .map_err(|e| bad(format!("experiment: {}", e.message().trim())))?;
+        let (table, _) = file_from_json(json)?;
         toml::to_string(&table).map_err(|e| bad(format!("experiment: {e}")))
     }
 
@@ -221,6 +229,17 @@ impl Experiment {
         }
         Ok((self.result_set(&results), timings))
     }
+}
+
+/// The sections of `json` (an object), as a table and read into the file's struct.
+fn file_from_json(json: &str) -> Result<(Table, ExperimentFile)> {
+    let table: Table = serde_json::from_str(json).map_err(LabError::json("experiment"))?;
+    // The object's own mistakes (a missing title, an unknown section) are named without a line:
+    // it has no text of the user's whose line numbers would point somewhere.
+    let file = Value::Table(table.clone())
+        .try_into::<ExperimentFile>()
+        .map_err(|e| bad(format!("experiment: {}", e.message().trim())))?;
+    Ok((table, file))
 }
 
 /// The variants, each with its name and its overrides (one default variant when none is given).
