@@ -12,7 +12,7 @@ use lab::batch::{Executor, Runner};
 use lab::error::LabError;
 use lab::experiment::Experiment;
 use lab::runner::Outcome;
-use lab::spec::{Bytes, DeviceSpec, Named, Preset, RunSpec, Store};
+use lab::spec::{Bytes, DeviceSpec, Named, Preset, RunSpec, Storage, Store};
 use lab::stack::Stack;
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
@@ -186,7 +186,7 @@ impl Db {
             store: Store::Memory,
             ..DeviceSpec::default()
         };
-        let stack = Stack::build(&args).map_err(error)?;
+        let stack = Stack::build(&Storage::of(&args).map_err(error)?).map_err(error)?;
         // The simulated file system makes a simulated Env: the engine runs on its clock.
         let env = storage::Env::new(stack.fs().map_err(error)?);
         let options = lsm::Options { create_if_missing: true, ..lsm::Options::default() };

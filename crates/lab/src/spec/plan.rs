@@ -130,9 +130,21 @@ pub enum Storage {
 }
 
 impl Storage {
-    /// Whether the device is simulated (the run in simulated time).
-    pub fn simulated(&self) -> bool {
-        matches!(self, Storage::Sim { .. } | Storage::Zone { .. })
+    /// The file system `device` names and the device below it, configured.
+    pub fn of(device: &DeviceSpec) -> Result<Storage> {
+        Ok(match &device.fs {
+            FsKind::Sim => {
+                Storage::Sim { ssd: device.ssd_config()?, ftl: device.ftl, page_cache: device.page_cache_config() }
+            }
+            FsKind::Zone => Storage::Zone {
+                zoned: device.zoned_config()?,
+                fs: device.zone_fs_options(),
+                page_cache: device.page_cache_config(),
+            },
+            FsKind::Mem => Storage::Mem,
+            FsKind::Posix(dir) => Storage::Posix(dir.clone()),
+            FsKind::XfsLoop => Storage::XfsLoop { image_bytes: device.xfs_image_bytes() },
+        })
     }
 }
 
@@ -238,7 +250,7 @@ impl RunSpec {
                 options.cpu = self.host.cpu_model()?;
                 let plan = LsmPlan {
                     options: *options,
-                    storage: storage(&device)?,
+                    storage: Storage::of(&device)?,
                     phases,
                     sync: self.host.sync,
                     cores: self.host.cores,
@@ -370,21 +382,4 @@ impl RunSpec {
             spill_dir: None,
         })
     }
-}
-
-/// The file system `device` names and the device below it, configured.
-fn storage(device: &DeviceSpec) -> Result<Storage> {
-    Ok(match &device.fs {
-        FsKind::Sim => {
-            Storage::Sim { ssd: device.ssd_config()?, ftl: device.ftl, page_cache: device.page_cache_config() }
-        }
-        FsKind::Zone => Storage::Zone {
-            zoned: device.zoned_config()?,
-            fs: device.zone_fs_options(),
-            page_cache: device.page_cache_config(),
-        },
-        FsKind::Mem => Storage::Mem,
-        FsKind::Posix(dir) => Storage::Posix(dir.clone()),
-        FsKind::XfsLoop => Storage::XfsLoop { image_bytes: device.xfs_image_bytes() },
-    })
 }

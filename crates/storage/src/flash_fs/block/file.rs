@@ -11,9 +11,9 @@ use flashsim::{Ftl, HostLabel, Nanos, SimClock, Wait};
 
 use super::{BlockPlacement, DURABLE, VOLATILE};
 use crate::error::{FsError, Result};
-use crate::flash::records::Record;
-use crate::flash::state::State;
-use crate::flash::{device_error, label, CloneSpan, FileInode};
+use crate::flash_fs::records::Record;
+use crate::flash_fs::state::State;
+use crate::flash_fs::{device_error, label, CloneSpan, FileInode};
 use crate::fs::WriteHint;
 
 #[derive(Debug, Clone, Default)]

@@ -12,10 +12,10 @@ use super::report::ZoneFsCounters;
 use super::ZoneRegions;
 use super::{St, ZoneFsOptions};
 use crate::error::Result;
-use crate::flash::journal::Journal;
-use crate::flash::records::{DurableInode, DurableMeta};
-use crate::flash::state::State;
-use crate::flash::{corrupt, device_error};
+use crate::flash_fs::journal::Journal;
+use crate::flash_fs::records::{DurableInode, DurableMeta};
+use crate::flash_fs::state::State;
+use crate::flash_fs::{corrupt, device_error};
 
 /// Who appends to a zone (`space` keeps each stream's open zone).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

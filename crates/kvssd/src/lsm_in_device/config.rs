@@ -9,7 +9,7 @@
 //! Ours, where the seed is silent (labelled):
 //! - `stripe` = true: an SST's pages go round-robin over all planes, as SSDSim's dynamic
 //!   allocation (its recommended setting, which the seed kept) places consecutive pages; false
-//!   programs them one after another in one plane (our reading before issue 28; see the `lsm`
+//!   programs them one after another in one plane (our reading before issue 28; see the `lsm_in_device`
 //!   module docs);
 //! - `filters` = true with `bloom_bits_per_key` = 10: a bloom filter per SST in DRAM, LevelDB's
 //!   recommended filter policy, so a get reads only the SSTs whose range covers the key and whose

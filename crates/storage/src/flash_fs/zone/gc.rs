@@ -20,7 +20,7 @@ use super::extent::Extent;
 use super::state::{GcStep, StreamKey};
 use super::St;
 use crate::error::{FsError, Result};
-use crate::flash::records::Record;
+use crate::flash_fs::records::Record;
 
 impl St {
     /// Runs GC while it is due and can make progress.
@@ -121,7 +121,7 @@ impl St {
             let read = self
                 .dev
                 .read(start, victim, e.start as u64, &mut page, HostLabel::ZoneGc)
-                .map_err(|err| crate::flash::device_error("gc", path, err))?;
+                .map_err(|err| crate::flash_fs::device_error("gc", path, err))?;
             self.stats.read_bytes += pages * ps;
             // The copy is programmed once its pages are read (the lane waits for GC anyway).
             clock.wait(read, Wait::Gc);

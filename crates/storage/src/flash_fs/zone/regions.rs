@@ -5,10 +5,10 @@ use flashsim::{HostLabel, Nanos, ZoneState, ZonedSsd};
 
 use super::Extent;
 use crate::error::Result;
-use crate::flash::journal::MetaRegions;
+use crate::flash_fs::journal::MetaRegions;
 
 fn device_error(op: &'static str, e: flashsim::FlashError) -> crate::error::FsError {
-    crate::flash::device_error(op, "(metadata)", e)
+    crate::flash_fs::device_error(op, "(metadata)", e)
 }
 
 /// The metadata zones, in roll-over order.

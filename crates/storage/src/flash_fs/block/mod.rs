@@ -33,7 +33,7 @@ use alloc::Allocator;
 use file::Inode;
 pub(crate) use regions::BlockRegions;
 
-type Journal = crate::flash::journal::Journal<BlockRegions>;
+type Journal = crate::flash_fs::journal::Journal<BlockRegions>;
 
 /// A file system on a simulated block SSD. Cloning shares it.
 pub type SimFs = FlashFs<BlockPlacement>;

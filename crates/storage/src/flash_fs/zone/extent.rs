@@ -11,7 +11,7 @@
 
 use flashsim::Nanos;
 
-use crate::flash::FileInode;
+use crate::flash_fs::FileInode;
 use crate::fs::WriteHint;
 
 /// A run of a file's bytes in one zone, starting at a page boundary.

@@ -12,7 +12,7 @@ use super::extent::Extent;
 use super::state::{StreamKey, ZoneUse};
 use super::St;
 use crate::error::{FsError, Result};
-use crate::flash::{device_error, label};
+use crate::flash_fs::{device_error, label};
 use crate::fs::WriteHint;
 
 impl St {

@@ -128,7 +128,7 @@ pub struct State<P: Placement> {
     /// The host's page cache over the files' pages (off unless configured).
     pub(crate) cache: PageCache,
     /// The bytes of a write-back on their way from the cache's pages to the placement, kept from
-    /// one write-back to the next (`flash::io`).
+    /// one write-back to the next (`flash_fs::io`).
     pub(crate) write_back_buf: Vec<u8>,
     /// The page cache's buffer for the pages a miss or a readahead reads (`io::fill`).
     pub(crate) read_buf: Vec<u8>,

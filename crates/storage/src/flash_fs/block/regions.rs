@@ -5,10 +5,10 @@ use flashsim::{Ftl, HostLabel, Nanos};
 
 use super::LpnRun;
 use crate::error::Result;
-use crate::flash::journal::MetaRegions;
+use crate::flash_fs::journal::MetaRegions;
 
 fn device_error(op: &'static str, e: flashsim::FlashError) -> crate::error::FsError {
-    crate::flash::device_error(op, "(metadata)", e)
+    crate::flash_fs::device_error(op, "(metadata)", e)
 }
 
 /// Two regions of `pages` LPNs each: `0..pages` and `pages..2 * pages`.

@@ -315,7 +315,7 @@ impl<R: MetaRegions> Journal<R> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::flash::zone::{Extent, ZoneRegions};
+    use crate::flash_fs::zone::{Extent, ZoneRegions};
     use crate::fs::WriteHint;
     use flashsim::{Geometry, HostLabel, Timing, ZoneState, ZonedConfig, ZonedSsd};
 
@@ -426,7 +426,7 @@ mod tests {
 #[cfg(test)]
 mod block_tests {
     use super::*;
-    use crate::flash::block::{BlockRegions, LpnRun};
+    use crate::flash_fs::block::{BlockRegions, LpnRun};
     use flashsim::{BlockSsd, Ftl, HostLabel, Preset, SsdConfig};
 
     fn regions() -> BlockRegions {

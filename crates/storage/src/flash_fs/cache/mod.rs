@@ -25,7 +25,7 @@
 //!   cache at write-back or on a miss. A page with dirty bytes, or a partial one (a file's tail,
 //!   which appends fill), is whole.
 //!
-//! The cache holds contents and bookkeeping only: the file system (`flash::io`) decides what goes
+//! The cache holds contents and bookkeeping only: the file system (`flash_fs::io`) decides what goes
 //! to the placement and when, and a hit costs no device time (the page's `ready_at`, when a
 //! readahead brought it, is the earliest it can be used).
 

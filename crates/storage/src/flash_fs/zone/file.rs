@@ -8,7 +8,7 @@ use flashsim::{Nanos, SimClock, Wait};
 use super::extent::Piece;
 use super::St;
 use crate::error::Result;
-use crate::flash::{device_error, label, CloneSpan, Origin};
+use crate::flash_fs::{device_error, label, CloneSpan, Origin};
 
 pub(crate) fn append(st: &mut St, clock: &SimClock, ino: u64, path: &str, data: &[u8], from: Origin) -> Result<()> {
     // The page cache gathered what it writes back: that goes to the device.
