@@ -28,7 +28,7 @@ fn ycsb_reports_the_accounting_names() {
         "/flash/write_amplification",
         "/host/write_amplification",
         "/host/sim_time_s",
-        "/wall_time_s",
+        "/timing/wall_time_s",
         "/host/ops_per_sec",
         "/host/latency",
         "/lsm/levels",
@@ -60,7 +60,7 @@ fn ycsb_reports_the_accounting_names() {
 /// the names of the workload and its run phase.
 fn measured(mut v: serde_json::Value) -> serde_json::Value {
     let o = v.as_object_mut().unwrap();
-    for key in ["wall_time_s", "nand_ops_per_wall_sec", "workload"] {
+    for key in ["timing", "workload"] {
         o.remove(key);
     }
     for phase in o["phases"].as_array_mut().unwrap() {
