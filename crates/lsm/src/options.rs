@@ -5,6 +5,7 @@
 
 pub use crate::compaction::remapcom::RemapMode;
 pub use crate::compaction::strategy::CompactionStyle;
+use crate::compaction::strategy::TreeShape;
 pub use crate::db::WalRecoveryMode;
 use crate::error::{Accepted, Error, Result};
 use crate::key::SequenceNumber;
@@ -219,6 +220,17 @@ impl Options {
             max_key_size: 64 << 10,
             max_value_size: 64 << 20,
             cpu: None,
+        }
+    }
+
+    /// What a compaction strategy reads of the options.
+    pub fn tree_shape(&self) -> TreeShape {
+        TreeShape {
+            num_levels: self.num_levels,
+            l0_compaction_trigger: self.l0_compaction_trigger,
+            max_bytes_for_level_base: self.max_bytes_for_level_base,
+            level_size_multiplier: self.level_size_multiplier,
+            max_file_size: self.max_file_size,
         }
     }
 
