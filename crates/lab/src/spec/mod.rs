@@ -18,6 +18,7 @@
 mod describe;
 pub mod device;
 pub mod engine;
+mod flat;
 pub mod host;
 pub mod named;
 pub mod workload;
@@ -112,8 +113,8 @@ impl RunSpec {
             ));
         }
         self.device.validate()?;
-        if self.engine.direct_reads || self.engine.direct_writes {
-            let field = if self.engine.direct_reads { "engine.direct_reads" } else { "engine.direct_writes" };
+        if self.engine.lsm.direct_reads || self.engine.lsm.direct_writes {
+            let field = if self.engine.lsm.direct_reads { "engine.direct_reads" } else { "engine.direct_writes" };
             let on = match &self.device.fs {
                 _ if self.engine.is_kv_ssd() => format!("engine {}, a key-value SSD", self.engine.name.as_str()),
                 FsKind::Sim | FsKind::Zone => String::new(),
