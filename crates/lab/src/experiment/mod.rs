@@ -427,7 +427,7 @@ records = 1000
         let text = format!("{BASE}\n[[variant]]\nname = \"a\"\n[[variant]]\nname = \"b\"\nengine = {{ align_blocks = true }}\n[sweep]\nparameter = \"workload.value_size\"\nvalues = [256, 1024]\n");
         let e = Experiment::parse(&text).unwrap();
         assert_eq!(e.points.len(), 4);
-        assert!(e.points[2].spec.engine.align_blocks && !e.points[0].spec.engine.align_blocks);
+        assert!(e.points[2].spec.engine.lsm.align_blocks && !e.points[0].spec.engine.lsm.align_blocks);
         assert_eq!(e.points[1].spec.workload.value_size.name(), "1024");
         assert_eq!(e.runs()[1].0, "a @ 1024");
     }

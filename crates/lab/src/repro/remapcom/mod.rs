@@ -63,15 +63,18 @@ pub(super) fn engine(scale: &Scale, mode: Mode) -> EngineSpec {
     EngineSpec {
         // The paper ran LevelDB: its write triggers too, so that per-level writes are LevelDB's.
         profile: lsm::Profile::LevelDb,
-        write_buffer_size: size(4 * MIB),
-        max_file_size: size(2 * MIB),
-        max_bytes_for_level_base: size(10 * MIB),
-        block_size: Some(Bytes(4096)),
-        align_blocks: mode != Mode::Baseline,
-        remap: match mode {
-            Mode::Baseline | Mode::Aligned => lsm::RemapMode::Off,
-            Mode::Base => lsm::RemapMode::Base,
-            Mode::Full => lsm::RemapMode::Full,
+        lsm: lsm::OptionOverrides {
+            write_buffer_size: size(4 * MIB),
+            max_file_size: size(2 * MIB),
+            max_bytes_for_level_base: size(10 * MIB),
+            block_size: Some(Bytes(4096)),
+            align_blocks: mode != Mode::Baseline,
+            remap: match mode {
+                Mode::Baseline | Mode::Aligned => lsm::RemapMode::Off,
+                Mode::Base => lsm::RemapMode::Base,
+                Mode::Full => lsm::RemapMode::Full,
+            },
+            ..lsm::OptionOverrides::default()
         },
         ..EngineSpec::default()
     }

@@ -177,14 +177,17 @@ pub fn spec(scale: &Scale, row: Row, store: &Store, workload: Workload, records:
     let engine = EngineSpec {
         // The paper ran LevelDB 1.19: its write triggers too, so that per-level writes are LevelDB's.
         profile: lsm::Profile::LevelDb,
-        compaction: row.compaction.parse().expect("ROWS name known strategies"),
-        write_buffer_size: size(12 * MIB),
-        max_file_size: size(4 * MIB),
-        max_bytes_for_level_base: size(10 * MIB),
-        block_size: Some(Bytes(4096)),
-        // ZenFS opens its files for direct I/O.
-        direct_reads: row.placement == "lifetime",
-        direct_writes: row.placement == "lifetime",
+        lsm: lsm::OptionOverrides {
+            compaction: row.compaction.parse().expect("ROWS name known strategies"),
+            write_buffer_size: size(12 * MIB),
+            max_file_size: size(4 * MIB),
+            max_bytes_for_level_base: size(10 * MIB),
+            block_size: Some(Bytes(4096)),
+            // ZenFS opens its files for direct I/O.
+            direct_reads: row.placement == "lifetime",
+            direct_writes: row.placement == "lifetime",
+            ..lsm::OptionOverrides::default()
+        },
         ..EngineSpec::default()
     };
     let workload = WorkloadSpec::new(workload.into(), records, ops)
