@@ -39,7 +39,7 @@ fn every_committed_experiment_file_loads() {
             }
         }
     }
-    assert!(loaded >= 13, "only {loaded} experiment files found in {}", dir.display());
+    assert!(loaded >= 30, "only {loaded} experiment files found in {}", dir.display());
 }
 
 #[test]
