@@ -342,7 +342,7 @@ fn a_repros_experiment_file_runs_alone_with_flashkv_run() {
     let path = "experiments/repro/plsc/plsc.toml";
     let (code, stdout, err) = flashkv(&["run", path, "--scale", "tiny", "--out", file.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
-    assert!(stdout.contains("tiny scale (sizes / 256)"), "{stdout}");
+    assert!(stdout.contains("tiny scale (1/256)"), "{stdout}");
     let (code, _, err) = flashkv(&["repro", "plsc", "--scale", "tiny", "--out", repro.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
     let runs = |dir: &std::path::Path, labels: &[&str]| -> Vec<serde_json::Value> {

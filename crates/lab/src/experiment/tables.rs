@@ -62,7 +62,7 @@ impl Experiment {
         } else {
             String::new()
         };
-        let scale = self.at_scale().map_or(String::new(), |(name, d)| format!("{name} scale (sizes / {d}): "));
+        let scale = self.at_scale().map_or(String::new(), |(name, d)| format!("{name} scale (1/{d}): "));
         format!("{scale}{size}{ops}, device {dev}")
     }
 
