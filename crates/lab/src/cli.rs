@@ -45,8 +45,13 @@ enum Command {
     Run {
         /// The experiment file.
         file: PathBuf,
-        /// The result folder (default: results/<file stem>). Finished runs are kept in its `runs/`
-        /// folder: an experiment interrupted and started again resumes where it stopped.
+        /// The scale, for a file with `[[scale]]` tables (its values are then the paper's, and the
+        /// scale divides the fields it lists): its first scale when absent.
+        #[arg(long)]
+        scale: Option<String>,
+        /// The result folder (default: results/<file stem>, or results/<file stem>-<scale> for a file
+        /// with scales). Finished runs are kept in its `runs/` folder: an experiment interrupted and
+        /// started again resumes where it stopped.
         #[arg(long)]
         out: Option<PathBuf>,
         /// Run everything again: delete the result folder's finished runs first.
@@ -107,8 +112,8 @@ pub fn main(plugins: Registry) -> ExitCode {
             args.spec().and_then(|spec| run_one(&spec, &args.output, "ycsb", result::render, progress))
         }
         Some(Command::Mixgraph(args)) => run_one(&args.spec(), &args.output, "mixgraph", result::render, progress),
-        Some(Command::Run { file, out, fresh, executor }) => {
-            publish::run_experiment(&file, out, fresh, executor, progress)
+        Some(Command::Run { file, scale, out, fresh, executor }) => {
+            publish::run_experiment(&file, scale.as_deref(), out, fresh, executor, progress)
         }
         Some(Command::Repro(args)) => repro::run(&args),
         Some(Command::Repair { dir }) => crate::repair::run(&dir),

@@ -320,7 +320,7 @@ mod tests {
             fn name(&self) -> &'static str {
                 "mine"
             }
-            fn scores(&self, v: &lsm::version::Version, o: &lsm::Options) -> Vec<f64> {
+            fn scores(&self, v: &lsm::version::Version, o: &lsm::compaction::strategy::TreeShape) -> Vec<f64> {
                 lsm::compaction::strategy::Leveled.scores(v, o)
             }
             fn choose(&self, ctx: &lsm::compaction::strategy::PickContext) -> Option<lsm::compaction::Compaction> {

@@ -89,18 +89,23 @@ pub fn write_folder(dir: &Path, set: &ResultSet, timings: &[Timing]) -> Result<(
     std::fs::write(&path, t).map_err(LabError::io(path, "write"))
 }
 
-/// `flashkv run FILE`, its runs carried out by `executor`; finished runs are kept in the result
-/// folder (see [`RunCache`]), all of them deleted first with `fresh`.
+/// `flashkv run FILE` (at `scale`, for a file with scales), its runs carried out by `executor`;
+/// finished runs are kept in the result folder (default: results/STEM, or results/STEM-SCALE), all
+/// of them deleted first with `fresh`.
 pub fn run_experiment(
     file: &Path,
+    scale: Option<&str>,
     out: Option<PathBuf>,
     fresh: bool,
     executor: Executor,
     progress: bool,
 ) -> Result<()> {
-    let e = Experiment::load(file)?;
+    let e = Experiment::load_at(file, scale)?;
     let out = out.unwrap_or_else(|| {
-        PathBuf::from("results").join(file.file_stem().map_or("experiment".into(), |s| s.to_string_lossy().to_string()))
+        let stem = file.file_stem().map_or("experiment".into(), |s| s.to_string_lossy().to_string());
+        // A file with scales keeps one folder per scale.
+        let scale = e.at_scale().map_or(String::new(), |(name, _)| format!("-{name}"));
+        PathBuf::from("results").join(format!("{stem}{scale}"))
     });
     // A folder of another result set is refused now, not after the runs.
     crate::report::check_folder(&out, e.title())?;

@@ -331,3 +331,34 @@ fn kvftl_repro_runs_every_design_sweep_and_ram_size() {
     }
     rerun_is_identical("kvftl", &out);
 }
+
+/// A repro's runs are experiment files that `flashkv run` runs alone, at a scale they define: plsc's
+/// file at the tiny scale gives the runs of `flashkv repro plsc --scale tiny`, number for number
+/// (the results are the same but for the labels each command adds).
+#[test]
+fn a_repros_experiment_file_runs_alone_with_flashkv_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let (file, repro) = (dir.path().join("file"), dir.path().join("repro"));
+    let path = "experiments/repro/plsc/plsc.toml";
+    let (code, stdout, err) = flashkv(&["run", path, "--scale", "tiny", "--out", file.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(stdout.contains("tiny scale (1/256)"), "{stdout}");
+    let (code, _, err) = flashkv(&["repro", "plsc", "--scale", "tiny", "--out", repro.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let runs = |dir: &std::path::Path, labels: &[&str]| -> Vec<serde_json::Value> {
+        let set: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.join("results.json")).unwrap()).unwrap();
+        let mut runs = set["runs"].as_array().unwrap().clone();
+        for r in &mut runs {
+            for l in labels {
+                assert!(r.as_object_mut().unwrap().remove(*l).is_some(), "no label {l} in {r}");
+            }
+        }
+        runs
+    };
+    let (ran, reproduced) = (runs(&file, &["variant", "class", "design"]), runs(&repro, &["experiment"]));
+    assert_eq!(ran.len(), 12);
+    assert!(ran == reproduced, "flashkv run {path} --scale tiny and flashkv repro plsc --scale tiny differ");
+    let (code, _, err) = flashkv(&["run", path, "--scale", "huge"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown scale 'huge'; accepted: small, paper, tiny"), "{err}");
+}

@@ -18,6 +18,7 @@ pub mod iter;
 pub mod key;
 pub mod memtable;
 pub mod options;
+pub mod overrides;
 pub mod sst;
 pub mod table_cache;
 pub mod version;
@@ -30,3 +31,4 @@ pub use db::{
 };
 pub use error::{Accepted, CloneProblem, Error, Result};
 pub use options::{CompactionStyle, FilterLayout, Options, Profile, ReadOptions, RemapMode, WriteOptions};
+pub use overrides::{OptionOverrides, OverrideError};

@@ -5,6 +5,7 @@
 
 pub use crate::compaction::remapcom::RemapMode;
 pub use crate::compaction::strategy::CompactionStyle;
+use crate::compaction::strategy::TreeShape;
 pub use crate::db::WalRecoveryMode;
 use crate::error::{Accepted, Error, Result};
 use crate::key::SequenceNumber;
@@ -222,6 +223,17 @@ impl Options {
         }
     }
 
+    /// What a compaction strategy reads of the options.
+    pub fn tree_shape(&self) -> TreeShape {
+        TreeShape {
+            num_levels: self.num_levels,
+            l0_compaction_trigger: self.l0_compaction_trigger,
+            max_bytes_for_level_base: self.max_bytes_for_level_base,
+            level_size_multiplier: self.level_size_multiplier,
+            max_file_size: self.max_file_size,
+        }
+    }
+
     /// Creates one of the engine's files (a WAL, an SST, a MANIFEST): for direct I/O under
     /// `direct_writes`.
     pub(crate) fn create_file(&self, fs: &dyn Fs, path: &str, hint: WriteHint) -> Result<Box<dyn WritableFile>> {
@@ -236,13 +248,14 @@ impl Options {
     /// Checks that the options make sense together: the first option that does not is an
     /// [`Error::InvalidOption`] naming it, its value and what is accepted.
     pub fn validate(&self) -> Result<()> {
-        let at_least = |option: &'static str, value: u64, min: u64| -> Result<()> {
+        self.check().map_err(|Invalid { option, value, accepted }| Error::InvalidOption { option, value, accepted })
+    }
+
+    /// [`Options::validate`]'s check: the first option that does not make sense with the others.
+    pub(crate) fn check(&self) -> std::result::Result<(), Invalid> {
+        let at_least = |option: &'static str, value: u64, min: u64| -> std::result::Result<(), Invalid> {
             if value < min {
-                return Err(Error::InvalidOption {
-                    option,
-                    value: value.to_string(),
-                    accepted: Accepted::AtLeast(min),
-                });
+                return Err(Invalid { option, value: value.to_string(), accepted: Accepted::AtLeast(min) });
             }
             Ok(())
         };
@@ -253,10 +266,10 @@ impl Options {
         at_least("max_file_size", self.max_file_size, 4 << 10)?;
         // The L0 triggers act in this order as L0 fills: compact, then slow writes, then stop them.
         at_least("l0_compaction_trigger", self.l0_compaction_trigger as u64, 1)?;
-        let after = |option: &'static str, value: usize, before: &'static str, min: usize| -> Result<()> {
+        let after = |option: &'static str, value: usize, before: &'static str, min: usize| {
             if value < min {
                 let accepted = Accepted::AtLeastOption { option: before, value: min as u64 };
-                return Err(Error::InvalidOption { option, value: value.to_string(), accepted });
+                return Err(Invalid { option, value: value.to_string(), accepted });
             }
             Ok(())
         };
@@ -273,7 +286,7 @@ impl Options {
             self.l0_slowdown_writes_trigger,
         )?;
         at_least("level_size_multiplier", self.level_size_multiplier, 2)?;
-        let remap_only_off = |option: &'static str, is: &'static str| Error::InvalidOption {
+        let remap_only_off = |option: &'static str, is: &'static str| Invalid {
             option: "remap",
             value: self.remap.to_string(),
             accepted: Accepted::OnlyWhile { value: RemapMode::Off.name(), option, is },
@@ -288,7 +301,7 @@ impl Options {
         }
         at_least("max_open_files", self.max_open_files as u64, 1)?;
         if let Some((m, t)) = self.cpu.as_ref().and_then(|m| Some((m, m.first_invalid()?))) {
-            return Err(Error::InvalidOption {
+            return Err(Invalid {
                 option: "cpu",
                 value: format!("{} = {}", t.name(), m.get(t)),
                 accepted: Accepted::AtLeast(0),
@@ -296,6 +309,15 @@ impl Options {
         }
         Ok(())
     }
+}
+
+/// An option that does not make sense with the others: its field name in [`Options`], the value
+/// given, what is accepted ([`Error::InvalidOption`] as data).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Invalid {
+    pub option: &'static str,
+    pub value: String,
+    pub accepted: Accepted,
 }
 
 /// Per-write options.

@@ -174,7 +174,7 @@ fn build_inputs_with(fs: &MemFs, case: &Case, align: bool) -> (Compaction, Seque
         level + 1,
         [upper, lower],
         CompactionReason::Manual,
-        &options,
+        &options.tree_shape(),
         &Arc::new(Version::empty(7)),
     );
     c.max_grandparent_overlap_bytes = u64::MAX;

@@ -7,11 +7,10 @@
 use std::sync::Arc;
 
 use lsm::compaction::strategy::inputs::{other_inputs, total};
-use lsm::compaction::strategy::{CompactionStrategy, Leveled, PickContext};
+use lsm::compaction::strategy::{CompactionStrategy, Leveled, PickContext, TreeShape};
 use lsm::compaction::{Compaction, CompactionReason};
 use lsm::key::user_key;
 use lsm::version::Version;
-use lsm::Options;
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct MinOverlap;
@@ -21,13 +20,13 @@ impl CompactionStrategy for MinOverlap {
         "min-overlap"
     }
 
-    fn scores(&self, version: &Version, options: &Options) -> Vec<f64> {
-        Leveled.scores(version, options)
+    fn scores(&self, version: &Version, shape: &TreeShape) -> Vec<f64> {
+        Leveled.scores(version, shape)
     }
 
     fn choose(&self, ctx: &PickContext) -> Option<Compaction> {
         let v = ctx.version;
-        let scores = self.scores(v, ctx.options);
+        let scores = self.scores(v, &ctx.shape);
         let (level, score) =
             scores.iter().enumerate().fold((0, f64::MIN), |b, (l, &s)| if s > b.1 { (l, s) } else { b });
         if score < 1.0 || level == 0 {
@@ -39,8 +38,8 @@ impl CompactionStrategy for MinOverlap {
             total(&below) as f64 / f.size.max(1) as f64
         };
         let first = v.files[level].iter().min_by(|a, b| ratio(a).total_cmp(&ratio(b)))?;
-        let inputs = other_inputs(v, level, vec![Arc::clone(first)], ctx.options.max_file_size);
-        Some(Compaction::new(level, level + 1, inputs, CompactionReason::Size, ctx.options, v))
+        let inputs = other_inputs(v, level, vec![Arc::clone(first)], ctx.shape.max_file_size);
+        Some(Compaction::new(level, level + 1, inputs, CompactionReason::Size, &ctx.shape, v))
     }
 
     fn choose_range(
@@ -53,7 +52,7 @@ impl CompactionStrategy for MinOverlap {
         Leveled.choose_range(ctx, level, begin, end)
     }
 
-    fn flush_level(&self, version: &Version, options: &Options, lo: &[u8], hi: &[u8]) -> usize {
-        Leveled.flush_level(version, options, lo, hi)
+    fn flush_level(&self, version: &Version, shape: &TreeShape, lo: &[u8], hi: &[u8]) -> usize {
+        Leveled.flush_level(version, shape, lo, hi)
     }
 }

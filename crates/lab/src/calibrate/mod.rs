@@ -82,13 +82,14 @@ const SHAPES: [(&str, Tweak); 9] = [
 
 impl Tweak {
     fn engine(self) -> EngineSpec {
-        let d = EngineSpec::default();
-        match self {
+        let d = lsm::OptionOverrides::default();
+        let lsm = match self {
             Tweak::None => d,
-            Tweak::NoFilter => EngineSpec { bloom_bits_per_key: Some(0), ..d },
-            Tweak::AllCached => EngineSpec { block_cache: Some(Bytes(1 << 30)), ..d },
-            Tweak::BigBlocks => EngineSpec { block_size: Some(Bytes(16 << 10)), ..d },
-        }
+            Tweak::NoFilter => lsm::OptionOverrides { bloom_bits_per_key: Some(0), ..d },
+            Tweak::AllCached => lsm::OptionOverrides { block_cache: Some(Bytes(1 << 30)), ..d },
+            Tweak::BigBlocks => lsm::OptionOverrides { block_size: Some(Bytes(16 << 10)), ..d },
+        };
+        EngineSpec { lsm, ..EngineSpec::default() }
     }
 
     fn label(self) -> &'static str {

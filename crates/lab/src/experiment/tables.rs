@@ -64,7 +64,8 @@ impl Experiment {
         } else {
             String::new()
         };
-        format!("{size}{ops}, device {dev}")
+        let scale = self.at_scale().map_or(String::new(), |(name, d)| format!("{name} scale (1/{d}): "));
+        format!("{scale}{size}{ops}, device {dev}")
     }
 
     pub(super) fn result_set(&self, results: &[RunResult]) -> ResultSet {
@@ -183,14 +184,18 @@ impl Experiment {
         }
     }
 
-    /// A run's JSON with its point: `variant`, and each sweep's parameter (e.g.
-    /// `workload.value_size`) with its value, so that each run of results.json says what it was.
+    /// A run's JSON with its point: `variant`, each sweep's parameter (e.g.
+    /// `workload.value_size`) or name with its value, and the file's `labels`, so that each run of
+    /// results.json says what it was.
     fn labelled(&self, p: &Point, r: &RunResult) -> Option<serde_json::Value> {
         let mut v = serde_json::to_value(r).ok()?;
         let m = v.as_object_mut()?;
         m.insert("variant".into(), p.variant.clone().into());
         for (s, value) in self.sweeps.iter().zip(&p.at) {
             m.insert(s.parameter.clone(), sweep_json(value));
+        }
+        for (k, label) in &p.labels {
+            m.insert(k.clone(), label.clone().into());
         }
         Some(v)
     }

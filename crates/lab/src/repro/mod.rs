@@ -1,17 +1,37 @@
 //! `flashkv repro NAME`: reproduce a seed paper's experiments and put our measurement beside the
 //! paper's number, at a reduced scale in minutes or at the paper's scale on request.
+//!
+//! A repro's runs are data: experiment files in crates/lab/experiments/repro/NAME/ (built into
+//! the binary), whose values are the paper's scale and whose `[[scale]]` tables give the others;
+//! `flashkv run FILE --scale S` runs one alone, to the same runs. A repro's Rust is the rest: which
+//! runs `--only` picks, and the report that reads the runs by key (their label in the file) beside
+//! the paper's numbers.
+
+/// One of a repro's experiment files, built into the binary: `repro_file!("zns-ll/ycsb.toml")`
+/// is crates/lab/experiments/repro/zns-ll/ycsb.toml.
+macro_rules! repro_file {
+    ($path:literal) => {
+        $crate::repro::ReproFile {
+            path: concat!("crates/lab/experiments/repro/", $path),
+            text: include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/experiments/repro/", $path)),
+        }
+    };
+}
 
 mod kvftl;
 mod plsc;
 mod remapcom;
 mod remapcom_xfs;
+#[cfg(test)]
+mod tests;
 mod zns_ll;
 
-use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
 
 use crate::batch::{Executor, Runner};
 use crate::error::{LabError, Result};
+use crate::experiment::{Experiment, LabelledRun};
 use crate::publish;
 use crate::report::model::{Cell, ResultSet, ResultTable};
 use crate::result::{RunResult, Timing};
@@ -63,20 +83,21 @@ pub struct ReproArgs {
     pub executor: Executor,
 }
 
-/// A repro's scale: the paper's sizes divided by one divisor, so that device, data, SST, memtable
-/// and level sizes keep the paper's ratios (and the tree its number of levels).
+/// A repro's scale: one of its experiment files' `[[scale]]`s, which divide the paper's sizes so
+/// that device, data, SST, memtable and level sizes keep the paper's ratios (and the tree its
+/// number of levels).
 pub struct Scale {
-    pub name: &'static str,
+    pub name: String,
     divisor: u64,
 }
 
 impl Scale {
     /// The scale named `s` among a repro's `(name, divisor)` choices.
-    pub fn parse(s: &str, choices: &[(&'static str, u64)]) -> Result<Scale> {
-        match choices.iter().find(|(name, _)| *name == s) {
-            Some(&(name, divisor)) => Ok(Scale { name, divisor }),
+    pub fn parse(s: &str, choices: &[(String, u64)]) -> Result<Scale> {
+        match choices.iter().find(|(name, _)| name == s) {
+            Some((name, divisor)) => Ok(Scale { name: name.clone(), divisor: *divisor }),
             None => {
-                let names: Vec<&str> = choices.iter().map(|c| c.0).collect();
+                let names: Vec<&str> = choices.iter().map(|c| c.0.as_str()).collect();
                 Err(LabError::invalid("scale", format!("unknown scale '{s}'; accepted: {}", names.join(", "))))
             }
         }
@@ -90,6 +111,30 @@ impl Scale {
     /// What the paper's sizes are divided by.
     pub fn divisor(&self) -> u64 {
         self.divisor
+    }
+}
+
+/// One of a repro's experiment files (see `repro_file!`): the runs of one or more of its parts,
+/// which `flashkv run PATH --scale NAME` runs alone.
+pub struct ReproFile {
+    /// Its path in the repository.
+    pub path: &'static str,
+    pub text: &'static str,
+}
+
+impl ReproFile {
+    /// The file's experiment at its scale `scale`.
+    pub fn at(&self, scale: &str) -> Result<Experiment> {
+        Experiment::parse_at(self.text, Path::new("."), Some(scale))
+            .map_err(|e| LabError::Experiment(format!("{}: {e}", self.path)))
+    }
+
+    /// The run labelled `key` at `scale`.
+    pub fn spec(&self, scale: &str, key: &str) -> Result<RunSpec> {
+        self.at(scale)?.runs().into_iter().find(|(k, _)| k == key).map(|(_, s)| s).ok_or_else(|| LabError::MissingRun {
+            key: key.to_string(),
+            why: format!("not among the runs of {}", self.path),
+        })
     }
 }
 
@@ -124,38 +169,72 @@ impl Context {
 pub struct Run {
     pub key: String,
     pub spec: RunSpec,
-    pub labels: Vec<(&'static str, String)>,
+    pub labels: Vec<(String, String)>,
 }
 
-impl Run {
-    /// A run labelled by its key (`"experiment": key`).
-    pub fn new(key: impl Into<String>, spec: RunSpec) -> Run {
-        let key = key.into();
-        Run { labels: vec![("experiment", key.clone())], key, spec }
-    }
-}
-
-/// A seed paper's reproduction: data (its runs, each declared once under a key) and a report that
-/// reads them by key. The runner runs, caches and resumes them; a run that fails is reported
-/// beside the others (a device that runs out of space is a result too).
+/// A seed paper's reproduction: data (its runs, in experiment files, each run under a key) and a
+/// report that reads them by key beside the paper's numbers. The runner runs, caches and resumes
+/// them; a run that fails is reported beside the others (a device that runs out of space is a
+/// result too).
 pub trait Repro: Sync {
     fn name(&self) -> &'static str;
     /// The result set's title.
     fn title(&self) -> &'static str;
-    /// Divisors of the paper's sizes, by scale name.
-    fn scales(&self) -> &'static [(&'static str, u64)];
+    /// Its experiment files: its runs, in the order results.json lists them (a key met again is
+    /// the same run). Every file has the same scales.
+    fn files(&self) -> &'static [ReproFile];
     /// The parts `--only` may pick; none when the repro runs as one whole, and why.
     fn parts(&self) -> Result<&'static [&'static str], &'static str> {
         Err("runs as one whole")
+    }
+    /// Whether run `key` of `file` belongs to a part asked for (every run without `--only`).
+    fn wanted(&self, _c: &Context, _file: &ReproFile, _key: &str) -> bool {
+        true
     }
     /// Whether `--timing` changes the repro's chip (the others run on their paper's timings).
     fn takes_timing(&self) -> bool {
         false
     }
-    /// Its runs at `c`, in the order results.json lists them.
-    fn runs(&self, c: &Context) -> Result<Vec<Run>>;
+    /// Why the repro cannot run on this machine, if it cannot.
+    fn unavailable(&self) -> Option<String> {
+        None
+    }
     /// Its tables, figures and notes from the finished runs.
     fn report(&self, c: &Context, runs: &Runs) -> Result<ResultSet>;
+}
+
+/// A repro's scales (name, divisor): its first file's, the default first.
+pub fn scales(repro: &dyn Repro) -> Result<Vec<(String, u64)>> {
+    let first = repro.files().first().ok_or_else(|| LabError::invalid("name", "a repro without experiment files"))?;
+    let e = Experiment::parse(first.text).map_err(|e| LabError::Experiment(format!("{}: {e}", first.path)))?;
+    Ok(e.scales().to_vec())
+}
+
+/// The runs of `repro` at `c`: its files' runs at the scale, those of the parts asked for, with
+/// the command line's store (over the files' own, where they give one) and timing. A run's
+/// labels are its file's `labels`, or `"experiment": key`.
+pub fn runs(repro: &dyn Repro, c: &Context) -> Result<Vec<Run>> {
+    if let Some(why) = repro.unavailable() {
+        return Err(LabError::Unavailable(format!("repro {} {why}", repro.name())));
+    }
+    let mut runs = Vec::new();
+    let mut seen = BTreeSet::new();
+    for file in repro.files() {
+        for LabelledRun { label: key, labels, mut spec } in file.at(&c.scale.name)?.labelled_runs() {
+            if !repro.wanted(c, file, &key) || !seen.insert(key.clone()) {
+                continue;
+            }
+            if c.store != Store::Auto && spec.device.store != Store::Auto {
+                spec.device.store = c.store.clone();
+            }
+            if let Some(t) = &c.timing {
+                spec.device.timing = Some(t.clone());
+            }
+            let labels = if labels.is_empty() { vec![("experiment".to_string(), key.clone())] } else { labels };
+            runs.push(Run { key, spec, labels });
+        }
+    }
+    Ok(runs)
 }
 
 /// A repro's finished runs, by key.
@@ -182,7 +261,7 @@ impl Runs {
 /// Runs `repro` with `runner` and assembles its result set: the report, the runs' JSON in plan
 /// order (each with its labels), and a table of the failed runs.
 pub fn reproduce(repro: &dyn Repro, c: &Context, runner: &Runner) -> Result<(ResultSet, Vec<Timing>)> {
-    let mut planned = repro.runs(c)?;
+    let mut planned = runs(repro, c)?;
     if let Some(cpu) = &c.cpu {
         for run in planned.iter_mut().filter(|r| !r.spec.engine.is_kv_ssd()) {
             run.spec.host.cpu = cpu.clone();
@@ -288,7 +367,7 @@ pub fn run(a: &ReproArgs) -> Result<()> {
         }
     }
     let c = Context {
-        scale: Scale::parse(&a.scale, repro.scales())?,
+        scale: Scale::parse(&a.scale, &scales(repro)?)?,
         store: a.store.clone(),
         only,
         timing: a.timing.clone(),
@@ -308,39 +387,4 @@ fn publish_folder(out: &std::path::Path, set: &ResultSet, timings: &[Timing]) ->
     publish::write_folder(out, set, timings)?;
     println!("report: {}", out.join("index.html").display());
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The seeds ran LevelDB, so every run of the engine in a repro keeps LevelDB's policies (its
-    /// level-0 write triggers): per-level writes stay LevelDB's whatever flashkv's defaults become.
-    #[test]
-    fn every_repro_runs_the_engine_with_leveldbs_profile() {
-        for repro in registry() {
-            let c = Context {
-                scale: Scale::parse("tiny", repro.scales()).unwrap(),
-                store: Store::default(),
-                only: None,
-                timing: None,
-                cpu: None,
-            };
-            let runs = match repro.runs(&c) {
-                Ok(runs) => runs,
-                // remapcom-xfs needs xfsprogs to lay out its runs: CI installs it (.ci/run), and the
-                // README's test command needs no more than Rust.
-                Err(LabError::Unavailable(why)) => {
-                    eprintln!("skipped: {}: {why}", repro.name());
-                    continue;
-                }
-                Err(e) => panic!("{}: {e}", repro.name()),
-            };
-            let lsm: Vec<&Run> = runs.iter().filter(|r| !r.spec.engine.is_kv_ssd()).collect();
-            assert!(lsm.len() > 1 || repro.name() == "kvftl", "{}: {} engine runs", repro.name(), lsm.len());
-            for run in lsm {
-                assert_eq!(run.spec.engine.profile, lsm::Profile::LevelDb, "{} {}", repro.name(), run.key);
-            }
-        }
-    }
 }

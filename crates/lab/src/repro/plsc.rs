@@ -11,41 +11,32 @@
 //! `small` divides the device (128 GiB -> 8 GiB: the same 32 planes, fewer blocks) and the
 //! operations by 16; the designs' own sizes (PLSC's write buffer of one page per plane,
 //! LevelDB's 2 MiB SSTs and level sizes) stay the paper's, so a get still reads 128-page SSTs.
+//!
+//! The runs are data: experiments/repro/plsc/plsc.toml, at the scales it defines. This file puts
+//! them beside the paper's numbers.
 
-use workload::{SizeClass, ValueSize, YcsbWorkload};
+use workload::SizeClass;
 
 use crate::error::Result;
 use crate::report::model::{Cell, Figure, FigureKind, ResultSet, ResultTable, Series};
 use crate::result::RunResult;
-use crate::spec::{Bytes, DeviceSpec, EngineName, EngineSpec, RunSpec, Store, WorkloadKind, WorkloadSpec};
 
-use super::{failed, ratio, round, Context, Repro, Run, Runs, Scale};
+use super::{failed, ratio, round, Context, Repro, ReproFile, Runs, Scale};
 
-/// Divisors of the paper's sizes: small keeps its ratios at 1/16, tiny (for tests) at 1/256.
-pub const SCALES: [(&str, u64); 3] = [("small", 16), ("paper", 1), ("tiny", 256)];
+/// The runs: every design on every distribution.
+const FILES: [ReproFile; 1] = [repro_file!("plsc/plsc.toml")];
 
-const GIB: u64 = 1 << 30;
-/// The paper's device (SSDSim, 4 ch x 2 chips x 2 dies x 2 planes, 16 KiB pages).
-const PAPER_DEVICE: u64 = 128 * GIB;
-/// Puts, and gets, per distribution.
-const PAPER_OPS: u64 = 1_000_000;
-/// The host LSM engine's device keeps this share of the raw pages from the host (SSDSim's
-/// "overprovide" default; the key-value designs manage their own space).
-const HOST_SPARE: f64 = 0.10;
-
-/// One compared store.
+/// One compared store (plsc.toml's `design` of the same name).
 #[derive(Clone, Copy, Debug)]
 struct Design {
     name: &'static str,
-    engine: EngineName,
     about: &'static str,
 }
 
 const DESIGNS: [Design; 4] = [
-    Design { name: "PLSC", engine: EngineName::Plsc, about: "PLSC-tree inside the KV-SSD (seed 002)" },
+    Design { name: "PLSC", about: "PLSC-tree inside the KV-SSD (seed 002)" },
     Design {
         name: "LevelDB-in-SSD (filters, striped)",
-        engine: EngineName::LsmInDevice,
         about:
             "the paper's baseline: LevelDB inside the KV-SSD with a bloom filter per SST in DRAM (10 bits per key), \
                 an SST read whole when its range covers the key and its filter says maybe, its pages striped over \
@@ -53,12 +44,10 @@ const DESIGNS: [Design; 4] = [
     },
     Design {
         name: "LSM on SimFs",
-        engine: EngineName::Lsm,
         about: "beyond the paper: flashkv's LSM engine on SimFs over the same device (block index, bloom filters)",
     },
     Design {
         name: "LevelDB-in-SSD, no filters, one plane (before issue 28)",
-        engine: EngineName::LsmInDeviceOnePlane,
         about: "our reading of the baseline before issue 28: no filters (every SST whose range covers the key is read \
                 whole), an SST's pages in one plane",
     },
@@ -90,36 +79,12 @@ const PAPER_SPEEDUPS: [(&str, [&str; 3]); 3] = [
     ("puts with compaction (Fig. 6b)", ["-", "-", "about 45.5"]),
 ];
 
-/// The device at `scale`: never under 8 GiB, so that it keeps the paper's 32 planes (and PLSC's
-/// 512 KiB write buffer, which bounds its values) at the tiny test scale.
-fn device_bytes(scale: &Scale) -> u64 {
-    scale.size(PAPER_DEVICE).max(8 * GIB)
-}
-
-fn spec(scale: &Scale, d: Design, class: SizeClass, store: &Store, timing: Option<&flashsim::Timing>) -> RunSpec {
-    let ops = scale.size(PAPER_OPS);
-    let device = DeviceSpec {
-        preset: flashsim::Preset::Plsc,
-        capacity: Some(Bytes(device_bytes(scale))),
-        timing: timing.cloned(),
-        spare_factor: HOST_SPARE,
-        store: store.clone(),
-        ..DeviceSpec::default()
-    };
-    let values = ValueSize::class(class, 16 << 10, workload::SizeProfile::Plsc).expect("16 KiB is a valid page size");
-    let workload = WorkloadSpec::new(WorkloadKind::Ycsb(YcsbWorkload::C), ops, ops)
-        .with_values(values, workload::ValueData::Zeros);
-    // Flashkv's engine runs as LevelDB, the seed's baseline: LevelDB's write triggers too.
-    let profile = if d.engine == EngineName::Lsm { lsm::Profile::LevelDb } else { lsm::Profile::default() };
-    RunSpec::new(EngineSpec { profile, ..EngineSpec::kv(d.engine) }, device, workload)
-}
-
 /// Seed 002's comparison, as a repro.
 pub struct PlscRepro;
 
 /// The runs in plan order: every design on every distribution.
-fn keys() -> Vec<(String, SizeClass, Design)> {
-    CLASSES.iter().flat_map(|&c| DESIGNS.iter().map(move |&d| (format!("{} {}", d.name, c.name()), c, d))).collect()
+fn keys() -> Vec<String> {
+    CLASSES.iter().flat_map(|&c| DESIGNS.iter().map(move |d| format!("{} {}", d.name, c.name()))).collect()
 }
 
 impl Repro for PlscRepro {
@@ -131,8 +96,8 @@ impl Repro for PlscRepro {
         "plsc"
     }
 
-    fn scales(&self) -> &'static [(&'static str, u64)] {
-        &SCALES
+    fn files(&self) -> &'static [ReproFile] {
+        &FILES
     }
 
     fn parts(&self) -> std::result::Result<&'static [&'static str], &'static str> {
@@ -143,26 +108,20 @@ impl Repro for PlscRepro {
         true
     }
 
-    fn runs(&self, c: &Context) -> Result<Vec<Run>> {
-        let store = c.store.clone().for_zero_values();
-        Ok(keys()
-            .into_iter()
-            .map(|(key, class, d)| Run::new(key, spec(&c.scale, d, class, &store, c.timing.as_ref())))
-            .collect())
-    }
-
     fn report(&self, c: &Context, runs: &Runs) -> Result<ResultSet> {
         let scale = &c.scale;
-        let results: Vec<Option<RunResult>> = keys().iter().map(|(key, _, _)| runs.get(key).cloned()).collect();
+        let results: Vec<Option<RunResult>> = keys().iter().map(|key| runs.get(key).cloned()).collect();
         // Every run has the same device: its chip is the report's.
-        let chip = spec(scale, DESIGNS[0], CLASSES[0], &c.store, c.timing.as_ref()).device.chip()?.1;
-        let ops = scale.size(PAPER_OPS);
+        let mut spec = FILES[0].spec(&scale.name, &keys()[0])?;
+        spec.device.timing = c.timing.clone().or(spec.device.timing);
+        let chip = spec.device.chip()?.1;
+        let ops = spec.workload.operations;
         let mut set = ResultSet {
             scale: format!(
                 "{} scale: {ops} puts then {ops} gets (YCSB Load + C) per value-size distribution, on a {} plsc \
                  device (32 planes, 16 KiB pages)",
                 scale.name,
-                crate::spec::format_size(device_bytes(scale))
+                crate::spec::format_size(spec.device.capacity.map_or(0, |b| b.0))
             ),
             notes: notes(&chip, c.timing.is_some()),
             ..Default::default()

@@ -4,38 +4,36 @@
 //! loop device (`fs = "xfs-loop"`, a fresh file system per run), with the bytes that reached the
 //! block device read from the kernel's statistics. A UDB is placed with FICLONERANGE there, so the
 //! saving is measured on a real file system, not in simulation. Needs root, xfsprogs and loop
-//! devices.
+//! devices. The runs are data: experiments/repro/remapcom-xfs/ (fills.toml, block-filling.toml).
 
 use storage::loop_xfs::LoopXfs;
-use workload::db_bench::DbBenchKind;
-use workload::{ValueData, ValueSize};
 
-use super::remapcom::{engine, KvSizing, Mode, DB_BENCH_KEY, MODES, SCALES};
-use super::{Context, Repro, Run, Runs};
-use crate::error::{LabError, Result};
+use super::remapcom::{Mode, MODES};
+use super::{Context, Repro, ReproFile, Runs};
+use crate::error::Result;
 use crate::report::model::{Cell, Figure, FigureKind, ResultSet, ResultTable, Series};
-use crate::spec::{format_size, Bytes, DeviceSpec, FsKind, RunSpec, WorkloadKind, WorkloadSpec};
+use crate::spec::format_size;
 
 const MIB: u64 = 1 << 20;
-/// The fills: KV size, how it becomes a value size, and the modes run.
-const FILLS: [(u64, KvSizing, &[Mode]); 3] = [
-    (1024, KvSizing::Literal, &MODES),
-    (4096, KvSizing::Literal, &MODES),
-    (4096, KvSizing::BlockFilling, &[Mode::Baseline, Mode::Full]),
-];
+
+const FILES: [ReproFile; 2] = [repro_file!("remapcom-xfs/fills.toml"), repro_file!("remapcom-xfs/block-filling.toml")];
+
+/// The fills: KV size, whether its values fill a block (the sensitivity row), and the modes run.
+const FILLS: [(u64, bool, &[Mode]); 3] =
+    [(1024, false, &MODES), (4096, false, &MODES), (4096, true, &[Mode::Baseline, Mode::Full])];
 
 /// Seed 000's Figure 10 fills on a real device, as a repro.
 pub struct RemapComXfs;
 
-fn label(kv: u64, sizing: KvSizing) -> String {
-    match sizing {
-        KvSizing::Literal => format!("xfs {kv} B"),
-        KvSizing::BlockFilling => format!("xfs {kv} B block-filling"),
+fn label(kv: u64, block_filling: bool) -> String {
+    match block_filling {
+        false => format!("xfs {kv} B"),
+        true => format!("xfs {kv} B block-filling"),
     }
 }
 
-fn key(kv: u64, sizing: KvSizing, mode: Mode) -> String {
-    format!("{} ({})", label(kv, sizing), mode.name())
+fn key(kv: u64, block_filling: bool, mode: Mode) -> String {
+    format!("{} ({})", label(kv, block_filling), mode.name())
 }
 
 /// User data per run: 4 GiB at the paper's scale.
@@ -52,30 +50,12 @@ impl Repro for RemapComXfs {
         "remapcom-xfs"
     }
 
-    fn scales(&self) -> &'static [(&'static str, u64)] {
-        &SCALES
+    fn files(&self) -> &'static [ReproFile] {
+        &FILES
     }
 
-    fn runs(&self, c: &Context) -> Result<Vec<Run>> {
-        if let Some(why) = LoopXfs::unavailable() {
-            return Err(LabError::Unavailable(format!("repro remapcom-xfs needs a loop-mounted XFS: {why}")));
-        }
-        let data = data(c);
-        // Four times the data: room for the versions an LSM keeps until compaction drops them.
-        let device = DeviceSpec { fs: FsKind::XfsLoop, capacity: Some(Bytes(data * 4)), ..DeviceSpec::default() };
-        let mut runs = Vec::new();
-        for (kv, sizing, modes) in FILLS {
-            for &mode in modes {
-                let workload = WorkloadSpec::new(WorkloadKind::db_bench(DbBenchKind::FillRandom), data / kv, 0)
-                    .with_values(ValueSize::Fixed(sizing.value(kv, DB_BENCH_KEY)), ValueData::Generated);
-                runs.push(Run {
-                    key: key(kv, sizing, mode),
-                    spec: RunSpec::new(engine(&c.scale, mode), device.clone(), workload),
-                    labels: vec![("experiment", label(kv, sizing)), ("mode", mode.name().to_string())],
-                });
-            }
-        }
-        Ok(runs)
+    fn unavailable(&self) -> Option<String> {
+        LoopXfs::unavailable().map(|why| format!("needs a loop-mounted XFS: {why}"))
     }
 
     fn report(&self, c: &Context, runs: &Runs) -> Result<ResultSet> {

@@ -10,7 +10,7 @@ impl DeviceSpec {
     /// `, CAPACITY, P KiB pages, NAND READ/PROGRAM/ERASE/TRANSFER` of a simulated device.
     pub fn shape(&self) -> String {
         let mut shape = self.capacity.map_or(String::new(), |c| format!(", {}", format_size(c.0)));
-        if let (Some(_), Ok((g, _))) = (self.blocks_per_plane, self.chip()) {
+        if let (Some(_), Ok((g, _))) = (self.geometry.blocks_per_plane, self.chip()) {
             // Sized by its geometry: the size and the geometry that makes it.
             shape += &format!(
                 ", {} ({} channels x {} chips x {} dies x {} planes x {} blocks x {} pages)",

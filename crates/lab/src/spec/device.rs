@@ -15,11 +15,13 @@
 use std::path::PathBuf;
 
 use flashsim::{
-    BlockSsd, DataMode, Ftl, GcDestination, GcPolicy, Geometry, MediaConfig, Preset, SsdConfig, Timing, ZonedConfig,
+    BlockSsd, DataMode, Ftl, GcDestination, GcPolicy, Geometry, GeometryOverrides, MediaConfig, Preset, SsdConfig,
+    Timing, ZonedConfig,
 };
 use serde::{Deserialize, Serialize};
 use storage::{AllocPolicy, GcOptions, ZoneFsOptions};
 
+use super::flat::{self, Flat};
 use super::named::{parser, serde_name, serde_name_opt, Bytes, BytesOrOff, NameError, Named};
 use super::names::FtlName;
 use crate::error::{LabError, Result};
@@ -164,9 +166,12 @@ impl Named for FtlName {
     }
 }
 
-/// The device and file system of a run (`--fs`, `--preset`, ...; `[device]`).
+/// The device and file system of a run (`--fs`, `--preset`, ...; `[device]`). The preset's
+/// dimensions ([`flashsim::GeometryOverrides`], embedded: their fields are this table's) left out
+/// keep the preset's.
 #[derive(clap::Args, Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+// Read by `flat::deserialize` (the `Deserialize` impl below), which refuses unknown fields.
+#[serde(remote = "Self", default, deny_unknown_fields)]
 pub struct DeviceSpec {
     /// Where the database lives: sim (simulated block SSD), zone (simulated ZNS SSD with ZoneFs),
     /// posix:DIR (a host directory), mem, xfs-loop (a fresh reflink XFS on a loop device, root
@@ -230,23 +235,11 @@ pub struct DeviceSpec {
     /// The device's limit on active (open or closed) zones (none when absent).
     #[arg(long)]
     pub max_active_zones: Option<u32>,
-    /// The preset's channels, chips per channel, dies per chip, planes per die and pages per
-    /// block, each replaced when given (before `capacity` sizes the device).
-    #[arg(long)]
-    pub channels: Option<u32>,
-    #[arg(long)]
-    pub chips: Option<u32>,
-    #[arg(long)]
-    pub dies: Option<u32>,
-    #[arg(long)]
-    pub planes: Option<u32>,
-    #[arg(long)]
-    pub pages_per_block: Option<u32>,
-    /// Erase blocks per plane: the device's size from its geometry, exactly (instead of
-    /// `capacity`, which may also halve the chips, dies or planes to keep enough blocks per plane).
-    #[arg(long)]
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub blocks_per_plane: Option<u32>,
+    // The preset's dimensions, replaced when given: flags and fields of their own, owned by the
+    // simulator.
+    #[command(flatten)]
+    #[serde(flatten, skip_deserializing)]
+    pub geometry: GeometryOverrides,
     /// Free blocks a simulated block SSD keeps for GC (its reserve; 1 when absent).
     #[arg(long)]
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -296,12 +289,7 @@ impl Default for DeviceSpec {
             zone_gc: ZoneGc::default(),
             max_open_zones: None,
             max_active_zones: None,
-            channels: None,
-            chips: None,
-            dies: None,
-            planes: None,
-            pages_per_block: None,
-            blocks_per_plane: None,
+            geometry: GeometryOverrides::default(),
             gc_reserve: None,
             ftl: FtlName::Page,
             gc: GcPolicy::Greedy,
@@ -309,6 +297,31 @@ impl Default for DeviceSpec {
             copyback: true,
             page_cache: BytesOrOff(0),
         }
+    }
+}
+
+impl Serialize for DeviceSpec {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        DeviceSpec::serialize(self, s)
+    }
+}
+
+impl<'de> Deserialize<'de> for DeviceSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<DeviceSpec, D::Error> {
+        flat::deserialize(d)
+    }
+}
+
+impl Flat for DeviceSpec {
+    type Part = GeometryOverrides;
+    const PART_AT: usize = 13;
+
+    fn own<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<DeviceSpec, D::Error> {
+        DeviceSpec::deserialize(d)
+    }
+
+    fn part_mut(&mut self) -> &mut GeometryOverrides {
+        &mut self.geometry
     }
 }
 
@@ -336,21 +349,7 @@ impl DeviceSpec {
     /// The preset's geometry with `page_size` applied (before any resizing), and its timings or
     /// `timing`'s.
     pub fn chip(&self) -> Result<(Geometry, Timing)> {
-        let mut g = self.preset.geometry();
-        for (field, value, slot) in [
-            ("channels", self.channels, &mut g.channels),
-            ("chips", self.chips, &mut g.chips_per_channel),
-            ("dies", self.dies, &mut g.dies_per_chip),
-            ("planes", self.planes, &mut g.planes_per_die),
-            ("pages_per_block", self.pages_per_block, &mut g.pages_per_block),
-            ("blocks_per_plane", self.blocks_per_plane, &mut g.blocks_per_plane),
-        ] {
-            match value {
-                Some(0) => return Err(invalid(field, "must be at least 1")),
-                Some(v) => *slot = v,
-                None => {}
-            }
-        }
+        let mut g = self.geometry.apply(self.preset.geometry()).map_err(flash_field)?;
         if let Some(p) = self.page_size {
             g.page_size = u32::try_from(p.0)
                 .ok()
@@ -363,7 +362,7 @@ impl DeviceSpec {
     /// The chip's geometry resized to `capacity` (the preset's own capacity when absent), or as
     /// `blocks_per_plane` makes it.
     fn sized(&self, g: Geometry) -> Result<Geometry> {
-        match (self.capacity, self.blocks_per_plane) {
+        match (self.capacity, self.geometry.blocks_per_plane) {
             (Some(_), Some(_)) => Err(invalid("blocks_per_plane", "give capacity or blocks_per_plane, not both")),
             (Some(c), None) => flashsim::preset::scale(g, c.0).map_err(flash_field),
             (None, _) => {
@@ -413,7 +412,7 @@ impl DeviceSpec {
     /// The simulated ZNS device's configuration (`fs = zone`).
     pub fn zoned_config(&self) -> Result<ZonedConfig> {
         let (mut g, timing) = self.chip()?;
-        if let (Some(_), Some(_)) = (self.block_size, self.pages_per_block) {
+        if let (Some(_), Some(_)) = (self.block_size, self.geometry.pages_per_block) {
             return Err(invalid("block_size", "give block_size or pages_per_block, not both"));
         }
         if let Some(b) = self.block_size {

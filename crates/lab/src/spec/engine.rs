@@ -10,7 +10,8 @@ use kvssd::dftl_kv::DftlCache;
 use kvssd::Variant;
 use serde::{Deserialize, Serialize};
 
-use super::named::{parser, serde_name, serde_name_opt, ByteCount, Bytes, NameError, Named};
+use super::flat::{self, Flat};
+use super::named::{parser, serde_name, serde_name_opt, Bytes, NameError, Named};
 use super::names::EngineName;
 use crate::error::{LabError, Result};
 
@@ -87,10 +88,14 @@ impl MappingRam {
     }
 }
 
-/// The engine of a run (`--engine` and its options; `[engine]`). The LSM engine's options left
-/// out keep its profile's defaults.
+/// The engine of a run (`--engine` and its options; `[engine]`). The LSM engine's options
+/// ([`lsm::OptionOverrides`], embedded: their fields are this table's) left out keep its
+/// profile's defaults.
 #[derive(clap::Args, Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+// Read by `flat::deserialize` (the `Deserialize` impl below), which refuses unknown fields.
+#[serde(remote = "Self", default, deny_unknown_fields)]
+// `--compaction` takes a plug-in's strategy too, which only the lab's registry knows.
+#[command(mut_arg("compaction", |a| a.value_parser(parser::<lsm::CompactionStyle>)))]
 pub struct EngineSpec {
     /// The engine: lsm (the LSM engine on --fs) or a key-value SSD design: plsc (the PLSC-tree,
     /// seed 002), lsm-in-device (seed 002's baseline: LevelDB inside the device; -striped spreads
@@ -106,90 +111,10 @@ pub struct EngineSpec {
     #[arg(long, default_value = "flashkv", value_parser = parser::<lsm::Profile>)]
     #[serde(with = "serde_name", skip_serializing_if = "is_flashkv")]
     pub profile: lsm::Profile,
-    /// Align SST data blocks to the file system's block size (RemapCom needs it).
-    #[arg(long)]
-    pub align_blocks: bool,
-    /// RemapCom: off (LevelDB), base (UDB detection + remap), full (+ UDB retention). base and
-    /// full align blocks too.
-    #[arg(long, default_value = "off", value_parser = parser::<lsm::RemapMode>)]
-    #[serde(with = "serde_name")]
-    pub remap: lsm::RemapMode,
-    /// Open SSTs for reading with direct I/O (RocksDB's use_direct_reads): their reads bypass
-    /// --page-cache.
-    #[arg(long)]
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub direct_reads: bool,
-    /// Write the WAL, SSTs and MANIFEST with direct I/O (as ZenFS writes every file): their
-    /// writes bypass --page-cache.
-    #[arg(long)]
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub direct_writes: bool,
-    /// Compaction strategy: leveled (LevelDB's), gear (GearDB's), ll (lifetime-leveling, seed 003),
-    /// or a plug-in's name.
-    #[arg(long, default_value = "leveled", value_parser = parser::<lsm::CompactionStyle>)]
-    #[serde(with = "serde_name")]
-    pub compaction: lsm::CompactionStyle,
-    /// Memtable size that triggers a flush (LevelDB: 4MiB).
-    #[arg(long, value_parser = parser::<Bytes>)]
-    #[serde(with = "serde_name_opt")]
-    pub write_buffer_size: Option<Bytes>,
-    /// Target size of an SST (LevelDB: 2MiB; db_bench's --target-file-size-base).
-    #[arg(long, visible_alias = "target-file-size-base", value_parser = parser::<Bytes>)]
-    #[serde(with = "serde_name_opt")]
-    pub max_file_size: Option<Bytes>,
-    /// Target size of an SST's data block (LevelDB: 4KiB).
-    #[arg(long = "table-block-size", value_parser = parser::<Bytes>)]
-    #[serde(with = "serde_name_opt")]
-    pub block_size: Option<Bytes>,
-    /// Bytes of data blocks cached (8MiB; db_bench's --cache-size).
-    #[arg(long, visible_alias = "cache-size", value_parser = parser::<Bytes>)]
-    #[serde(with = "serde_name_opt")]
-    pub block_cache: Option<Bytes>,
-    /// Bytes a compaction reads ahead in each input table (128KiB; 0 reads block by block).
-    #[arg(long, value_parser = parser::<ByteCount>)]
-    #[serde(with = "serde_name_opt")]
-    pub compaction_readahead: Option<ByteCount>,
-    /// LevelDB's seek-triggered compaction (true by default).
-    #[arg(long)]
-    pub seek_compaction: Option<bool>,
-    /// Flushes on a background lane of their own, beside the compactions' (flashkv: true, as
-    /// RocksDB's flush thread; leveldb: false, one background thread for both).
-    #[arg(long)]
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub flush_lane: Option<bool>,
-    /// A memtable switch syncs the WAL it closes (flashkv: false, as LevelDB and RocksDB; leveldb:
-    /// true, the rule the seeds' repros were measured with).
-    #[arg(long)]
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub sync_closed_wal: Option<bool>,
-    /// Target bytes of level 1 (LevelDB: 10MiB).
-    #[arg(long, value_parser = parser::<Bytes>)]
-    #[serde(with = "serde_name_opt")]
-    pub max_bytes_for_level_base: Option<Bytes>,
-    /// Bloom filter bits per key (10; 0 for no filter; db_bench's --bloom-bits).
-    #[arg(long, visible_alias = "bloom-bits")]
-    pub bloom_bits_per_key: Option<u32>,
-    /// How an SST's Bloom filter is laid out: per_table (flashkv: one cache-line-blocked filter
-    /// per table, asked before the index, as RocksDB's full filters) or per_block (leveldb:
-    /// LevelDB's filter per 2 KiB of data blocks).
-    #[arg(long, value_parser = parser::<lsm::FilterLayout>)]
-    #[serde(with = "serde_name_opt", default, skip_serializing_if = "Option::is_none")]
-    pub filter_layout: Option<lsm::FilterLayout>,
-    /// L0 files that trigger a compaction (4), slow writes (20; leveldb: 8) and stop writes (36;
-    /// leveldb: 12) (db_bench's
-    /// --level0-file-num-compaction-trigger, --level0-slowdown-writes-trigger,
-    /// --level0-stop-writes-trigger).
-    #[arg(long, visible_alias = "level0-file-num-compaction-trigger")]
-    pub l0_compaction_trigger: Option<usize>,
-    #[arg(long, visible_alias = "level0-slowdown-writes-trigger")]
-    pub l0_slowdown_writes_trigger: Option<usize>,
-    #[arg(long, visible_alias = "level0-stop-writes-trigger")]
-    pub l0_stop_writes_trigger: Option<usize>,
-    /// Bytes per second that writes are held to while level 0 is at the slowdown trigger
-    /// (RocksDB's delayed_write_rate, e.g. its 16MiB); 0 or absent: LevelDB's 1 ms per write.
-    #[arg(long, value_parser = parser::<ByteCount>)]
-    #[serde(with = "serde_name_opt", skip_serializing_if = "Option::is_none")]
-    pub delayed_write_rate: Option<ByteCount>,
+    // The LSM engine's options: flags and fields of their own, owned by the engine.
+    #[command(flatten)]
+    #[serde(flatten, skip_deserializing)]
+    pub lsm: lsm::OptionOverrides,
     /// kvftl-sp: the smallest partition (a power of two; the paper's evaluation: 4KiB).
     #[arg(long, value_parser = parser::<Bytes>)]
     #[serde(with = "serde_name_opt")]
@@ -219,6 +144,47 @@ pub struct EngineSpec {
     #[arg(long)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub buffer_reads: Option<bool>,
+}
+
+impl Serialize for EngineSpec {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        EngineSpec::serialize(self, s)
+    }
+}
+
+impl<'de> Deserialize<'de> for EngineSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<EngineSpec, D::Error> {
+        flat::deserialize(d)
+    }
+}
+
+impl Flat for EngineSpec {
+    type Part = lsm::OptionOverrides;
+    const PART_AT: usize = 2;
+    const READ_BY_LAB: &'static [&'static str] = &["compaction"];
+
+    fn own<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<EngineSpec, D::Error> {
+        EngineSpec::deserialize(d)
+    }
+
+    fn part_mut(&mut self) -> &mut lsm::OptionOverrides {
+        &mut self.lsm
+    }
+
+    /// `compaction`: a built-in strategy or a plug-in's, by the lab's registry.
+    fn read_part_field(
+        part: &mut lsm::OptionOverrides,
+        key: &str,
+        value: &serde_json::Value,
+    ) -> std::result::Result<(), String> {
+        match key {
+            "compaction" => {
+                part.compaction = serde_name::deserialize(value).map_err(|e| e.to_string())?;
+                Ok(())
+            }
+            other => Err(format!("{other} is lsm's to read")),
+        }
+    }
 }
 
 /// A key-value SSD design with its parameters.
@@ -395,82 +361,30 @@ impl EngineSpec {
         Ok(())
     }
 
-    /// The LSM engine's options: the profile's with the given ones applied.
+    /// The LSM engine's options: the profile's with the given ones applied, errors naming the
+    /// given option as this specification's field.
     pub fn lsm_options(&self) -> Result<lsm::Options> {
-        let mut o = lsm::Options { create_if_missing: true, ..lsm::Options::profile(self.profile) };
-        let bytes = |b: Option<Bytes>| b.map(|b| b.0);
-        if let Some(v) = bytes(self.write_buffer_size) {
-            o.write_buffer_size = v as usize;
-        }
-        if let Some(v) = bytes(self.max_file_size) {
-            o.max_file_size = v;
-        }
-        if let Some(v) = bytes(self.block_size) {
-            o.block_size = v as usize;
-        }
-        if let Some(v) = bytes(self.block_cache) {
-            o.block_cache_bytes = v as usize;
-        }
-        if let Some(v) = self.compaction_readahead {
-            o.compaction_readahead = v.0 as usize;
-        }
-        if let Some(v) = self.flush_lane {
-            o.flush_lane = v;
-        }
-        if let Some(v) = self.sync_closed_wal {
-            o.sync_closed_wal = v;
-        }
-        if let Some(v) = self.seek_compaction {
-            o.seek_compaction = v;
-        }
-        if let Some(v) = bytes(self.max_bytes_for_level_base) {
-            o.max_bytes_for_level_base = v;
-        }
-        if let Some(v) = self.bloom_bits_per_key {
-            o.bloom_bits_per_key = (v > 0).then_some(v);
-        }
-        if let Some(v) = self.filter_layout {
-            o.filter_layout = v;
-        }
-        if let Some(v) = self.l0_compaction_trigger {
-            o.l0_compaction_trigger = v;
-        }
-        if let Some(v) = self.l0_slowdown_writes_trigger {
-            o.l0_slowdown_writes_trigger = v;
-        }
-        if let Some(v) = self.l0_stop_writes_trigger {
-            o.l0_stop_writes_trigger = v;
-        }
-        if let Some(v) = self.delayed_write_rate {
-            o.delayed_write_rate = (v.0 > 0).then_some(v.0);
-        }
-        o.remap = self.remap;
-        // RemapCom clones whole data blocks, which only page-aligned blocks are.
-        o.align_blocks = self.align_blocks || self.remap != lsm::RemapMode::Off;
-        o.compaction = self.compaction.clone();
-        (o.direct_reads, o.direct_writes) = (self.direct_reads, self.direct_writes);
-        o.validate().map_err(|e| match &e {
-            // Named as this specification's field (the engine calls its cache `block_cache_bytes`).
-            lsm::Error::InvalidOption { option, .. } => {
-                let field = if *option == "block_cache_bytes" { "block_cache" } else { option };
-                let message = e.to_string();
-                let reason = message.strip_prefix(&format!("{option}: ")).unwrap_or(&message).to_string();
-                invalid(field, reason)
-            }
-            _ => LabError::Engine(e),
-        })?;
-        Ok(o)
+        let base = lsm::Options { create_if_missing: true, ..lsm::Options::profile(self.profile) };
+        self.lsm.apply(base).map_err(|e| invalid(e.field, e.reason()))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::spec::named::ByteCount;
+
+    /// The default overrides changed by `change`.
+    fn over(change: impl FnOnce(&mut lsm::OptionOverrides)) -> lsm::OptionOverrides {
+        let mut o = lsm::OptionOverrides::default();
+        change(&mut o);
+        o
+    }
 
     #[test]
     fn remapping_aligns_blocks() {
         let Engine::Lsm { options, .. } =
-            EngineSpec { remap: lsm::RemapMode::Base, ..EngineSpec::default() }.resolve().unwrap()
+            EngineSpec { lsm: over(|o| o.remap = lsm::RemapMode::Base), ..EngineSpec::default() }.resolve().unwrap()
         else {
             panic!("an LSM engine")
         };
@@ -497,8 +411,10 @@ mod tests {
 
     #[test]
     fn engine_option_errors_name_the_specifications_field() {
-        let spec =
-            EngineSpec { l0_compaction_trigger: Some(9), l0_slowdown_writes_trigger: Some(8), ..EngineSpec::default() };
+        let spec = EngineSpec {
+            lsm: over(|o| (o.l0_compaction_trigger, o.l0_slowdown_writes_trigger) = (Some(9), Some(8))),
+            ..EngineSpec::default()
+        };
         let e = spec.resolve().unwrap_err().to_string();
         assert!(e.starts_with("engine.l0_slowdown_writes_trigger: 8 is invalid"), "{e}");
     }
@@ -512,34 +428,47 @@ mod tests {
         assert_eq!(triggers(EngineSpec::default()), (20, 36));
         let leveldb = EngineSpec { profile: lsm::Profile::LevelDb, ..EngineSpec::default() };
         assert_eq!(triggers(leveldb.clone()), (8, 12));
-        assert_eq!(triggers(EngineSpec { l0_stop_writes_trigger: Some(16), ..leveldb.clone() }), (8, 16));
+        assert_eq!(
+            triggers(EngineSpec { lsm: over(|o| o.l0_stop_writes_trigger = Some(16)), ..leveldb.clone() }),
+            (8, 16)
+        );
         let rate = |spec: EngineSpec| spec.lsm_options().unwrap().delayed_write_rate;
         assert_eq!(rate(EngineSpec::default()), None);
         assert_eq!(
-            rate(EngineSpec { delayed_write_rate: Some(ByteCount(16 << 20)), ..EngineSpec::default() }),
+            rate(EngineSpec {
+                lsm: over(|o| o.delayed_write_rate = Some(ByteCount(16 << 20))),
+                ..EngineSpec::default()
+            }),
             Some(16 << 20)
         );
-        assert_eq!(rate(EngineSpec { delayed_write_rate: Some(ByteCount(0)), ..EngineSpec::default() }), None);
-        assert_eq!(rate(EngineSpec { delayed_write_rate: Some(ByteCount(1 << 20)), ..leveldb.clone() }), Some(1 << 20));
+        assert_eq!(
+            rate(EngineSpec { lsm: over(|o| o.delayed_write_rate = Some(ByteCount(0))), ..EngineSpec::default() }),
+            None
+        );
+        assert_eq!(
+            rate(EngineSpec { lsm: over(|o| o.delayed_write_rate = Some(ByteCount(1 << 20))), ..leveldb.clone() }),
+            Some(1 << 20)
+        );
         assert!(!serde_json::to_string(&leveldb).unwrap().contains("delayed_write_rate"));
         let lane = |spec: EngineSpec| spec.lsm_options().unwrap().flush_lane;
         assert!(lane(EngineSpec::default()) && !lane(leveldb.clone()));
-        assert!(!lane(EngineSpec { flush_lane: Some(false), ..EngineSpec::default() }));
-        assert!(lane(EngineSpec { flush_lane: Some(true), ..leveldb.clone() }));
+        assert!(!lane(EngineSpec { lsm: over(|o| o.flush_lane = Some(false)), ..EngineSpec::default() }));
+        assert!(lane(EngineSpec { lsm: over(|o| o.flush_lane = Some(true)), ..leveldb.clone() }));
         assert!(!serde_json::to_string(&leveldb).unwrap().contains("flush_lane"));
         let sync = |spec: EngineSpec| spec.lsm_options().unwrap().sync_closed_wal;
         assert!(!sync(EngineSpec::default()) && sync(leveldb.clone()));
-        assert!(sync(EngineSpec { sync_closed_wal: Some(true), ..EngineSpec::default() }));
-        assert!(!sync(EngineSpec { sync_closed_wal: Some(false), ..leveldb.clone() }));
+        assert!(sync(EngineSpec { lsm: over(|o| o.sync_closed_wal = Some(true)), ..EngineSpec::default() }));
+        assert!(!sync(EngineSpec { lsm: over(|o| o.sync_closed_wal = Some(false)), ..leveldb.clone() }));
         assert!(!serde_json::to_string(&leveldb).unwrap().contains("sync_closed_wal"));
         let layout = |spec: EngineSpec| spec.lsm_options().unwrap().filter_layout;
         assert_eq!(layout(EngineSpec::default()), lsm::FilterLayout::PerTable);
         assert_eq!(layout(leveldb.clone()), lsm::FilterLayout::PerBlock);
-        let per_block = EngineSpec { filter_layout: Some(lsm::FilterLayout::PerBlock), ..EngineSpec::default() };
+        let per_block =
+            EngineSpec { lsm: over(|o| o.filter_layout = Some(lsm::FilterLayout::PerBlock)), ..EngineSpec::default() };
         assert_eq!(layout(per_block.clone()), lsm::FilterLayout::PerBlock);
         let json = serde_json::to_string(&per_block).unwrap();
         assert!(json.contains(r#""filter_layout":"per_block""#), "{json}");
-        assert_eq!(serde_json::from_str::<EngineSpec>(&json).unwrap().filter_layout, per_block.filter_layout);
+        assert_eq!(serde_json::from_str::<EngineSpec>(&json).unwrap().lsm.filter_layout, per_block.lsm.filter_layout);
         assert!(!serde_json::to_string(&leveldb).unwrap().contains("filter_layout"));
         // Only a profile other than the default is written out, so older specifications read the same.
         assert!(!serde_json::to_string(&EngineSpec::default()).unwrap().contains("profile"));

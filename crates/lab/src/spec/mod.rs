@@ -18,6 +18,7 @@
 mod describe;
 pub mod device;
 pub mod engine;
+mod flat;
 pub mod host;
 pub mod named;
 mod names;

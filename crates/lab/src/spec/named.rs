@@ -3,12 +3,16 @@
 //! ([`Named::name`]), and every edge uses that pair: clap's value parsers ([`parser`]), experiment
 //! files and Python dicts (serde, through [`serde_name`] and [`serde_name_opt`]) and the JSON a run
 //! specification travels as. A run's JSON therefore speaks the words of its command line.
+//!
+//! Sizes, and the reading of a number or a boolean as text, are the `units` crate's (the engine's
+//! and the simulator's override structs read them too); they are re-exported here.
 
 use std::path::PathBuf;
 
 use flashsim::{GcDestination, GcPolicy, Preset, Timing};
-use serde::{Deserialize, Deserializer, Serializer};
+use serde::{Deserializer, Serializer};
 use storage::AllocPolicy;
+pub use units::{format_size, format_size_in, ByteCount, Bytes, BytesOrOff};
 
 /// Why a text names no value: what is wrong and what is accepted, in one line.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -56,7 +60,7 @@ pub mod serde_name {
     }
 
     pub fn deserialize<'de, T: Named, D: Deserializer<'de>>(d: D) -> Result<T, D::Error> {
-        let text = Text::deserialize(d)?.0;
+        let text = units::text::deserialize(d)?;
         T::parse_name(&text).map_err(serde::de::Error::custom)
     }
 }
@@ -73,184 +77,28 @@ pub mod serde_name_opt {
     }
 
     pub fn deserialize<'de, T: Named, D: Deserializer<'de>>(d: D) -> Result<Option<T>, D::Error> {
-        match Option::<Text>::deserialize(d)? {
-            Some(t) => T::parse_name(&t.0).map(Some).map_err(serde::de::Error::custom),
+        match units::text::deserialize_opt(d)? {
+            Some(t) => T::parse_name(&t).map(Some).map_err(serde::de::Error::custom),
             None => Ok(None),
         }
     }
 }
 
-/// Text, or a number or a boolean taken as its text.
-struct Text(String);
-
-impl<'de> Deserialize<'de> for Text {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Text, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Any {
-            Text(String),
-            Unsigned(u64),
-            Signed(i64),
-            Float(f64),
-            Bool(bool),
+/// Sizes name themselves ([`units::size`]: `4KiB`, `16 GiB`; `0` or `off` where allowed).
+macro_rules! named_size {
+    ($($t:ty),*) => {$(
+        impl Named for $t {
+            fn parse_name(text: &str) -> Result<$t, NameError> {
+                text.parse().map_err(|e: units::SizeError| NameError(e.0))
+            }
+            fn name(&self) -> String {
+                self.to_string()
+            }
         }
-        Ok(Text(match Any::deserialize(d)? {
-            Any::Text(t) => t,
-            Any::Unsigned(n) => n.to_string(),
-            Any::Signed(n) => n.to_string(),
-            Any::Float(f) => f.to_string(),
-            Any::Bool(b) => b.to_string(),
-        }))
-    }
+    )*};
 }
 
-/// A byte count (never zero): a whole number with an optional unit, the space between them
-/// optional (`4096`, `4KiB`, `16 GiB`, `4GB`). Units, case-sensitive:
-/// - `B`: bytes;
-/// - decimal `kB`, `MB`, `GB`, `TB`: powers of 1000 (SI, as drive makers state capacities);
-/// - binary `KiB`, `MiB`, `GiB`, `TiB`: powers of 1024 (IEC).
-///
-/// Any other spelling (`4G`, `4K`, `4KB`, `4gib`) is refused, naming both families: `4G` may
-/// mean 4 GB or 4 GiB, 7.4 % apart, the size of the spare factors a GC study sweeps, and a
-/// guess either way would change a result without a word. A size prints back ([`Named::name`])
-/// in the largest unit that divides it ([`format_size`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Bytes(pub u64);
-
-/// Every unit a size may carry, with its multiple.
-const SIZE_UNITS: [(&str, u64); 9] = [
-    ("B", 1),
-    ("kB", 1_000),
-    ("MB", 1_000_000),
-    ("GB", 1_000_000_000),
-    ("TB", 1_000_000_000_000),
-    ("KiB", 1 << 10),
-    ("MiB", 1 << 20),
-    ("GiB", 1 << 30),
-    ("TiB", 1 << 40),
-];
-
-/// What a size may be, for errors.
-const SIZE_ACCEPTED: &str = "a whole number of bytes with an optional unit: B; decimal kB, MB, GB, TB (powers of \
-                             1000); binary KiB, MiB, GiB, TiB (powers of 1024)";
-
-impl Named for Bytes {
-    fn parse_name(text: &str) -> Result<Bytes, NameError> {
-        let t = text.trim();
-        let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
-        let (digits, unit) = t.split_at(split);
-        let unit = unit.trim_start();
-        if digits.is_empty() {
-            return Err(format!("'{text}' is not a size; accepted: {SIZE_ACCEPTED}").into());
-        }
-        let Some(&(_, multiple)) = SIZE_UNITS.iter().find(|(u, _)| *u == unit || (unit.is_empty() && *u == "B")) else {
-            return Err(format!(
-                "unknown unit '{unit}' in '{text}'{}; accepted: {SIZE_ACCEPTED}",
-                unit_hint(digits, unit)
-            )
-            .into());
-        };
-        let too_large = || NameError(format!("'{text}' is too large"));
-        let n: u64 = digits.parse().map_err(|_| too_large())?;
-        let v = n.checked_mul(multiple).ok_or_else(too_large)?;
-        if v == 0 {
-            return Err(format!("size must be positive, got '{text}'").into());
-        }
-        Ok(Bytes(v))
-    }
-
-    fn name(&self) -> String {
-        format_size(self.0).replace(' ', "")
-    }
-}
-
-/// The two sizes an ambiguous unit (`G`, `gb`, `Gi`, `KB`) may have meant, when its first letter
-/// is a prefix: ` (4GB = 4000000000 B or 4GiB = 4294967296 B?)`.
-fn unit_hint(digits: &str, unit: &str) -> String {
-    let Some(prefix) = unit.chars().next().map(|c| c.to_ascii_uppercase()) else { return String::new() };
-    let Some(power) = "KMGT".find(prefix).map(|i| i as u32 + 1) else { return String::new() };
-    let (decimal, binary) =
-        (["kB", "MB", "GB", "TB"][power as usize - 1], ["KiB", "MiB", "GiB", "TiB"][power as usize - 1]);
-    let n: Option<u64> = digits.parse().ok();
-    let bytes =
-        |base: u64| n.and_then(|n| n.checked_mul(base.pow(power))).map_or(String::new(), |b| format!(" = {b} B"));
-    format!(" ({digits}{decimal}{} or {digits}{binary}{}?)", bytes(1000), bytes(1024))
-}
-
-/// A byte count that may be zero: `0` or `off` (nothing), or a [`Bytes`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct BytesOrOff(pub u64);
-
-impl BytesOrOff {
-    pub fn is_off(&self) -> bool {
-        self.0 == 0
-    }
-}
-
-impl Named for BytesOrOff {
-    fn parse_name(text: &str) -> Result<BytesOrOff, NameError> {
-        match text.trim() {
-            "0" | "off" => Ok(BytesOrOff(0)),
-            t => Bytes::parse_name(t).map(|b| BytesOrOff(b.0)),
-        }
-    }
-
-    fn name(&self) -> String {
-        match self.0 {
-            0 => "0".into(),
-            b => Bytes(b).name(),
-        }
-    }
-}
-
-/// A byte count that may be zero (a readahead window of 0 reads block by block).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct ByteCount(pub u64);
-
-impl Named for ByteCount {
-    fn parse_name(text: &str) -> Result<ByteCount, NameError> {
-        match text.trim() {
-            "0" => Ok(ByteCount(0)),
-            t => Bytes::parse_name(t).map(|b| ByteCount(b.0)),
-        }
-    }
-
-    fn name(&self) -> String {
-        if self.0 == 0 {
-            "0".into()
-        } else {
-            Bytes(self.0).name()
-        }
-    }
-}
-
-/// A size in the largest unit that divides it evenly, for tables (`16 GiB`, `4 GB`, `1536 B`):
-/// of a binary and a decimal unit that both divide it, the one with the smaller number (`1000
-/// KiB`, not `1024 kB`; `4 GB`, not `3906250 KiB`), binary on a tie. [`Bytes`] parses it back.
-pub fn format_size(bytes: u64) -> String {
-    let binary = [(1 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
-    let decimal = [(1_000_000_000_000, "TB"), (1_000_000_000, "GB"), (1_000_000, "MB"), (1_000, "kB")];
-    let largest = |units: [(u64, &'static str); 4]| units.into_iter().find(|(m, _)| bytes >= *m && bytes % m == 0);
-    let unit = match (largest(binary), largest(decimal)) {
-        (Some(b), Some(d)) if bytes / d.0 < bytes / b.0 => Some(d),
-        (b, d) => b.or(d),
-    };
-    match unit {
-        Some((multiple, unit)) => format!("{} {unit}", bytes / multiple),
-        None => format!("{bytes} B"),
-    }
-}
-
-/// `bytes` in `unit` (`multiple` bytes) when it is a whole number of them (`4 KiB pages`, as
-/// descriptions have always read), else in the unit [`format_size`] picks: never a truncated
-/// count such as `0 KiB` for 512 B.
-pub fn format_size_in(bytes: u64, multiple: u64, unit: &str) -> String {
-    if bytes > 0 && bytes % multiple == 0 {
-        format!("{} {unit}", bytes / multiple)
-    } else {
-        format_size(bytes)
-    }
-}
+named_size!(Bytes, ByteCount, BytesOrOff);
 
 impl Named for Preset {
     fn parse_name(text: &str) -> Result<Preset, NameError> {

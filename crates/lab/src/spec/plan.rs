@@ -281,10 +281,10 @@ impl RunSpec {
     /// Direct I/O bypasses the page cache of the simulated file systems, and applies to nothing
     /// else.
     fn check_direct_io(&self) -> Result<()> {
-        if !(self.engine.direct_reads || self.engine.direct_writes) {
+        if !(self.engine.lsm.direct_reads || self.engine.lsm.direct_writes) {
             return Ok(());
         }
-        let field = if self.engine.direct_reads { "engine.direct_reads" } else { "engine.direct_writes" };
+        let field = if self.engine.lsm.direct_reads { "engine.direct_reads" } else { "engine.direct_writes" };
         let on = match &self.device.fs {
             _ if self.engine.is_kv_ssd() => format!("engine {}, a key-value SSD", self.engine.name.as_str()),
             FsKind::Sim | FsKind::Zone => return Ok(()),

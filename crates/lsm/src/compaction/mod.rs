@@ -11,6 +11,7 @@ pub mod strategy;
 
 use std::sync::Arc;
 
+use self::strategy::TreeShape;
 use crate::key::user_key;
 use crate::version::{FileMeta, Version};
 
@@ -96,7 +97,7 @@ impl Compaction {
         output_level: usize,
         inputs: [Vec<Arc<FileMeta>>; 2],
         reason: CompactionReason,
-        options: &crate::options::Options,
+        shape: &TreeShape,
         version: &Arc<Version>,
     ) -> Compaction {
         let all: Vec<&Arc<FileMeta>> = inputs.iter().flatten().collect();
@@ -115,8 +116,8 @@ impl Compaction {
             inputs,
             grandparents,
             reason,
-            max_output_file_size: options.max_file_size,
-            max_grandparent_overlap_bytes: GRANDPARENT_OVERLAP_FACTOR * options.max_file_size,
+            max_output_file_size: shape.max_file_size,
+            max_grandparent_overlap_bytes: GRANDPARENT_OVERLAP_FACTOR * shape.max_file_size,
             split_at: Vec::new(),
             short_lived_from: None,
             moves: Vec::new(),

@@ -41,7 +41,7 @@ impl DbInner {
         if st.imm.is_some() {
             self.flusher.as_ref().unwrap_or(&self.worker).request();
         }
-        if self.strategy.needs_compaction(st.versions.current_ref(), &self.options) {
+        if self.strategy.needs_compaction(st.versions.current_ref(), &self.options.tree_shape()) {
             self.worker.request();
         }
     }
@@ -103,7 +103,7 @@ impl DbInner {
             let ctx = PickContext {
                 version: &st.versions.current(),
                 compact_pointers: &st.versions.compact_pointers,
-                options: &self.options,
+                shape: self.options.tree_shape(),
             };
             self.strategy.choose(&ctx)
         };
@@ -151,7 +151,7 @@ impl DbInner {
             let (lo, hi) = (user_key(&smallest), user_key(&largest));
             let outside = st.compacting.as_ref().is_none_or(|(from, to)| hi < from.as_slice() || lo > to.as_slice());
             if outside {
-                level = self.strategy.flush_level(st.versions.current_ref(), &self.options, lo, hi);
+                level = self.strategy.flush_level(st.versions.current_ref(), &self.options.tree_shape(), lo, hi);
             }
             edit.add_file(level, number, size, smallest, largest);
         }
@@ -463,7 +463,7 @@ impl DbInner {
             let ctx = PickContext {
                 version: &st.versions.current(),
                 compact_pointers: &st.versions.compact_pointers,
-                options: &self.options,
+                shape: self.options.tree_shape(),
             };
             self.strategy.choose_range(&ctx, level, from, end)
         };

@@ -6,5 +6,5 @@ pub mod set;
 pub mod version;
 
 pub use edit::VersionEdit;
-pub use set::{max_bytes_for_level, VersionSet};
+pub use set::VersionSet;
 pub use version::{FileMeta, Version};

@@ -353,15 +353,6 @@ fn check_levels(v: &Version) -> Result<()> {
     Ok(())
 }
 
-/// Target bytes of `level` (>= 1): base x multiplier^(level-1).
-pub fn max_bytes_for_level(o: &Options, level: usize) -> u64 {
-    let mut bytes = o.max_bytes_for_level_base;
-    for _ in 1..level {
-        bytes = bytes.saturating_mul(o.level_size_multiplier);
-    }
-    bytes
-}
-
 /// Replaces CURRENT with one naming MANIFEST-`number`, atomically and durably.
 fn set_current(fs: &dyn Fs, dir: &str, number: u64) -> Result<()> {
     let tmp = filename::temp_name(dir, number);

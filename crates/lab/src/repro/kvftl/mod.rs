@@ -17,91 +17,83 @@
 //! gives no capacity; 4 GiB holds the largest live set, 1,000 values of up to 1 MiB, four times
 //! over, so GC runs once the writes exceed it). `small` divides the operations by 16 and keeps the
 //! keys and the device, so per-request costs are the paper's and totals a sixteenth.
+//!
+//! The runs are data: experiments/repro/kvftl/ (the main grid, the page sizes, a file per sweep,
+//! the RAM budgets), at the scales they define. This file and tables.rs put them beside the
+//! paper's numbers.
 
 mod tables;
-
-use kvssd::Variant;
-use workload::{SizeClass, SizeProfile, ValueSize, YcsbWorkload};
 
 use crate::error::Result;
 use crate::report::model::{Cell, ResultSet, ResultTable};
 use crate::result::RunResult;
-use crate::spec::RunSpec;
-use crate::spec::{Bytes, DeviceSpec, EngineSpec, KvDesign, Store, WorkloadKind, WorkloadSpec};
 
-use super::{Context, Repro, Run, Runs, Scale};
+use super::{Context, Repro, ReproFile, Runs};
 use tables::{beside_paper, main_grid, page_sizes, ram_tables, sweep_tables};
 
-/// Divisors of the paper's operation count: small at 1/16, tiny (for tests) at 1/1000.
-pub const SCALES: [(&str, u64); 3] = [("small", 16), ("paper", 1), ("tiny", 1000)];
+/// The runs, in the order the tables read them: the main grid, the page sizes, the sweeps, the
+/// RAM budgets.
+const FILES: [ReproFile; 6] = [
+    repro_file!("kvftl/main.toml"),
+    repro_file!("kvftl/page-sizes.toml"),
+    repro_file!("kvftl/fig11-sp.toml"),
+    repro_file!("kvftl/fig12-np.toml"),
+    repro_file!("kvftl/fig13-ws.toml"),
+    repro_file!("kvftl/table3-ram.toml"),
+];
 
 const GIB: u64 = 1 << 30;
 const KIB: u64 = 1 << 10;
-/// Operations of the run phase (half gets, half puts) and the key space.
-const PAPER_OPS: u64 = 1_000_000;
+/// Keys (the files' records).
 const KEYS: u64 = 1_000;
-/// Our device: the paper gives none.
-const DEVICE: u64 = 4 * GIB;
-/// The page the value-size classes are relative to (the paper's 16 KiB), for every page size.
-const CLASS_PAGE: u32 = 16 * 1024;
 
-/// A value-size distribution of the paper, with its label.
+/// A value-size distribution of the paper, by its label (the files' `dist`).
 #[derive(Clone, Copy)]
 struct Dist {
     name: &'static str,
-    class: SizeClass,
-    profile: SizeProfile,
 }
 
-const SMALL: Dist = Dist { name: "small", class: SizeClass::Small, profile: SizeProfile::Kvftl };
-const UNIFORM: Dist = Dist { name: "uniform", class: SizeClass::Uniform, profile: SizeProfile::Plsc };
-const UNIFORM_1M: Dist = Dist { name: "uniform-1MiB", class: SizeClass::Uniform, profile: SizeProfile::Kvftl };
-const LARGE: Dist = Dist { name: "large", class: SizeClass::Large, profile: SizeProfile::Kvftl };
+const SMALL: Dist = Dist { name: "small" };
+const UNIFORM: Dist = Dist { name: "uniform" };
+const UNIFORM_1M: Dist = Dist { name: "uniform-1MiB" };
+const LARGE: Dist = Dist { name: "large" };
 const DISTS: [Dist; 4] = [SMALL, UNIFORM, UNIFORM_1M, LARGE];
 
-impl Dist {
-    fn value_size(self) -> ValueSize {
-        ValueSize::class(self.class, CLASS_PAGE, self.profile).expect("16 KiB is a valid page size")
-    }
-}
-
-/// The compared designs, in the paper's order.
-const DESIGNS: [(&str, KvDesign); 5] = [
-    ("DFTL", KvDesign::DftlKv { mapping_ram: None }),
-    ("KVFTL", KvDesign::Kvftl { variant: Variant::Pure, mapping_ram: None }),
-    ("KVFTL-SP", KvDesign::Kvftl { variant: Variant::SP, mapping_ram: None }),
-    ("KVFTL-NP", KvDesign::Kvftl { variant: Variant::NP, mapping_ram: None }),
-    ("KVFTL-WS", KvDesign::Kvftl { variant: Variant::WS, mapping_ram: None }),
-];
+/// The compared designs, in the paper's order (the files' `design`).
+const DESIGNS: [&str; 5] = ["DFTL", "KVFTL", "KVFTL-SP", "KVFTL-NP", "KVFTL-WS"];
 
 /// Page sizes of Figs. 8b / 9b.
 const PAGE_SIZES: [u64; 3] = [16 * KIB, 32 * KIB, 64 * KIB];
 
-/// One variant's sweep: its figure, what its x is, and each x with its variant.
+/// One variant's sweep: its figure, what its x is, its runs' label prefix, and each x.
 struct Sweep {
     title: &'static str,
     x_name: &'static str,
-    points: Vec<(String, Variant)>,
+    prefix: &'static str,
+    points: Vec<String>,
 }
 
-/// The sweeps of Figs. 11-13 (the paper gives no x-ranges: ours, around its evaluated values).
+/// The sweeps of Figs. 11-13 (fig11-sp.toml, fig12-np.toml, fig13-ws.toml).
 fn sweeps() -> Vec<Sweep> {
     let pow = |p: u8| format!("2^{p}");
     vec![
         Sweep {
             title: "Fig. 11: KVFTL-SP, smallest partition",
             x_name: "smallest partition",
-            points: (10..=14).map(|p| (pow(p), Variant::SmallestPartition { min_p: p })).collect(),
+            prefix: "kvftl-sp",
+            points: (10..=14).map(pow).collect(),
         },
         Sweep {
             title: "Fig. 12: KVFTL-NP, most partitions per value",
             x_name: "partitions",
-            points: (2..=5).map(|n| (n.to_string(), Variant::MaxPartitions { n })).collect(),
+            prefix: "kvftl-np",
+            points: (2..=5).map(|n: u8| n.to_string()).collect(),
         },
         Sweep {
             title: "Fig. 13: KVFTL-WS, most wasted bytes",
             x_name: "wasted bytes",
-            points: (10..=14).map(|p| (pow(p), Variant::MaxWaste { bytes: 1 << p })).collect(),
+            prefix: "kvftl-ws",
+            points: (10..=14).map(pow).collect(),
         },
     ]
 }
@@ -143,68 +135,6 @@ const TABLE3: [(&str, Option<u64>, [f64; 6]); 7] = [
     ("32M", Some(32 * 1024 * KIB), [0.000, 0.000, 1559.742, 0.005, 0.000, 1254.843]),
     ("unlimited", None, [0.0, 0.0, 1559.742, 0.0, 0.0, 1254.775]),
 ];
-
-/// One run: a design on a distribution at a page size.
-struct Job {
-    label: String,
-    design: KvDesign,
-    dist: Dist,
-    page: u64,
-}
-
-fn with_ram(d: KvDesign, ram: Option<u64>) -> KvDesign {
-    match d {
-        KvDesign::Kvftl { variant, .. } => KvDesign::Kvftl { variant, mapping_ram: ram },
-        KvDesign::DftlKv { .. } => KvDesign::DftlKv { mapping_ram: ram },
-        other => other,
-    }
-}
-
-fn spec(scale: &Scale, j: &Job, store: &Store) -> RunSpec {
-    let device = DeviceSpec {
-        preset: flashsim::Preset::Kvftl,
-        capacity: Some(Bytes(DEVICE)),
-        page_size: (j.page != 16 * KIB).then_some(Bytes(j.page)),
-        store: store.clone(),
-        ..DeviceSpec::default()
-    };
-    let workload = WorkloadSpec::new(WorkloadKind::Ycsb(YcsbWorkload::A), KEYS, scale.size(PAPER_OPS).max(1))
-        .with_values(j.dist.value_size(), workload::ValueData::Zeros);
-    RunSpec::new(EngineSpec::from(j.design), device, workload)
-}
-
-/// The runs, in the order the tables read them: the main grid, the page sizes, the sweeps, the
-/// RAM budgets.
-fn jobs() -> Vec<Job> {
-    let mut jobs = Vec::new();
-    for dist in DISTS {
-        for (name, design) in DESIGNS {
-            jobs.push(Job { label: format!("{name} {}", dist.name), design, dist, page: 16 * KIB });
-        }
-    }
-    for dist in [UNIFORM, UNIFORM_1M] {
-        for page in &PAGE_SIZES[1..] {
-            for (name, design) in DESIGNS {
-                jobs.push(Job { label: format!("{name} {} {} KiB", dist.name, page / KIB), design, dist, page: *page });
-            }
-        }
-    }
-    for sweep in sweeps() {
-        for dist in [SMALL, UNIFORM, LARGE] {
-            for (x, variant) in &sweep.points {
-                let design = KvDesign::Kvftl { variant: *variant, mapping_ram: None };
-                jobs.push(Job { label: format!("{} {x} {}", variant.name(), dist.name), design, dist, page: 16 * KIB });
-            }
-        }
-    }
-    for (ram, bytes, _) in &TABLE3[..TABLE3.len() - 1] {
-        for (name, design) in [DESIGNS[0], DESIGNS[4]] {
-            let design = with_ram(design, *bytes);
-            jobs.push(Job { label: format!("{name} uniform RAM {ram}"), design, dist: UNIFORM, page: 16 * KIB });
-        }
-    }
-    jobs
-}
 
 /// What the tables show of one run.
 #[derive(Clone, Copy)]
@@ -260,28 +190,23 @@ impl Repro for KvftlRepro {
         "kvftl"
     }
 
-    fn scales(&self) -> &'static [(&'static str, u64)] {
-        &SCALES
+    fn files(&self) -> &'static [ReproFile] {
+        &FILES
     }
 
     fn parts(&self) -> std::result::Result<&'static [&'static str], &'static str> {
         Err("runs as one whole (its tables share their runs)")
     }
 
-    fn runs(&self, c: &Context) -> Result<Vec<Run>> {
-        let store = c.store.clone().for_zero_values();
-        Ok(jobs().iter().map(|j| Run::new(j.label.clone(), spec(&c.scale, j, &store))).collect())
-    }
-
     fn report(&self, c: &Context, runs: &Runs) -> Result<ResultSet> {
         let find = |label: &str| runs.get(label).and_then(measured);
-        let ops = c.scale.size(PAPER_OPS);
+        let ops = FILES[0].spec(&c.scale.name, "DFTL small")?.workload.operations;
         let mut set = ResultSet {
             scale: format!(
                 "{} scale: YCSB A, {ops} operations (half gets, half puts) over {KEYS} keys after their load, per \
                  value-size distribution, on a {} GiB kvftl device (one chip, 256 pages per block)",
                 c.scale.name,
-                DEVICE / GIB
+                FILES[0].spec(&c.scale.name, "DFTL small")?.device.capacity.map_or(0, |b| b.0) / GIB
             ),
             notes: notes(),
             ..Default::default()
@@ -302,9 +227,8 @@ fn designs_table(set: &mut ResultSet, runs: &Runs) {
         columns: ["design", "configuration"].map(String::from).to_vec(),
         rows: DESIGNS
             .iter()
-            .enumerate()
-            .map(|(di, (name, _))| {
-                let how = runs.get(&jobs()[di].label).map_or("-".to_string(), |r| r.engine.clone());
+            .map(|name| {
+                let how = runs.get(&format!("{name} small")).map_or("-".to_string(), |r| r.engine.clone());
                 vec![Cell::Text((*name).into()), Cell::Text(how)]
             })
             .collect(),

@@ -15,7 +15,7 @@ pub(super) fn main_grid(set: &mut ResultSet, find: &Find) {
     let mut rows = Vec::new();
     for dist in DISTS {
         let dftl = find(&format!("DFTL {}", dist.name));
-        for (name, _) in DESIGNS {
+        for name in DESIGNS {
             let Some(m) = find(&format!("{name} {}", dist.name)) else {
                 rows.push(vec![Cell::Text(dist.name.into()), Cell::Text(name.into()), failed()]);
                 continue;
@@ -71,7 +71,7 @@ pub(super) fn main_grid(set: &mut ResultSet, find: &Find) {
     ] {
         let series = DESIGNS
             .iter()
-            .map(|(name, _)| Series {
+            .map(|name| Series {
                 name: (*name).into(),
                 points: DISTS
                     .iter()
@@ -204,18 +204,18 @@ pub(super) fn page_sizes(set: &mut ResultSet, find: &Find) {
     for dist in [UNIFORM, UNIFORM_1M] {
         for page in PAGE_SIZES {
             let mut row = vec![Cell::Text(dist.name.into()), Cell::Number((page / KIB) as f64)];
-            for (name, _) in DESIGNS {
+            for name in DESIGNS {
                 row.push(find(&label(name, dist.name, page)).map_or_else(failed, |m| pct(m.utilisation)));
             }
-            for (name, _) in DESIGNS {
+            for name in DESIGNS {
                 row.push(find(&label(name, dist.name, page)).map_or_else(failed, |m| round(m.time_s, 2)));
             }
             rows.push(row);
         }
     }
     let mut columns = vec!["values".to_string(), "page KiB".to_string()];
-    columns.extend(DESIGNS.iter().map(|(n, _)| format!("{n} utilisation %")));
-    columns.extend(DESIGNS.iter().map(|(n, _)| format!("{n} time s")));
+    columns.extend(DESIGNS.iter().map(|n| format!("{n} utilisation %")));
+    columns.extend(DESIGNS.iter().map(|n| format!("{n} time s")));
     set.tables.push(ResultTable {
         name: "Fig. 8b, 9b: page size (paper: SP/NP/WS >= 80 % at 32 and 64 KiB, WS almost 90 %; 32 KiB faster \
                than 16, 64 the slowest; KVFTL the slowest at every size)"
@@ -227,7 +227,7 @@ pub(super) fn page_sizes(set: &mut ResultSet, find: &Find) {
     let series = |pick: fn(Measured) -> f64| {
         DESIGNS
             .iter()
-            .map(|(name, _)| Series {
+            .map(|name| Series {
                 name: (*name).into(),
                 points: PAGE_SIZES
                     .iter()
@@ -260,13 +260,13 @@ pub(super) fn page_sizes(set: &mut ResultSet, find: &Find) {
 
 /// Figs. 11-13: each variant's parameter against utilisation and page reads and programs.
 pub(super) fn sweep_tables(set: &mut ResultSet, find: &Find) {
-    for (i, Sweep { title, x_name, points }) in sweeps().into_iter().enumerate() {
+    for (i, Sweep { title, x_name, prefix, points }) in sweeps().into_iter().enumerate() {
         let mut rows = Vec::new();
         let mut util_series = Vec::new();
         for dist in [SMALL, UNIFORM, LARGE] {
             let mut series = Series { name: dist.name.into(), points: Vec::new(), dashed: false };
-            for (k, (x, variant)) in points.iter().enumerate() {
-                let m = find(&format!("{} {x} {}", variant.name(), dist.name));
+            for (k, x) in points.iter().enumerate() {
+                let m = find(&format!("{prefix} {x} {}", dist.name));
                 let Some(m) = m else {
                     rows.push(vec![Cell::Text(dist.name.into()), Cell::Text(x.clone()), failed()]);
                     continue;
@@ -305,7 +305,7 @@ pub(super) fn sweep_tables(set: &mut ResultSet, find: &Find) {
             kind: FigureKind::Line,
             x_label: x_name.into(),
             y_label: "utilisation (%)".into(),
-            categories: points.iter().map(|(x, _)| x.clone()).collect(),
+            categories: points.clone(),
             series: util_series,
         });
     }
@@ -315,7 +315,7 @@ pub(super) fn sweep_tables(set: &mut ResultSet, find: &Find) {
 pub(super) fn ram_tables(set: &mut ResultSet, find: &Find) {
     let rows = DESIGNS
         .iter()
-        .map(|(name, _)| {
+        .map(|name| {
             let paper = match *name {
                 "DFTL" => paper::DFTL_STATIC_RAM,
                 "KVFTL" | "KVFTL-SP" | "KVFTL-NP" | "KVFTL-WS" => paper::KVFTL_STATIC_RAM,

@@ -3,31 +3,21 @@
 //! (Figure 12) at 1 KiB KVs in Baseline, RemapCom-Base and RemapCom, without a cache and with
 //! three sizes, the largest the repro's own (whose runs are the figures' own).
 
-use workload::db_bench::DbBenchKind;
-use workload::{ValueSize, Workload, YcsbWorkload};
+use workload::YcsbWorkload;
 
-use super::{get, job_with_cache, wa, KvSizing, Mode, COMPARED, DB_BENCH_KEY, GIB, MIB, PAPER_PAGE_CACHE, YCSB_KEY};
+use super::{get, wa, Mode, GIB, MIB, PAPER_PAGE_CACHE};
 use crate::error::Result;
 use crate::report::model::{Cell, Figure, FigureKind, ResultSet, ResultTable, Series};
-use crate::repro::{Context, Run, Runs};
+use crate::repro::{Context, Runs};
 
-/// Cache sizes at the paper's scale (scaled with the rest).
+/// Cache sizes at the paper's scale (scaled with the rest; cache.toml's).
 const SIZES: [u64; 4] = [0, 256 * MIB, GIB, PAPER_PAGE_CACHE];
 const KV: u64 = 1024;
 
-/// The swept workloads: label (as the figures' runs name them), workload, records, operations.
-fn workloads(c: &Context) -> Vec<(String, Workload, u64, u64, u32)> {
-    let fill = c.scale.size(4 * GIB) / KV;
-    let db_bench = KvSizing::Literal.value(KV, DB_BENCH_KEY);
-    let mut out = vec![
-        (format!("fillrandom {KV} B"), Workload::DbBench(DbBenchKind::FillRandom), fill, 0, db_bench),
-        (format!("zipfian {KV} B"), Workload::DbBench(DbBenchKind::FillZipfian), fill, 0, db_bench),
-    ];
-    let load = c.scale.size(800 * MIB) / KV;
-    let ycsb = KvSizing::Literal.value(KV, YCSB_KEY);
-    for w in YcsbWorkload::ALL {
-        out.push((format!("ycsb {} {KV} B", w.name()), Workload::Ycsb(w), load, load, ycsb));
-    }
+/// The swept workloads, by the label of their runs (cache.toml's `workload`).
+fn workloads() -> Vec<String> {
+    let mut out = vec![format!("fillrandom {KV} B"), format!("zipfian {KV} B")];
+    out.extend(YcsbWorkload::ALL.iter().map(|w| format!("ycsb {} {KV} B", w.name())));
     out
 }
 
@@ -38,19 +28,6 @@ fn label(base: &str, cache: u64) -> String {
         0 => format!("{base} no page cache"),
         b => format!("{base} page cache {}", crate::spec::format_size(b)),
     }
-}
-
-pub(super) fn runs(c: &Context) -> Vec<Run> {
-    let mut runs = Vec::new();
-    for (base, workload, records, ops, value) in workloads(c) {
-        for cache in SIZES {
-            for mode in COMPARED {
-                let w = (workload, records, ops, ValueSize::Fixed(value));
-                runs.push(job_with_cache(c, &label(&base, cache), mode, w, cache));
-            }
-        }
-    }
-    runs
 }
 
 pub(super) fn report(c: &Context, runs: &Runs, set: &mut ResultSet) -> Result<()> {
@@ -66,7 +43,7 @@ pub(super) fn report(c: &Context, runs: &Runs, set: &mut ResultSet) -> Result<()
             dashed: false,
         })
         .collect();
-    let names: Vec<String> = workloads(c).into_iter().map(|w| w.0).collect();
+    let names: Vec<String> = workloads();
     for (wi, base) in names.iter().enumerate() {
         for (si, &cache) in SIZES.iter().enumerate() {
             let l = label(base, cache);

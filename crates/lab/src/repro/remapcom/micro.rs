@@ -1,24 +1,18 @@
 //! Figures 9, 10 and 11 and Table 3 of seed 000: fillrandom and zipfian fills at five KV sizes in
 //! every mode: UDB ratios, write amplification, throughput (and where its simulated seconds go),
 //! and the per-level reduction of SSD writes. Figure 10 also shows fillrandom at block-filling
-//! value sizes, labelled as a sensitivity row ([`KvSizing::BlockFilling`]).
+//! value sizes, labelled as a sensitivity row (fig10-block-filling.toml).
 
 use std::collections::BTreeMap;
 
-use workload::db_bench::DbBenchKind;
-use workload::{ValueSize, Workload};
-
-use super::{
-    get, job, ours_and_paper, paper, pct, reduction, wa, KvSizing, Mode, COMPARED, DB_BENCH_KEY, GIB, KV_SIZES, MIB,
-    MODES,
-};
+use super::{get, ours_and_paper, paper, pct, reduction, wa, Mode, KV_SIZES, MIB, MODES};
 use crate::error::Result;
 use crate::report::model::{Cell, Figure, FigureKind, ResultSet, ResultTable, Series};
-use crate::repro::{mb, round, Context, Run, Runs};
+use crate::repro::{mb, round, Runs};
 use crate::result::RunResult;
 
-const DISTS: [(&str, DbBenchKind); 2] =
-    [("fillrandom", DbBenchKind::FillRandom), ("zipfian", DbBenchKind::FillZipfian)];
+/// The distributions, by their runs' label (fig9-11.toml's `dist`).
+const DISTS: [&str; 2] = ["fillrandom", "zipfian"];
 
 /// The runs of (distribution index, KV size, mode).
 type Results<'a> = BTreeMap<(usize, u64, Mode), &'a RunResult>;
@@ -26,30 +20,9 @@ type Results<'a> = BTreeMap<(usize, u64, Mode), &'a RunResult>;
 /// The sensitivity runs' label suffix.
 const BLOCK_FILLING: &str = "block-filling";
 
-pub(super) fn runs(c: &Context) -> Vec<Run> {
-    let data = c.scale.size(4 * GIB);
-    let mut runs = Vec::new();
-    for (dname, kind) in DISTS {
-        for kv in KV_SIZES {
-            for mode in MODES {
-                let value = ValueSize::Fixed(KvSizing::Literal.value(kv, DB_BENCH_KEY));
-                runs.push(job(c, &format!("{dname} {kv} B"), mode, Workload::DbBench(kind), data / kv, 0, value));
-            }
-        }
-    }
-    for kv in KV_SIZES {
-        for mode in COMPARED {
-            let value = ValueSize::Fixed(KvSizing::BlockFilling.value(kv, DB_BENCH_KEY));
-            let (label, workload) = (format!("fillrandom {kv} B {BLOCK_FILLING}"), Workload::DbBench(DISTS[0].1));
-            runs.push(job(c, &label, mode, workload, data / kv, 0, value));
-        }
-    }
-    runs
-}
-
 pub(super) fn report(runs: &Runs, set: &mut ResultSet) -> Result<()> {
     let mut res: Results = BTreeMap::new();
-    for (d, (dname, _)) in DISTS.iter().enumerate() {
+    for (d, dname) in DISTS.iter().enumerate() {
         for kv in KV_SIZES {
             for mode in MODES {
                 res.insert((d, kv, mode), get(runs, &format!("{dname} {kv} B"), mode)?);
@@ -57,7 +30,7 @@ pub(super) fn report(runs: &Runs, set: &mut ResultSet) -> Result<()> {
         }
     }
     let mut rows = Rows::default();
-    for (d, (dname, _)) in DISTS.iter().enumerate() {
+    for (d, dname) in DISTS.iter().enumerate() {
         distribution(d, dname, &res, &mut rows, set);
     }
     block_filling(runs, &mut rows, set)?;
@@ -454,35 +427,4 @@ fn explain_throughput(dname: &str, base: &RunResult, full: &RunResult) -> String
         levels_in_use(full),
         levels_in_use(base),
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use workload::ValueSize;
-
-    use super::runs;
-    use crate::repro::{Context, Scale};
-    use crate::spec::ValueSizeSpec;
-
-    fn value_of(runs: &[crate::repro::Run], key: &str) -> ValueSizeSpec {
-        runs.iter().find(|r| r.key == key).unwrap_or_else(|| panic!("no run {key}")).spec.workload.value_size
-    }
-
-    #[test]
-    fn figures_use_the_papers_kv_sizes_and_the_sensitivity_rows_block_filling_ones() {
-        let c = Context {
-            scale: Scale::parse("tiny", &super::super::SCALES).unwrap(),
-            store: Default::default(),
-            only: None,
-            timing: None,
-            cpu: None,
-        };
-        let runs = runs(&c);
-        let fixed = |v| ValueSizeSpec::Bytes(ValueSize::Fixed(v));
-        assert_eq!(value_of(&runs, "fillrandom 4096 B (RemapCom)"), fixed(4080));
-        assert_eq!(value_of(&runs, "zipfian 256 B (Baseline)"), fixed(240));
-        assert_eq!(value_of(&runs, "fillrandom 4096 B block-filling (RemapCom)"), fixed(4055));
-        assert_eq!(value_of(&runs, "fillrandom 2048 B block-filling (Baseline)"), fixed(2013));
-        assert_eq!(runs.len(), 2 * 5 * 4 + 5 * 3);
-    }
 }

@@ -7,10 +7,14 @@
 //! ratios and the tree has the same number of levels; `paper` is the paper's own scale.
 //!
 //! KV size S means what the paper says: "The key size is fixed to 16 bytes while the value size
-//! varies according to the KV item size", so a value of S - 16 bytes ([`KvSizing::Literal`]).
-//! Figure 10 adds the reading this repro used before as a labelled sensitivity row: values sized so
-//! that 4096 / S KVs fill a data block and its page exactly ([`KvSizing::BlockFilling`]), which
-//! makes every untouched block of a 4 KiB KV a whole-page remap.
+//! varies according to the KV item size", so a value of S - 16 bytes. Figure 10 adds the reading
+//! this repro used before as a labelled sensitivity row: values sized so that 4096 / S KVs fill a
+//! data block and its page exactly, which makes every untouched block of a 4 KiB KV a whole-page
+//! remap.
+//!
+//! The runs are data: experiments/repro/remapcom/, a file per figure and the page-cache sweep, at
+//! the scales they define (each choice of ours commented there). This file and its modules pick
+//! the parts asked for and put the runs beside the paper's numbers (paper.rs).
 //!
 //! The paper's figures give most numbers only as bars; where its text states a number (averages,
 //! ratios, per-workload improvements, Table 3) it sits beside ours with the difference.
@@ -21,63 +25,59 @@ mod paper;
 mod sizes;
 mod workloads;
 
-use workload::{ValueSize, Workload};
-
-use super::{Context, Repro, Run, Runs, Scale};
+use super::{Context, Repro, ReproFile, Runs, Scale};
 use crate::error::Result;
 use crate::report::model::{Cell, ResultSet, Series};
 use crate::result::RunResult;
-use crate::spec::{Bytes, BytesOrOff, DeviceSpec, EngineSpec, RunSpec, WorkloadSpec};
 
 const MIB: u64 = 1 << 20;
 const GIB: u64 = 1 << 30;
 
-/// The host's page cache at the paper's scale (ours: the seed does not give it). Table 2 prints the
-/// guest's memory as "16 MB", as it prints the 16 GiB SSD; read the same way, the guest has 16 GiB,
-/// of which we leave 4 GiB to the kernel and LevelDB. Scaled with the rest; the `cache` part
-/// sweeps it.
+/// The runs, a file per figure (Figure 10's block-filling rows in a file of their own) and the
+/// page-cache sweep, in the order results.json lists them.
+const FILES: [ReproFile; 7] = [
+    repro_file!("remapcom/fig9-11.toml"),
+    repro_file!("remapcom/fig10-block-filling.toml"),
+    repro_file!("remapcom/fig12-ycsb.toml"),
+    repro_file!("remapcom/fig13-mixgraph.toml"),
+    repro_file!("remapcom/fig14-dataset.toml"),
+    repro_file!("remapcom/fig15-ranges.toml"),
+    repro_file!("remapcom/cache.toml"),
+];
+
+/// The parts each file's runs belong to (in [`FILES`]' order); table3 comes with Figures 9-11:
+/// they share their runs.
+const FILE_PARTS: [&[&str]; 7] =
+    [&["fig9-11", "table3"], &["fig9-11", "table3"], &["fig12"], &["fig13"], &["fig14"], &["fig15"], &["cache"]];
+
+/// The paper's setup: 4 GiB written (the host's page cache at its scale is ours: see
+/// cache.toml and [`PAPER_PAGE_CACHE`]).
+const PAPER_DATA: u64 = 4 * GIB;
+
+/// The host's page cache at the paper's scale (ours, the files' `page_cache`; the `cache` part
+/// sweeps it).
 pub(super) const PAPER_PAGE_CACHE: u64 = 12 * GIB;
 
-/// Divisors of the paper's sizes: small keeps its ratios at 1/16, tiny (for tests) at 1/64.
-pub const SCALES: [(&str, u64); 3] = [("small", 16), ("paper", 1), ("tiny", 64)];
-
-fn describe(scale: &Scale) -> String {
-    format!(
+/// The scale's sizes, as its runs have them (the files' engine and device).
+fn describe(scale: &Scale) -> Result<String> {
+    let spec = FILES[0].spec(&scale.name, &key("fillrandom 256 B", Mode::Baseline))?;
+    let s = |b: Option<crate::spec::Bytes>| mib(b.map_or(0, |b| b.0));
+    Ok(format!(
         "{} scale: {} SSD, {} written, {} SSTs, {} memtable, {} level 1",
         scale.name,
-        mib(scale.size(16 * GIB)),
-        mib(scale.size(4 * GIB)),
-        mib(scale.size(2 * MIB)),
-        mib(scale.size(4 * MIB)),
-        mib(scale.size(10 * MIB))
-    )
+        s(spec.device.capacity),
+        mib(scale.size(PAPER_DATA)),
+        s(spec.engine.lsm.max_file_size),
+        s(spec.engine.lsm.write_buffer_size),
+        s(spec.engine.lsm.max_bytes_for_level_base)
+    ))
 }
 
 fn mib(b: u64) -> String {
     crate::spec::format_size(b)
 }
 
-/// The engine of `mode` at `scale`: the paper's LevelDB sizes divided by the scale.
-pub(super) fn engine(scale: &Scale, mode: Mode) -> EngineSpec {
-    let size = |b: u64| Some(Bytes(scale.size(b)));
-    EngineSpec {
-        // The paper ran LevelDB: its write triggers too, so that per-level writes are LevelDB's.
-        profile: lsm::Profile::LevelDb,
-        write_buffer_size: size(4 * MIB),
-        max_file_size: size(2 * MIB),
-        max_bytes_for_level_base: size(10 * MIB),
-        block_size: Some(Bytes(4096)),
-        align_blocks: mode != Mode::Baseline,
-        remap: match mode {
-            Mode::Baseline | Mode::Aligned => lsm::RemapMode::Off,
-            Mode::Base => lsm::RemapMode::Base,
-            Mode::Full => lsm::RemapMode::Full,
-        },
-        ..EngineSpec::default()
-    }
-}
-
-/// The configurations compared.
+/// The configurations compared (the files' `mode` cases, by name).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(super) enum Mode {
     /// LevelDB: packed blocks, no remap ("Baseline").
@@ -103,42 +103,6 @@ pub(super) const MODES: [Mode; 4] = [Mode::Baseline, Mode::Aligned, Mode::Base, 
 const COMPARED: [Mode; 3] = [Mode::Baseline, Mode::Base, Mode::Full];
 const KV_SIZES: [u64; 5] = [256, 512, 1024, 2048, 4096];
 
-/// How a "KV size" S becomes a value size.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(super) enum KvSizing {
-    /// The paper's text: a `key`-byte key and an (S - `key`)-byte value.
-    Literal,
-    /// Our earlier reading (a sensitivity row): 4096 / S KVs fill one 4 KiB data block and its page
-    /// exactly, as the paper's reasoning about KVs per block ("there is only one 4 KB-sized KV item
-    /// in every data block") suggests. n = 4096 / S entries (each an internal key of `key` + 8
-    /// bytes, a 4-byte entry header and the value) plus the restart array, the entry count and the
-    /// 5-byte trailer fill the page. With db_bench's 16-byte keys: 227, 482, 992, 2013, 4055 bytes
-    /// for 256 B .. 4 KiB (literal values of 2 KiB KVs overflow a page: two take 4,104 bytes).
-    /// Sizes that do not divide a page fall back to the literal value.
-    BlockFilling,
-}
-
-impl KvSizing {
-    /// The value size for KV size `kv` with `key`-byte keys.
-    pub(super) fn value(self, kv: u64, key: u64) -> u32 {
-        const PAGE: u64 = 4096;
-        if self == KvSizing::Literal || kv == 0 || PAGE % kv != 0 || kv < 64 {
-            return kv.saturating_sub(key) as u32;
-        }
-        let n = PAGE / kv;
-        let restarts = n.div_ceil(16);
-        ((PAGE - 9 - 4 * restarts) / n).saturating_sub(key + 12) as u32
-    }
-}
-
-/// db_bench's keys: 16 bytes, as LevelDB's db_bench.
-pub(super) const DB_BENCH_KEY: u64 = 16;
-
-/// YCSB's keys here. Its own keys ("user" and a hashed key number) vary in length (about 23
-/// bytes); zero-padding the number to 20 digits (YCSB's `zeropadding`), which every 64-bit key
-/// number fits, makes every key 24 bytes, so every KV of a run has the stated size.
-pub(super) const YCSB_KEY: u64 = 24;
-
 /// The parts `--only` picks from (table3 comes with Figures 9-11: they share their runs).
 const PARTS: [&str; 7] = ["fig9-11", "table3", "fig12", "fig13", "fig14", "fig15", "cache"];
 
@@ -154,42 +118,21 @@ impl Repro for RemapCom {
         "remapcom"
     }
 
-    fn scales(&self) -> &'static [(&'static str, u64)] {
-        &SCALES
+    fn files(&self) -> &'static [ReproFile] {
+        &FILES
     }
 
     fn parts(&self) -> std::result::Result<&'static [&'static str], &'static str> {
         Ok(&PARTS)
     }
 
-    fn runs(&self, c: &Context) -> Result<Vec<Run>> {
-        let mut runs = Vec::new();
-        if c.wants("fig9-11") || c.wants("table3") {
-            runs.extend(micro::runs(c));
-        }
-        if c.wants("fig12") {
-            runs.extend(workloads::ycsb_runs(c));
-        }
-        if c.wants("fig13") {
-            runs.extend(workloads::mixgraph_runs(c));
-        }
-        if c.wants("fig14") {
-            runs.extend(sizes::dataset_runs(c));
-        }
-        if c.wants("fig15") {
-            runs.extend(sizes::range_runs(c));
-        }
-        if c.wants("cache") {
-            runs.extend(cache_sweep::runs(c));
-        }
-        // The sweep at the repro's own cache size is the figures' runs.
-        let mut seen = std::collections::BTreeSet::new();
-        runs.retain(|r| seen.insert(r.key.clone()));
-        Ok(runs)
+    fn wanted(&self, c: &Context, file: &ReproFile, _key: &str) -> bool {
+        let parts = FILES.iter().position(|f| f.path == file.path).map_or(&[][..], |i| FILE_PARTS[i]);
+        parts.iter().any(|p| c.wants(p))
     }
 
     fn report(&self, c: &Context, runs: &Runs) -> Result<ResultSet> {
-        let mut set = ResultSet { scale: describe(&c.scale), notes: notes(), ..Default::default() };
+        let mut set = ResultSet { scale: describe(&c.scale)?, notes: notes(), ..Default::default() };
         if c.wants("fig9-11") || c.wants("table3") {
             micro::report(runs, &mut set)?;
         }
@@ -245,39 +188,6 @@ fn key(label: &str, mode: Mode) -> String {
     format!("{label} ({})", mode.name())
 }
 
-/// The run `label` in `mode`: `workload` over `records` records and `ops` operations with
-/// `value`-byte values (zeros), on the FEMU SSD at the scale's capacity with the scale's page
-/// cache; labelled in results.json by `experiment` and `mode`.
-fn job(c: &Context, label: &str, mode: Mode, workload: Workload, records: u64, ops: u64, value: ValueSize) -> Run {
-    job_with_cache(c, label, mode, (workload, records, ops, value), PAPER_PAGE_CACHE)
-}
-
-/// [`job`] with a page cache of `cache` bytes at the paper's scale (scaled).
-fn job_with_cache(
-    c: &Context,
-    label: &str,
-    mode: Mode,
-    (workload, records, ops, value): (Workload, u64, u64, ValueSize),
-    cache: u64,
-) -> Run {
-    let device = DeviceSpec {
-        capacity: Some(Bytes(c.scale.size(16 * GIB))),
-        store: c.store.clone().for_zero_values(),
-        page_cache: BytesOrOff(c.scale.size(cache)),
-        ..DeviceSpec::default()
-    };
-    let w = WorkloadSpec {
-        // db_bench keeps its own 16-byte keys and Mixgraph its 48-byte ones.
-        key_size: matches!(workload, Workload::Ycsb(_)).then_some(YCSB_KEY as usize),
-        ..WorkloadSpec::new(workload.into(), records, ops).with_values(value, workload::ValueData::Zeros)
-    };
-    Run {
-        key: key(label, mode),
-        spec: RunSpec::new(engine(&c.scale, mode), device, w),
-        labels: vec![("experiment", label.to_string()), ("mode", mode.name().to_string())],
-    }
-}
-
 /// The finished run `label` in `mode`.
 fn get<'a>(runs: &'a Runs, label: &str, mode: Mode) -> Result<&'a RunResult> {
     runs.need(&key(label, mode))
@@ -311,21 +221,48 @@ pub(super) fn wa(r: &RunResult) -> f64 {
 
 #[cfg(test)]
 mod tests {
-    use super::{KvSizing, DB_BENCH_KEY, YCSB_KEY};
+    use super::*;
+    use crate::spec::ValueSizeSpec;
+    use workload::ValueSize;
 
-    #[test]
-    fn literal_kv_sizes_are_a_key_and_the_rest_value() {
-        let sizes = [256, 512, 1024, 2048, 4096];
-        assert_eq!(sizes.map(|kv| KvSizing::Literal.value(kv, DB_BENCH_KEY)), [240, 496, 1008, 2032, 4080]);
-        assert_eq!(sizes.map(|kv| KvSizing::Literal.value(kv, YCSB_KEY)), [232, 488, 1000, 2024, 4072]);
+    /// The value size of run `key` of `file` at the tiny scale.
+    fn value_of(file: usize, key: &str) -> ValueSizeSpec {
+        FILES[file].spec("tiny", key).unwrap().workload.value_size
     }
 
+    /// KV size S is the paper's: a 16-byte key (db_bench's) or a 24-byte one (YCSB's, padded) and
+    /// the rest value; Figure 10's sensitivity rows fill a 4 KiB page exactly.
     #[test]
-    fn block_filling_kv_sizes_fill_a_page_exactly() {
-        let sizes = [256, 512, 1024, 2048, 4096];
-        let fill = KvSizing::BlockFilling;
-        assert_eq!(sizes.map(|kv| fill.value(kv, DB_BENCH_KEY)), [227, 482, 992, 2013, 4055]);
-        assert_eq!(sizes.map(|kv| fill.value(kv, YCSB_KEY)), [219, 474, 984, 2005, 4047]);
-        assert_eq!(fill.value(1000, DB_BENCH_KEY), 984);
+    fn figures_use_the_papers_kv_sizes_and_the_sensitivity_rows_block_filling_ones() {
+        let fixed = |v| ValueSizeSpec::Bytes(ValueSize::Fixed(v));
+        for kv in KV_SIZES {
+            for (file, label) in [(0, format!("fillrandom {kv} B")), (0, format!("zipfian {kv} B"))] {
+                assert_eq!(value_of(file, &key(&label, Mode::Full)), fixed(kv as u32 - 16), "{label}");
+            }
+            // n = 4096 / S entries (an internal key of 16 + 8 bytes, a 4-byte header and the value),
+            // the restart array, the entry count and the 5-byte trailer fill the page.
+            let n = 4096 / kv;
+            let filling = ((4096 - 9 - 4 * n.div_ceil(16)) / n - (16 + 12)) as u32;
+            let label = format!("fillrandom {kv} B block-filling");
+            assert_eq!(value_of(1, &key(&label, Mode::Baseline)), fixed(filling), "{label}");
+        }
+        assert_eq!(value_of(1, &key("fillrandom 4096 B block-filling", Mode::Full)), fixed(4055));
+        assert_eq!(value_of(1, &key("fillrandom 256 B block-filling", Mode::Full)), fixed(227));
+        for kv in [256, 1024, 4096] {
+            assert_eq!(value_of(2, &key(&format!("ycsb a {kv} B"), Mode::Base)), fixed(kv as u32 - 24));
+        }
+        let runs = |f: usize| FILES[f].at("tiny").unwrap().runs().len();
+        assert_eq!((runs(0), runs(1)), (2 * 5 * 4, 5 * 3));
+    }
+
+    /// The page cache the report names is the files'.
+    #[test]
+    fn the_papers_page_cache_is_the_files() {
+        for f in &FILES {
+            for (key, spec) in f.at("paper").unwrap().runs() {
+                let cache = spec.device.page_cache.0;
+                assert!(cache == PAPER_PAGE_CACHE || f.path.ends_with("cache.toml"), "{key}: {cache}");
+            }
+        }
     }
 }

@@ -3,40 +3,17 @@
 
 use std::collections::BTreeMap;
 
-use workload::db_bench::DbBenchKind;
-use workload::{ValueSize, Workload};
-
-use super::{get, job, key, mib, ours_and_paper, paper, wa, KvSizing, Mode, COMPARED, DB_BENCH_KEY, GIB, MIB};
+use super::{get, key, mib, ours_and_paper, paper, wa, Mode, COMPARED, GIB, MIB};
 use crate::error::Result;
 use crate::report::model::{Cell, Figure, FigureKind, ResultSet, ResultTable, Series};
-use crate::repro::{failed, Context, Run, Runs};
+use crate::repro::{failed, Context, Runs};
 
-/// Figure 15's ranges of KV sizes (bytes, inclusive).
+/// Figure 15's ranges of KV sizes (bytes, inclusive; fig15-ranges.toml's).
 const RANGES: [(u64, u64); 3] = [(100, 1024), (1024, 4096), (4096, 16384)];
 
-/// Figure 14's dataset sizes: 2 to 12 GiB at the paper's scale.
+/// Figure 14's dataset sizes: 2 to 12 GiB at the paper's scale (fig14-dataset.toml's).
 fn datasets(c: &Context) -> Vec<u64> {
     (1..=6).map(|i| c.scale.size(2 * i * GIB)).collect()
-}
-
-/// Figure 14's runs: fillrandom of 4 KiB KVs.
-pub(super) fn dataset_runs(c: &Context) -> Vec<Run> {
-    let mut runs = Vec::new();
-    for d in &datasets(c) {
-        for mode in COMPARED {
-            let (label, workload) = (format!("dataset {}", mib(*d)), Workload::DbBench(DbBenchKind::FillRandom));
-            runs.push(job(
-                c,
-                &label,
-                mode,
-                workload,
-                d / 4096,
-                0,
-                ValueSize::Fixed(KvSizing::Literal.value(4096, DB_BENCH_KEY)),
-            ));
-        }
-    }
-    runs
 }
 
 /// Figure 14: write amplification vs dataset size, 4 KiB KVs.
@@ -92,20 +69,6 @@ pub(super) fn dataset_report(c: &Context, runs: &Runs, set: &mut ResultSet) -> R
         series: series.into_iter().map(|(m, p)| Series { name: m.name().into(), points: p, dashed: false }).collect(),
     });
     Ok(())
-}
-
-/// Figure 15's runs: 4 GiB of fillrandom at the paper's scale, values uniform over each range.
-pub(super) fn range_runs(c: &Context) -> Vec<Run> {
-    let data = c.scale.size(4 * GIB);
-    let mut runs = Vec::new();
-    for (lo, hi) in &RANGES {
-        for mode in COMPARED {
-            let value = ValueSize::Uniform { min: (lo - 16) as u32, max: (hi - 16) as u32 };
-            let (label, workload) = (format!("range {lo}-{hi} B"), Workload::DbBench(DbBenchKind::FillRandom));
-            runs.push(job(c, &label, mode, workload, data / ((lo + hi) / 2), 0, value));
-        }
-    }
-    runs
 }
 
 /// Figure 15: KV sizes drawn uniformly from three ranges.

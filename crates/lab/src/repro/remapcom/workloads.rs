@@ -4,12 +4,12 @@
 use std::collections::BTreeMap;
 
 use workload::mixgraph::MixgraphKind;
-use workload::{ValueSize, Workload, YcsbWorkload};
+use workload::YcsbWorkload;
 
-use super::{get, job, ours_and_paper, paper, pct, reduction, wa, KvSizing, Mode, COMPARED, MIB, YCSB_KEY};
+use super::{get, ours_and_paper, paper, pct, reduction, wa, Mode, COMPARED, FILES};
 use crate::error::Result;
 use crate::report::model::{Cell, Figure, FigureKind, ResultSet, ResultTable, Series};
-use crate::repro::{Context, Run, Runs};
+use crate::repro::{Context, Runs};
 
 const YCSB_SIZES: [u64; 3] = [256, 1024, 4096];
 /// Load and A-F.
@@ -17,22 +17,6 @@ const YCSB_WORKLOADS: [YcsbWorkload; 7] = YcsbWorkload::ALL;
 /// The paper's order: Prefix(Dist), AllRand, AllDist, PreRand.
 const MIXGRAPH_KINDS: [MixgraphKind; 4] =
     [MixgraphKind::PrefixDist, MixgraphKind::AllRandom, MixgraphKind::AllDist, MixgraphKind::PrefixRandom];
-
-/// Figure 12's runs: as many operations as records loaded (800 MiB at the paper's scale).
-pub(super) fn ycsb_runs(c: &Context) -> Vec<Run> {
-    let load = c.scale.size(800 * MIB);
-    let mut runs = Vec::new();
-    for kv in &YCSB_SIZES {
-        for w in &YCSB_WORKLOADS {
-            for mode in COMPARED {
-                let (label, value) =
-                    (format!("ycsb {} {kv} B", w.name()), ValueSize::Fixed(KvSizing::Literal.value(*kv, YCSB_KEY)));
-                runs.push(job(c, &label, mode, Workload::Ycsb(*w), load / kv, load / kv, value));
-            }
-        }
-    }
-    runs
-}
 
 /// Figure 12: YCSB Load and A-F at three KV sizes, throughput normalized to Baseline.
 pub(super) fn ycsb_report(_c: &Context, runs: &Runs, set: &mut ResultSet) -> Result<()> {
@@ -107,26 +91,15 @@ pub(super) fn ycsb_report(_c: &Context, runs: &Runs, set: &mut ResultSet) -> Res
     Ok(())
 }
 
-/// Figure 13's runs: the keys filled and operations issued at the paper's 50 million, scaled.
-pub(super) fn mixgraph_runs(c: &Context) -> Vec<Run> {
-    let (records, ops) = mixgraph_size(c);
-    let mut runs = Vec::new();
-    for k in &MIXGRAPH_KINDS {
-        for mode in COMPARED {
-            let label = format!("mixgraph {}", k.name());
-            runs.push(job(c, &label, mode, Workload::Mixgraph(*k), records, ops, ValueSize::Fixed(100)));
-        }
-    }
-    runs
-}
-
-fn mixgraph_size(c: &Context) -> (u64, u64) {
-    (c.scale.size(5_000_000 * 16) / 16, c.scale.size(50_000_000 * 16) / 16)
+/// The keys filled and operations issued at the scale (fig13-mixgraph.toml's).
+fn mixgraph_size(c: &Context) -> Result<(u64, u64)> {
+    let w = FILES[3].spec(&c.scale.name, &super::key("mixgraph prefix_dist", Mode::Baseline))?.workload;
+    Ok((w.records.unwrap_or(0), w.operations))
 }
 
 /// Figure 13: the four Mixgraph workloads.
 pub(super) fn mixgraph_report(c: &Context, runs: &Runs, set: &mut ResultSet) -> Result<()> {
-    let (records, ops) = mixgraph_size(c);
+    let (records, ops) = mixgraph_size(c)?;
     let kinds = MIXGRAPH_KINDS;
 
     let mut rows = Vec::new();

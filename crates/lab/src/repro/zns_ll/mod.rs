@@ -2,33 +2,19 @@
 //! LS, Gear, LL, and beyond the seed leveled compaction with ZenFS's lifetime placement), on the
 //! simulated ZNS SSD with ZoneFs, beside the paper's numbers.
 //!
-//! The seed ran LevelDB 1.19 (16-byte keys, 512-byte values, 4 MiB SSTs, 64 MiB zones) writing 27
-//! GB with db_bench fillrandom on a Cosmos+ ZNS SSD whose capacity, timings and zone limits it does
-//! not give. Ours (each labelled in the report): the femu preset's NAND (64 planes, 4 KiB pages,
-//! 40 / 200 / 2000 us) with 1 MiB erase blocks and zones of one block per plane (64 MiB), a 24 GiB
-//! device (384 zones, 1.5 times the fillrandom's live data, so that the GC and LS rows must
-//! collect zones), 14 open and active zones, host GC when 8 empty zones are left,
-//! LevelDB's level sizes (10 MiB level 1, x10 per level, L0 triggers 4 / 8 / 12) and the authors'
-//! fork's 12 MiB write buffer. BL runs without GC, which the seed's "zones are reused only when
-//! fully invalid" allows only on a device that never fills: it gets twice the capacity. A seventh
-//! row runs Gear on 28 GiB: before issue 28 our Gear's compaction windows were key ranges, its
-//! zones never emptied whole, and at 24 GiB it ran out of zones; with GearDB's windows (a level's
-//! oldest zones) it needs no host GC at either capacity.
-//!
-//! `small` divides every size by 16 except the page: the erase block too (64 KiB), so that a
-//! zone (4 MiB) still stripes over all 64 planes and the device keeps 512 zones. A zone reset
-//! erases as many blocks as at the paper's scale, over a sixteenth of the data, so erases weigh 16
-//! times more per byte written: every row pays it in proportion to the zones it fills.
+//! The runs are data: experiments/repro/zns-ll/fillrandom.toml (the seven rows) and ycsb.toml
+//! (Load and A-F on GC and LL), at the scales they define, each value of ours where the seed is
+//! silent commented there. This file picks the parts asked for and compares the runs with the
+//! seed's numbers (report.rs: the tables and figures).
 
-use workload::db_bench::DbBenchKind;
-use workload::{ValueSize, Workload, YcsbWorkload};
+use workload::YcsbWorkload;
 
 use crate::error::Result;
 use crate::report::model::ResultSet;
 use crate::result::RunResult;
-use crate::spec::{Bytes, BytesOrOff, DeviceSpec, EngineSpec, FsKind, Named, RunSpec, Store, WorkloadSpec, ZoneGc};
+use crate::spec::format_size;
 
-use super::{Context, Repro, Run, Runs, Scale};
+use super::{Context, Repro, ReproFile, Runs, Scale};
 
 mod report;
 use report::{fillrandom, ycsb_table};
@@ -36,200 +22,74 @@ use report::{fillrandom, ycsb_table};
 const MIB: u64 = 1 << 20;
 const GIB: u64 = 1 << 30;
 
+/// The runs: fillrandom on every row, then each YCSB workload on GC and LL.
+const FILES: [ReproFile; 2] = [repro_file!("zns-ll/fillrandom.toml"), repro_file!("zns-ll/ycsb.toml")];
+
 /// The seed's numbers, each with the slide it comes from: LL's fillrandom speed-up over another
 /// row ("Overall Performance (Fill-random Workload)": 1.4x vs LS, 1.8x vs Gear; "1.7x better
 /// performance by avoiding zone GCs" for GC; Gear-28 is Gear on a larger device).
 const PAPER_FILL_SPEEDUP: [(&str, f64); 4] = [("LS", 1.4), ("Gear", 1.8), ("Gear-28", 1.8), ("GC", 1.7)];
 /// "Performance (YCSB Workload)": LL's speed-up over GC, 1.22x to 1.65x.
 const PAPER_YCSB_SPEEDUP: (f64, f64) = (1.22, 1.65);
-
-/// Divisors of the paper's sizes: small keeps its ratios at 1/16, tiny (for tests) at 1/64.
-pub const SCALES: [(&str, u64); 3] = [("small", 16), ("paper", 1), ("tiny", 64)];
-
-/// The seed's workload: 16-byte keys (db_bench's), 512-byte values, 27 GB written.
-const VALUE: u32 = 512;
-const KV: u64 = 16 + VALUE as u64;
+/// The seed's workload: 27 GB of fillrandom with 16-byte keys and 512-byte values (the files'
+/// records: 27e9 / 528).
 const PAPER_DATA: u64 = 27_000_000_000;
-/// Our device at the paper's scale (the seed is silent; the reference file asks for a capacity
-/// that forces GC in the GC and LS rows): 384 zones of 64 MiB, 1.5 times the fillrandom's live
-/// data (about 16 GiB). LS without GC fills 371 zones at the small scale, so GC (at 8 empty zones)
-/// must run; at 416 zones it never did.
-const PAPER_DEVICE: u64 = 24 * GIB;
-/// BL has no GC and must never fill: twice the others' capacity.
-const PAPER_BL_DEVICE: u64 = 2 * PAPER_DEVICE;
-/// Gear's second device: before issue 28, at 24 GiB Gear ran out of zones (measured at the small
-/// scale) and at 28 GiB it finished; with GearDB's compaction windows both run without host GC.
-const PAPER_GEAR_DEVICE: u64 = 28 * GIB;
-/// Host GC runs when this many empty zones are left (the seed is silent; the reference notes say
-/// one, which leaves nothing for the other placement classes that may need a zone before GC has
-/// freed one: our choice, a reserve for the classes that write at once).
-const GC_FREE_ZONES: u32 = 8;
-/// The tiny (test) scale's 64 KiB SSTs and 1 MiB zones cost more space per byte of data (padding,
-/// metadata, zones held open): its device gets this much more room, so that the test runs to the
-/// end. It is not a scale to compare with the paper.
-const TINY_ROOM: (u64, u64) = (3, 2);
-/// Open and active zone limits (the seed is silent; a WD ZN540's).
-const MAX_ACTIVE_ZONES: u32 = 14;
 
-/// The host's page cache: seed 003's "1.5GB memory cache" (Table 1), scaled with the rest. The
-/// ZenFS row has it too, and bypasses it: ZenFS opens its files for direct I/O.
-const PAPER_PAGE_CACHE: u64 = 1536 * MIB;
-
-/// One compared configuration: a compaction strategy on a zone placement, with or without host GC.
+/// One compared configuration (its run is fillrandom.toml's variant of the same name).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Row {
     pub name: &'static str,
-    pub compaction: &'static str,
-    pub placement: &'static str,
-    pub gc: bool,
-    /// Device capacity at the paper's scale.
-    pub device: u64,
     /// What the row stands for.
     pub about: &'static str,
 }
 
-/// Seed 003's five rows, our sixth, and Gear again on a larger device.
+/// Seed 003's five rows, our sixth, and Gear again on a larger device, in the file's order.
 pub const ROWS: [Row; 7] = [
-    Row {
-        name: "BL",
-        compaction: "leveled",
-        placement: "shared",
-        gc: false,
-        device: PAPER_BL_DEVICE,
-        about: "LevelDB; zones reused only when fully invalid (no GC)",
-    },
-    Row {
-        name: "GC",
-        compaction: "leveled",
-        placement: "shared",
-        gc: true,
-        device: PAPER_DEVICE,
-        about: "LevelDB + greedy host zone GC",
-    },
-    Row {
-        name: "LS",
-        compaction: "leveled",
-        placement: "per-level",
-        gc: true,
-        device: PAPER_DEVICE,
-        about: "GC + zones dedicated per level",
-    },
+    Row { name: "BL", about: "LevelDB; zones reused only when fully invalid (no GC)" },
+    Row { name: "GC", about: "LevelDB + greedy host zone GC" },
+    Row { name: "LS", about: "GC + zones dedicated per level" },
     Row {
         name: "Gear",
-        compaction: "gear",
-        placement: "per-level",
-        gc: true,
-        device: PAPER_DEVICE,
         about: "GearDB's gear compaction, compaction windows of a level's oldest zones, zones per level, GC",
     },
-    Row {
-        name: "LL",
-        compaction: "ll",
-        placement: "per-level",
-        gc: true,
-        device: PAPER_DEVICE,
-        about: "lifetime-leveling: zones per level, compaction pointers, T-zone, GC",
-    },
-    Row {
-        name: "ZenFS",
-        compaction: "leveled",
-        placement: "lifetime",
-        gc: true,
-        device: PAPER_DEVICE,
-        about: "beyond the seed: leveled compaction with ZenFS's lifetime-hint placement, GC",
-    },
-    Row {
-        name: "Gear-28",
-        compaction: "gear",
-        placement: "per-level",
-        gc: true,
-        device: PAPER_GEAR_DEVICE,
-        about: "Gear on a 28 GiB device (before issue 28 Gear needed the room)",
-    },
+    Row { name: "LL", about: "lifetime-leveling: zones per level, compaction pointers, T-zone, GC" },
+    Row { name: "ZenFS", about: "beyond the seed: leveled compaction with ZenFS's lifetime-hint placement, GC" },
+    Row { name: "Gear-28", about: "Gear on a 28 GiB device (before issue 28 Gear needed the room)" },
 ];
 
-fn row(name: &str) -> Row {
-    ROWS.into_iter().find(|r| r.name == name).expect("a row of ROWS")
+/// The key of row `row`'s fillrandom run, and of YCSB workload `w` on `row`.
+fn fill_key(row: &str) -> String {
+    format!("fillrandom {row}")
 }
 
-/// The run of `row` at `scale`: `workload` with `records` (and `ops` operations after a load).
-pub fn spec(scale: &Scale, row: Row, store: &Store, workload: Workload, records: u64, ops: u64) -> RunSpec {
-    let mut device = scale.size(row.device);
-    if scale.name == "tiny" {
-        device = device * TINY_ROOM.0 / TINY_ROOM.1;
-    }
-    let device = DeviceSpec {
-        fs: FsKind::Zone,
-        capacity: Some(Bytes(device)),
-        // Zero values: the same counts and simulated time as generated ones, and the device keeps
-        // only keys and headers in memory, so the paper's scale runs without spilling to disk.
-        store: store.clone().for_zero_values(),
-        zone_size: Some(Bytes(scale.size(64 * MIB))),
-        block_size: Some(Bytes(scale.size(MIB))),
-        zone_policy: storage::AllocPolicy::parse_name(row.placement).expect("ROWS name known placements"),
-        zone_gc: if row.gc { ZoneGc::AtFreeZones(GC_FREE_ZONES) } else { ZoneGc::Off },
-        page_cache: BytesOrOff(scale.size(PAPER_PAGE_CACHE)),
-        max_open_zones: Some(MAX_ACTIVE_ZONES),
-        max_active_zones: Some(MAX_ACTIVE_ZONES),
-        ..DeviceSpec::default()
-    };
-    let size = |b: u64| Some(Bytes(scale.size(b)));
-    let engine = EngineSpec {
-        // The paper ran LevelDB 1.19: its write triggers too, so that per-level writes are LevelDB's.
-        profile: lsm::Profile::LevelDb,
-        compaction: row.compaction.parse().expect("ROWS name known strategies"),
-        write_buffer_size: size(12 * MIB),
-        max_file_size: size(4 * MIB),
-        max_bytes_for_level_base: size(10 * MIB),
-        block_size: Some(Bytes(4096)),
-        // ZenFS opens its files for direct I/O.
-        direct_reads: row.placement == "lifetime",
-        direct_writes: row.placement == "lifetime",
-        ..EngineSpec::default()
-    };
-    let workload = WorkloadSpec::new(workload.into(), records, ops)
-        .with_values(ValueSize::Fixed(VALUE), workload::ValueData::Zeros);
-    RunSpec { digest: true, ..RunSpec::new(engine, device, workload) }
+fn ycsb_key(w: YcsbWorkload, row: &str) -> String {
+    format!("ycsb {} {row}", w.name())
 }
 
-fn describe(scale: &Scale) -> String {
-    let s = |b: u64| crate::spec::format_size(scale.size(b));
-    format!(
+/// The scale's sizes: the paper-scale file's divided (the tiny scale's devices have more room, see
+/// the file).
+fn describe(scale: &Scale) -> Result<String> {
+    let spec = |row: &str| FILES[0].spec("paper", &fill_key(row));
+    let (gc, bl, gear) = (spec("GC")?, spec("BL")?, spec("Gear-28")?);
+    let s = |b: Option<crate::spec::Bytes>| format_size(scale.size(b.map_or(0, |b| b.0)));
+    Ok(format!(
         "{} scale: {} of fillrandom (16 B keys, 512 B values) on a {} ZNS SSD (BL: {}, Gear-28: {}), {} zones of \
          {} erase blocks, {} SSTs, {} write buffer, {} level 1",
         scale.name,
-        crate::spec::format_size(scale.size(PAPER_DATA) / MIB * MIB),
-        s(PAPER_DEVICE),
-        s(PAPER_BL_DEVICE),
-        s(PAPER_GEAR_DEVICE),
-        s(64 * MIB),
-        s(MIB),
-        s(4 * MIB),
-        s(12 * MIB),
-        s(10 * MIB)
-    )
+        format_size(scale.size(PAPER_DATA) / MIB * MIB),
+        s(gc.device.capacity),
+        s(bl.device.capacity),
+        s(gear.device.capacity),
+        s(gc.device.zone_size),
+        s(gc.device.block_size),
+        s(gc.engine.lsm.max_file_size),
+        s(gc.engine.lsm.write_buffer_size),
+        s(gc.engine.lsm.max_bytes_for_level_base)
+    ))
 }
 
 /// Seed 003's comparison, as a repro.
 pub struct ZnsLl;
-
-/// The runs in plan order: fillrandom on every row, then each YCSB workload on GC and LL, with
-/// their record and operation counts.
-fn plan(scale: &Scale) -> Vec<(String, Row, Workload, u64, u64)> {
-    let fill_records = scale.size(PAPER_DATA) / KV;
-    // YCSB (the seed names neither workloads' sizes nor counts; ours): as many records as the
-    // fillrandom leaves live (1 - 1/e of its keys), and a quarter as many operations.
-    let ycsb_records = fill_records * 632 / 1000;
-    let ycsb_ops = ycsb_records / 4;
-    let fill = Workload::DbBench(DbBenchKind::FillRandom);
-    let mut plan: Vec<_> = ROWS.iter().map(|r| (format!("fillrandom {}", r.name), *r, fill, fill_records, 0)).collect();
-    for w in YcsbWorkload::ALL {
-        for r in [row("GC"), row("LL")] {
-            plan.push((format!("ycsb {} {}", w.name(), r.name), r, Workload::Ycsb(w), ycsb_records, ycsb_ops));
-        }
-    }
-    plan
-}
 
 impl Repro for ZnsLl {
     fn title(&self) -> &'static str {
@@ -240,41 +100,37 @@ impl Repro for ZnsLl {
         "zns-ll"
     }
 
-    fn scales(&self) -> &'static [(&'static str, u64)] {
-        &SCALES
+    fn files(&self) -> &'static [ReproFile] {
+        &FILES
     }
 
     fn parts(&self) -> std::result::Result<&'static [&'static str], &'static str> {
         Ok(&PARTS)
     }
 
-    fn runs(&self, c: &Context) -> Result<Vec<Run>> {
-        Ok(plan(&c.scale)
-            .into_iter()
-            .filter(|p| wanted(c, &p.1, p.2))
-            .map(|(key, r, w, records, ops)| Run::new(key, spec(&c.scale, r, &c.store, w, records, ops)))
-            .collect())
+    /// The fillrandom rows or one of them, every YCSB workload or one of them (on GC and LL).
+    fn wanted(&self, c: &Context, _file: &ReproFile, key: &str) -> bool {
+        match key.strip_prefix("ycsb ") {
+            Some(rest) => c.wants("ycsb") || c.wants(&format!("ycsb-{}", rest.split(' ').next().unwrap_or(rest))),
+            None => c.wants("fillrandom") || c.wants(&format!("fillrandom-{}", key.trim_start_matches("fillrandom "))),
+        }
     }
 
     /// The tables and figures of the parts asked for: a part left out is absent, not "failed".
     fn report(&self, c: &Context, runs: &Runs) -> Result<ResultSet> {
-        let plan = plan(&c.scale);
-        let results: Vec<Option<RunResult>> = plan.iter().map(|p| runs.get(&p.0).cloned()).collect();
-        let (fills, ycsb_results) = results.split_at(ROWS.len());
-        let mut set = ResultSet { scale: describe(&c.scale), notes: notes(), ..Default::default() };
-        let fill = Workload::DbBench(DbBenchKind::FillRandom);
-        let asked: Vec<bool> = ROWS.iter().map(|r| wanted(c, r, fill)).collect();
+        let fills: Vec<Option<RunResult>> = ROWS.iter().map(|r| runs.get(&fill_key(r.name)).cloned()).collect();
+        let mut set = ResultSet { scale: describe(&c.scale)?, notes: notes(), ..Default::default() };
+        let asked: Vec<bool> = ROWS.iter().map(|r| self.wanted(c, &FILES[0], &fill_key(r.name))).collect();
         if asked.contains(&true) {
-            fillrandom(&mut set, fills, &asked);
+            fillrandom(&mut set, &fills, &asked);
         }
-        // YCSB's plan entries come in (GC, LL) pairs, one pair per workload of YcsbWorkload::ALL.
-        let (workloads, pairs): (Vec<YcsbWorkload>, Vec<&[Option<RunResult>]>) = YcsbWorkload::ALL
-            .into_iter()
-            .zip(ycsb_results.chunks(2))
-            .filter(|(w, _)| wanted(c, &row("GC"), Workload::Ycsb(*w)))
-            .unzip();
+        // The YCSB table's runs come in (GC, LL) pairs, one pair per workload asked for.
+        let workloads: Vec<YcsbWorkload> =
+            YcsbWorkload::ALL.into_iter().filter(|w| self.wanted(c, &FILES[1], &ycsb_key(*w, "GC"))).collect();
+        let pairs: Vec<Option<RunResult>> =
+            workloads.iter().flat_map(|w| ["GC", "LL"].map(|row| runs.get(&ycsb_key(*w, row)).cloned())).collect();
         if !workloads.is_empty() {
-            ycsb_table(&mut set, &workloads, &pairs.concat());
+            ycsb_table(&mut set, &workloads, &pairs);
         }
         Ok(set)
     }
@@ -300,14 +156,6 @@ const PARTS: [&str; 16] = [
     "ycsb-e",
     "ycsb-f",
 ];
-
-/// Whether the run of `workload` on `row` belongs to a part asked for.
-fn wanted(c: &Context, row: &Row, workload: Workload) -> bool {
-    match workload {
-        Workload::Ycsb(w) => c.wants("ycsb") || c.wants(&format!("ycsb-{}", w.name())),
-        _ => c.wants("fillrandom") || c.wants(&format!("fillrandom-{}", row.name)),
-    }
-}
 
 fn notes() -> Vec<String> {
     [
@@ -356,9 +204,9 @@ mod tests {
     /// needs it; the other rows are still reported.
     #[test]
     fn a_failed_row_is_reported_not_fatal() {
-        let tiny = Scale::parse("tiny", &SCALES).unwrap();
-        let fill = Workload::DbBench(DbBenchKind::FillRandom);
-        let (r, _) = crate::runner::run(&spec(&tiny, row("LL"), &Store::Memory, fill, 2_000, 0), false).unwrap();
+        let mut spec = FILES[0].spec("tiny", "fillrandom LL").unwrap();
+        (spec.workload.records, spec.device.store) = (Some(2_000), crate::spec::Store::Memory);
+        let (r, _) = crate::runner::run(&spec, false).unwrap();
         let mut fills: Vec<Option<RunResult>> = vec![Some(r.clone()); ROWS.len()];
         fills[2] = None; // LS
         let mut set = ResultSet::default();
@@ -387,14 +235,15 @@ mod tests {
     #[test]
     fn only_picks_the_fillrandom_rows_or_ycsb_workloads() {
         let c = |only: &[&str]| Context {
-            scale: Scale::parse("tiny", &SCALES).unwrap(),
-            store: Store::default(),
+            scale: Scale::parse("tiny", &crate::repro::scales(&ZnsLl).unwrap()).unwrap(),
+            store: crate::spec::Store::default(),
             only: Some(only.iter().map(|p| p.to_string()).collect()),
             timing: None,
             cpu: None,
         };
-        let keys =
-            |only: &[&str]| -> Vec<String> { ZnsLl.runs(&c(only)).unwrap().into_iter().map(|r| r.key).collect() };
+        let keys = |only: &[&str]| -> Vec<String> {
+            crate::repro::runs(&ZnsLl, &c(only)).unwrap().into_iter().map(|r| r.key).collect()
+        };
         assert_eq!(keys(&["ycsb-a"]), ["ycsb a GC", "ycsb a LL"]);
         assert_eq!(keys(&["fillrandom"]).len(), ROWS.len());
         assert_eq!(keys(&["ycsb"]).len(), 2 * YcsbWorkload::ALL.len());
@@ -413,6 +262,23 @@ mod tests {
         assert_eq!(workloads, [r#"Text("load")"#, r#"Text("c")"#]);
         let all = ZnsLl.report(&Context { only: None, ..c(&[]) }, &none).unwrap();
         assert!(all.tables.iter().any(|t| t.name.starts_with("fillrandom:")));
+    }
+
+    /// The rows the report names are the fillrandom file's variants, in its order, and the file's
+    /// records are the seed's 27 GB.
+    #[test]
+    fn the_reports_rows_are_the_files() {
+        let fills = FILES[0].at("paper").unwrap().runs();
+        let keys: Vec<String> = fills.iter().map(|r| r.0.clone()).collect();
+        assert_eq!(keys, ROWS.map(|r| fill_key(r.name)));
+        assert!(fills.iter().all(|r| r.1.workload.records == Some(PAPER_DATA / (16 + 512))));
+        let small = Scale::parse("small", &crate::repro::scales(&ZnsLl).unwrap()).unwrap();
+        assert_eq!(
+            describe(&small).unwrap(),
+            "small scale: 1609 MiB of fillrandom (16 B keys, 512 B values) on a 1536 MiB ZNS SSD (BL: 3 GiB, \
+             Gear-28: 1792 MiB), 4 MiB zones of 64 KiB erase blocks, 256 KiB SSTs, 768 KiB write buffer, 640 KiB \
+             level 1"
+        );
     }
 
     /// Zone GC copying more than the engine wrote is named thrashing; less is not.

@@ -43,9 +43,8 @@ use std::sync::Arc;
 
 use super::inputs::{add_boundary_inputs, first_after_pointer, range};
 use super::leveled::{leveled_scores, most_due};
-use super::{CompactionStrategy, PickContext};
+use super::{CompactionStrategy, PickContext, TreeShape};
 use crate::compaction::{Compaction, CompactionReason, RouteStep};
-use crate::options::Options;
 use crate::version::{FileMeta, Version};
 
 /// From [`FIRST_WINDOWED_LEVEL`] down, a level's compaction window holds this fraction (1 / N) of
@@ -64,17 +63,17 @@ impl CompactionStrategy for Gear {
         "gear"
     }
 
-    fn scores(&self, v: &Version, o: &Options) -> Vec<f64> {
+    fn scores(&self, v: &Version, o: &TreeShape) -> Vec<f64> {
         leveled_scores(v, o)
     }
 
-    fn needs_compaction(&self, v: &Version, o: &Options) -> bool {
+    fn needs_compaction(&self, v: &Version, o: &TreeShape) -> bool {
         most_due(&leveled_scores(v, o)).is_some()
     }
 
     fn choose(&self, ctx: &PickContext) -> Option<Compaction> {
         let v = ctx.version;
-        let level = most_due(&leveled_scores(v, ctx.options))?;
+        let level = most_due(&leveled_scores(v, &ctx.shape))?;
         let victim = first_after_pointer(&v.files[level], &ctx.compact_pointers[level])?;
         let mut first = vec![Arc::clone(victim)];
         if level == 0 {
@@ -95,7 +94,7 @@ impl CompactionStrategy for Gear {
         if level + 1 >= v.num_levels() {
             return None;
         }
-        let first = super::inputs::range_inputs(v, level, begin, end, ctx.options.max_file_size);
+        let first = super::inputs::range_inputs(v, level, begin, end, ctx.shape.max_file_size);
         if first.is_empty() {
             return None;
         }
@@ -111,7 +110,7 @@ fn gear(ctx: &PickContext, level: usize, mut first: Vec<Arc<FileMeta>>, reason: 
     let (lo, hi) = range(&first);
     let mut second = v.overlapping_inputs(level + 1, Some(&lo), Some(&hi));
     add_boundary_inputs(&v.files[level + 1], &mut second);
-    let mut c = Compaction::new(level, level + 1, [first, second], reason, ctx.options, v);
+    let mut c = Compaction::new(level, level + 1, [first, second], reason, &ctx.shape, v);
     c.allow_trivial_move = false;
     route(ctx, &mut c);
     c.windows = c
@@ -222,6 +221,7 @@ fn window_inside(files: &[Arc<FileMeta>], budget: u64, within: &(Vec<u8>, Vec<u8
 mod tests {
     use super::*;
     use crate::key::{internal_key, ValueKind};
+    use crate::options::Options;
 
     fn file(n: u64, lo: &str, hi: &str, size: u64) -> Arc<FileMeta> {
         let k = |key: &str| internal_key(key.as_bytes(), 1, ValueKind::Value);
@@ -239,7 +239,7 @@ mod tests {
         let o = Options { max_bytes_for_level_base: 10, ..Options::default() };
         let mut pointers = vec![Vec::new(); 5];
         pointers[3] = internal_key(pointer, 1, ValueKind::Value);
-        let ctx = PickContext { version: &v, compact_pointers: &pointers, options: &o };
+        let ctx = PickContext { version: &v, compact_pointers: &pointers, shape: o.tree_shape() };
         Gear.choose(&ctx).unwrap()
     }
 

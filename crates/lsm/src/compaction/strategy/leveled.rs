@@ -7,23 +7,22 @@
 use std::sync::Arc;
 
 use super::inputs::{first_after_pointer, other_inputs, range, range_inputs, total};
-use super::{CompactionStrategy, PickContext};
+use super::{CompactionStrategy, PickContext, TreeShape};
 use crate::compaction::{Compaction, CompactionReason, GRANDPARENT_OVERLAP_FACTOR};
-use crate::options::Options;
-use crate::version::{max_bytes_for_level, Version};
+use crate::version::Version;
 
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Leveled;
 
 /// LevelDB's scores (its Finalize): level 0 by file count against the trigger, deeper levels by
 /// bytes against their targets.
-pub(super) fn leveled_scores(v: &Version, o: &Options) -> Vec<f64> {
+pub(super) fn leveled_scores(v: &Version, o: &TreeShape) -> Vec<f64> {
     (0..v.num_levels().saturating_sub(1))
         .map(|level| {
             if level == 0 {
                 v.num_files(0) as f64 / o.l0_compaction_trigger as f64
             } else {
-                v.level_bytes(level) as f64 / max_bytes_for_level(o, level) as f64
+                v.level_bytes(level) as f64 / o.max_bytes_for_level(level) as f64
             }
         })
         .collect()
@@ -40,13 +39,13 @@ impl CompactionStrategy for Leveled {
         "leveled"
     }
 
-    fn scores(&self, v: &Version, o: &Options) -> Vec<f64> {
+    fn scores(&self, v: &Version, o: &TreeShape) -> Vec<f64> {
         leveled_scores(v, o)
     }
 
     fn choose(&self, ctx: &PickContext) -> Option<Compaction> {
         let v = ctx.version;
-        let (level, mut first, reason) = if let Some(level) = most_due(&leveled_scores(v, ctx.options)) {
+        let (level, mut first, reason) = if let Some(level) = most_due(&leveled_scores(v, &ctx.shape)) {
             let f = first_after_pointer(&v.files[level], &ctx.compact_pointers[level])?;
             (level, vec![Arc::clone(f)], CompactionReason::Size)
         } else if let Some((f, level)) = v.seek_compaction() {
@@ -58,8 +57,8 @@ impl CompactionStrategy for Leveled {
             let (lo, hi) = range(&first);
             first = v.overlapping_inputs(0, Some(&lo), Some(&hi));
         }
-        let inputs = other_inputs(v, level, first, ctx.options.max_file_size);
-        Some(Compaction::new(level, level + 1, inputs, reason, ctx.options, v))
+        let inputs = other_inputs(v, level, first, ctx.shape.max_file_size);
+        Some(Compaction::new(level, level + 1, inputs, reason, &ctx.shape, v))
     }
 
     fn choose_range(
@@ -73,18 +72,18 @@ impl CompactionStrategy for Leveled {
         if level + 1 >= v.num_levels() {
             return None;
         }
-        let first = range_inputs(v, level, begin, end, ctx.options.max_file_size);
+        let first = range_inputs(v, level, begin, end, ctx.shape.max_file_size);
         if first.is_empty() {
             return None;
         }
-        let inputs = other_inputs(v, level, first, ctx.options.max_file_size);
-        Some(Compaction::new(level, level + 1, inputs, CompactionReason::Manual, ctx.options, v))
+        let inputs = other_inputs(v, level, first, ctx.shape.max_file_size);
+        Some(Compaction::new(level, level + 1, inputs, CompactionReason::Manual, &ctx.shape, v))
     }
 
     /// As deep as level 2 while the table overlaps nothing on the way and not too many grandparent
     /// bytes (LevelDB's PickLevelForMemTableOutput), so that fresh non-overlapping data skips
     /// pointless compactions.
-    fn flush_level(&self, v: &Version, o: &Options, lo: &[u8], hi: &[u8]) -> usize {
+    fn flush_level(&self, v: &Version, o: &TreeShape, lo: &[u8], hi: &[u8]) -> usize {
         const MAX_MEM_COMPACT_LEVEL: usize = 2;
         let mut level = 0;
         if v.overlap_in_level(0, lo, hi) {
@@ -105,8 +104,8 @@ impl CompactionStrategy for Leveled {
 }
 
 /// Target bytes per level, for reports.
-pub fn level_targets(o: &Options) -> Vec<u64> {
-    (0..o.num_levels).map(|l| if l == 0 { 0 } else { max_bytes_for_level(o, l) }).collect()
+pub fn level_targets(o: &TreeShape) -> Vec<u64> {
+    o.level_targets()
 }
 
 #[cfg(test)]
@@ -114,6 +113,7 @@ mod tests {
     use super::super::inputs::add_boundary_inputs;
     use super::*;
     use crate::key::{internal_key, ValueKind};
+    use crate::options::Options;
     use crate::version::FileMeta;
 
     fn file(n: u64, lo: (&str, u64), hi: (&str, u64)) -> Arc<FileMeta> {
@@ -131,7 +131,7 @@ mod tests {
         let v = Arc::new(v);
         let pointers = vec![Vec::new(); 7];
         let options = Options { max_bytes_for_level_base: 2000, ..Options::default() };
-        let ctx = PickContext { version: &v, compact_pointers: &pointers, options: &options };
+        let ctx = PickContext { version: &v, compact_pointers: &pointers, shape: options.tree_shape() };
         let c = Leveled.choose(&ctx).unwrap();
         let numbers: Vec<u64> = c.inputs[0].iter().map(|f| f.number).collect();
         assert_eq!(numbers, vec![1, 2], "the file holding the older versions of \"m\" comes along");
@@ -150,7 +150,7 @@ mod tests {
         v.files[0] = (0..6).map(|n| file(n, ("a", 1), ("b", 1))).collect();
         v.files[1] = vec![file(10, ("a", 1), ("b", 1))];
         let o = Options { max_bytes_for_level_base: 4000, l0_compaction_trigger: 4, ..Options::default() };
-        let s = Leveled.scores(&v, &o);
+        let s = Leveled.scores(&v, &o.tree_shape());
         assert_eq!(s, vec![1.5, 0.25, 0.0]);
         assert_eq!(most_due(&s), Some(0));
         assert_eq!(most_due(&[0.5, 0.9]), None);

@@ -27,10 +27,9 @@ use super::inputs::{
     add_boundary_inputs, first_after_pointer, other_inputs, range, range_inputs, total, EXPANDED_COMPACTION_FACTOR,
 };
 use super::leveled::{leveled_scores, most_due};
-use super::{CompactionStrategy, PickContext};
+use super::{CompactionStrategy, PickContext, TreeShape};
 use crate::compaction::{Compaction, CompactionReason};
 use crate::key::user_key;
-use crate::options::Options;
 use crate::version::{FileMeta, Version};
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -41,16 +40,16 @@ impl CompactionStrategy for LifetimeLeveling {
         "ll"
     }
 
-    fn scores(&self, v: &Version, o: &Options) -> Vec<f64> {
+    fn scores(&self, v: &Version, o: &TreeShape) -> Vec<f64> {
         leveled_scores(v, o)
     }
 
-    fn needs_compaction(&self, v: &Version, o: &Options) -> bool {
+    fn needs_compaction(&self, v: &Version, o: &TreeShape) -> bool {
         most_due(&leveled_scores(v, o)).is_some()
     }
 
     fn choose(&self, ctx: &PickContext) -> Option<Compaction> {
-        let level = most_due(&leveled_scores(ctx.version, ctx.options))?;
+        let level = most_due(&leveled_scores(ctx.version, &ctx.shape))?;
         let mut c = if level == 0 { level0(ctx)? } else { between_pointers(ctx, level)? };
         c.allow_trivial_move = false;
         Some(c)
@@ -67,12 +66,12 @@ impl CompactionStrategy for LifetimeLeveling {
         if level + 1 >= v.num_levels() {
             return None;
         }
-        let first = range_inputs(v, level, begin, end, ctx.options.max_file_size);
+        let first = range_inputs(v, level, begin, end, ctx.shape.max_file_size);
         if first.is_empty() {
             return None;
         }
-        let inputs = other_inputs(v, level, first, ctx.options.max_file_size);
-        let mut c = Compaction::new(level, level + 1, inputs, CompactionReason::Manual, ctx.options, v);
+        let inputs = other_inputs(v, level, first, ctx.shape.max_file_size);
+        let mut c = Compaction::new(level, level + 1, inputs, CompactionReason::Manual, &ctx.shape, v);
         c.split_at = pointer_user_key(ctx, level + 1).into_iter().collect();
         c.allow_trivial_move = false;
         Some(c)
@@ -90,8 +89,8 @@ fn level0(ctx: &PickContext) -> Option<Compaction> {
     let f = first_after_pointer(&v.files[0], &ctx.compact_pointers[0])?;
     let (lo, hi) = range(std::slice::from_ref(f));
     let first = v.overlapping_inputs(0, Some(&lo), Some(&hi));
-    let inputs = other_inputs(v, 0, first, ctx.options.max_file_size);
-    let mut c = Compaction::new(0, 1, inputs, CompactionReason::Size, ctx.options, v);
+    let inputs = other_inputs(v, 0, first, ctx.shape.max_file_size);
+    let mut c = Compaction::new(0, 1, inputs, CompactionReason::Size, &ctx.shape, v);
     c.split_at = pointer_user_key(ctx, 1).into_iter().collect();
     Some(c)
 }
@@ -124,7 +123,7 @@ fn pull_in(v: &Version, level: usize, start: usize, mut end: usize) -> (usize, V
 /// Rules 2-4 for a compaction of `level` >= 1.
 fn between_pointers(ctx: &PickContext, level: usize) -> Option<Compaction> {
     let v = ctx.version;
-    let o = ctx.options;
+    let o = ctx.shape;
     let files = &v.files[level];
     let next = &v.files[level + 1];
     let cp = pointer_user_key(ctx, level);
@@ -182,7 +181,7 @@ fn between_pointers(ctx: &PickContext, level: usize) -> Option<Compaction> {
         .cloned()
         .collect();
 
-    let mut c = Compaction::new(level, level + 1, [first, second], CompactionReason::Size, o, v);
+    let mut c = Compaction::new(level, level + 1, [first, second], CompactionReason::Size, &o, v);
     let new_cp_user = new_cp.as_deref().map(|k| user_key(k).to_vec());
     let mut splits: Vec<Vec<u8>> = pointer_user_key(ctx, level + 1).into_iter().chain(new_cp_user.clone()).collect();
     splits.sort();
@@ -200,6 +199,7 @@ fn between_pointers(ctx: &PickContext, level: usize) -> Option<Compaction> {
 mod tests {
     use super::*;
     use crate::key::{internal_key, ValueKind};
+    use crate::options::Options;
 
     fn file(n: u64, lo: &str, hi: &str, size: u64) -> Arc<FileMeta> {
         let k = |key: &str| internal_key(key.as_bytes(), 1, ValueKind::Value);
@@ -236,7 +236,7 @@ mod tests {
         // large L3 SST 14, so the ratio does not improve and 3 stays.
         let mut pointers = vec![Vec::new(); 4];
         pointers[2] = internal_key(b"e", 1, ValueKind::Value);
-        let ctx = PickContext { version: &v, compact_pointers: &pointers, options: &o };
+        let ctx = PickContext { version: &v, compact_pointers: &pointers, shape: o.tree_shape() };
         let c = LifetimeLeveling.choose(&ctx).unwrap();
         assert_eq!(c.level, 2);
         assert_eq!(numbers(&c.inputs[0]), vec![2]);
@@ -257,7 +257,7 @@ mod tests {
         let mut pointers = vec![Vec::new(); 4];
         pointers[2] = internal_key(b"o", 1, ValueKind::Value);
         pointers[3] = internal_key(b"cb", 1, ValueKind::Value);
-        let ctx = PickContext { version: &v, compact_pointers: &pointers, options: &o };
+        let ctx = PickContext { version: &v, compact_pointers: &pointers, shape: o.tree_shape() };
         let c = LifetimeLeveling.choose(&ctx).unwrap();
         assert_eq!(numbers(&c.inputs[0]), vec![1]);
         assert_eq!(numbers(&c.inputs[1]), vec![11]);
@@ -278,7 +278,7 @@ mod tests {
         let v = Arc::new(v);
         let o = Options { max_bytes_for_level_base: 10, ..Options::default() };
         let pointers = vec![Vec::new(); 5];
-        let ctx = PickContext { version: &v, compact_pointers: &pointers, options: &o };
+        let ctx = PickContext { version: &v, compact_pointers: &pointers, shape: o.tree_shape() };
         let c = LifetimeLeveling.choose(&ctx).unwrap();
         assert_eq!(numbers(&c.inputs[0]), vec![1, 2], "2 ends inside the L2 input and is pulled in");
         assert_eq!(numbers(&c.inputs[1]), vec![10]);

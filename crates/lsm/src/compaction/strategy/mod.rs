@@ -17,6 +17,7 @@ mod gear;
 pub mod inputs;
 mod leveled;
 mod lifetime_leveling;
+mod shape;
 
 use std::fmt;
 use std::str::FromStr;
@@ -25,10 +26,10 @@ use std::sync::Arc;
 pub use gear::{placement_windows, Gear, FIRST_WINDOWED_LEVEL, WINDOWS_PER_LEVEL};
 pub use leveled::{level_targets, Leveled};
 pub use lifetime_leveling::LifetimeLeveling;
+pub use shape::TreeShape;
 
 use super::Compaction;
 use crate::error::Error;
-use crate::options::Options;
 use crate::version::Version;
 
 /// What a strategy may look at.
@@ -37,7 +38,7 @@ pub struct PickContext<'a> {
     /// Per level, the compaction pointer the strategy left there last time (an internal key;
     /// empty: none). The MANIFEST keeps them across restarts.
     pub compact_pointers: &'a [Vec<u8>],
-    pub options: &'a Options,
+    pub shape: TreeShape,
 }
 
 /// A compaction strategy; see the module documentation.
@@ -47,12 +48,12 @@ pub trait CompactionStrategy: Send + Sync + fmt::Debug {
 
     /// Per level (all but the last), how far over its limit the level is in this strategy's
     /// terms: 1.0 or more means a compaction of it is due.
-    fn scores(&self, version: &Version, options: &Options) -> Vec<f64>;
+    fn scores(&self, version: &Version, shape: &TreeShape) -> Vec<f64>;
 
     /// Whether [`CompactionStrategy::choose`] would return something (the scheduler asks before
     /// waking a worker, so this must be cheap).
-    fn needs_compaction(&self, version: &Version, options: &Options) -> bool {
-        self.scores(version, options).iter().any(|&s| s >= 1.0) || version.seek_compaction().is_some()
+    fn needs_compaction(&self, version: &Version, shape: &TreeShape) -> bool {
+        self.scores(version, shape).iter().any(|&s| s >= 1.0) || version.seek_compaction().is_some()
     }
 
     /// The compaction to run next, if any is due.
@@ -69,8 +70,8 @@ pub trait CompactionStrategy: Send + Sync + fmt::Debug {
     ) -> Option<Compaction>;
 
     /// The level a flushed memtable holding user keys [lo, hi] goes to.
-    fn flush_level(&self, version: &Version, options: &Options, lo: &[u8], hi: &[u8]) -> usize {
-        let _ = (version, options, lo, hi);
+    fn flush_level(&self, version: &Version, shape: &TreeShape, lo: &[u8], hi: &[u8]) -> usize {
+        let _ = (version, shape, lo, hi);
         0
     }
 }
