@@ -12,8 +12,9 @@
 //!   partition-based GC) and its revised variants SP / NP / WS ([`Variant`]), with its tables in
 //!   RAM or cached under a RAM budget.
 //! - [`DftlKv`]: seed 004's baseline, a page-level DFTL altered for key-value pairs (a page per
-//!   started page of a value, KGTD, sequential LPAs), with DFTL's cached mapping table of whole
-//!   translation pages under a RAM budget.
+//!   started page of a value, KGTD, sequential LPAs), with a cached mapping table under a RAM
+//!   budget: of single entries carrying value size and key id (the seed's reading), or of whole
+//!   translation pages.
 //!
 //! PLSC, the LSM and DFTL-KV share their physical layer (`flash`: per-plane space, greedy GC, the
 //! on-flash record); KVFTL manages its partitioned blocks itself. KVFTL caches its tables' entries

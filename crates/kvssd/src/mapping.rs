@@ -1,7 +1,7 @@
 //! Mapping tables under a RAM budget: KVFTL's cache of PartitionPtrTable entries, an LRU cache of
 //! table entries with dirty write-back, flashsim's DFTL cache ([`MappingCache`]); and the
-//! statistics every key-value FTL with tables on flash reports ([`MappingStats`]; DFTL-KV caches
-//! whole translation pages, the same cache keyed by page: `dftl_kv/mod.rs`).
+//! statistics every key-value FTL with tables on flash reports ([`MappingStats`]; DFTL-KV has a
+//! cache of its own entries, or this cache keyed by whole translation pages: `dftl_kv/mod.rs`).
 //!
 //! A miss loads the entry's table page from flash (a page read, `Cause::Mapping`); evicting a
 //! dirty entry stores its table page (a read of the old copy, if there is one, then a program,

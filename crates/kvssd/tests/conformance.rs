@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{kv_variants, small_config, small_dftl_kv, small_kvftl, small_lsm_config};
+use common::{kv_variants, small_config, small_dftl_kv, small_dftl_kv_pages, small_kvftl, small_lsm_config};
 use kvssd::conformance::run_all;
 use kvssd::{DftlKv, KvDevice, Kvftl, LsmConfig, LsmInDevice, Plsc};
 
@@ -42,7 +42,9 @@ fn kvftl_in_every_variant_with_a_tiny_table_cache() {
 
 #[test]
 fn dftl_kv() {
-    for ram in [None, Some(1024)] {
+    // The entries reading (a CMT of 73 entries, and of 2), and the pages reading (2 pages).
+    for ram in [None, Some(1024), Some(28)] {
         run_all(&|| Box::new(DftlKv::new(small_dftl_kv(ram)).unwrap()) as Box<dyn KvDevice>);
     }
+    run_all(&|| Box::new(DftlKv::new(small_dftl_kv_pages(Some(1024))).unwrap()) as Box<dyn KvDevice>);
 }

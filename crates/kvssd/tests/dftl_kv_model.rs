@@ -1,11 +1,11 @@
 //! DFTL-KV against the `HashMap` model (`common::model`) on the small device where GC runs many
-//! times, with the map in RAM and with a CMT of a few translation pages (loads and stores, and
-//! translation pages moved by GC).
+//! times, with the map in RAM and with a CMT of a few entries or a few translation pages (loads
+//! and stores, and translation pages moved by GC).
 
 mod common;
 
 use common::model::{kv_op, long_kv_workload, run};
-use common::small_dftl_kv;
+use common::{small_dftl_kv, small_dftl_kv_pages};
 use flashsim::Cause;
 use kvssd::{DftlKv, KvDevice};
 use proptest::prelude::*;
@@ -19,10 +19,13 @@ proptest! {
 
     #[test]
     fn dftl_kv_matches_a_hashmap(
-        ram in prop::sample::select(vec![None, Some(512u64), Some(1024), Some(4096)]),
+        ram in prop::sample::select(vec![None, Some(14u64), Some(140), Some(512), Some(1024), Some(4096)]),
+        pages in any::<bool>(),
         ops in prop::collection::vec(kv_op(), 1..4000),
     ) {
-        run(dftl(ram), &ops)?;
+        // 14 B under the pages reading would hold no page.
+        let cfg = if pages { small_dftl_kv_pages(ram.map(|r| r.max(512))) } else { small_dftl_kv(ram) };
+        run(DftlKv::new(cfg).unwrap(), &ops)?;
     }
 }
 

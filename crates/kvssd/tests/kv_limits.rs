@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{kv_variants, small_dftl_kv, small_kvftl};
+use common::{kv_variants, small_dftl_kv, small_dftl_kv_pages, small_kvftl};
 use kvssd::conformance::fill_until_full;
 use kvssd::{DftlKv, KvDevice, KvError, Kvftl, Variant};
 
@@ -67,7 +67,8 @@ fn a_bad_configuration_names_its_field() {
     let mut cfg = small_dftl_kv(None);
     cfg.media.geometry.page_size = 1000;
     assert_eq!(field(DftlKv::new(cfg).err().unwrap()), "page_size");
-    assert_eq!(field(DftlKv::new(small_dftl_kv(Some(511))).err().unwrap()), "ram_budget");
+    assert_eq!(field(DftlKv::new(small_dftl_kv(Some(13))).err().unwrap()), "ram_budget");
+    assert_eq!(field(DftlKv::new(small_dftl_kv_pages(Some(511))).err().unwrap()), "ram_budget");
 }
 
 #[test]

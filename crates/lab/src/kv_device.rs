@@ -10,16 +10,19 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use flashsim::cause::MAX_LEVELS;
 use flashsim::{Cause, FlashReport, FtlCounters, Media, MediaConfig, SimClock, Wait};
+use kvssd::dftl_kv::{DftlCache, PAPER_GTD_ENTRIES};
 use kvssd::{DftlKv, DftlKvConfig, KvDevice, Kvftl, KvftlConfig, LsmConfig, LsmInDevice, Plsc, PlscConfig};
 
 use crate::engine::{ContentDigest, KvEngine};
 use crate::error::{LabError, Result};
 use crate::result::DeviceReport;
-use crate::spec::KvDesign;
+use crate::spec::{KvDesign, KvReadings};
 
 impl KvDesign {
-    /// A fresh device of this design on the NAND array `media`.
-    pub fn build(self, media: &MediaConfig) -> Result<KvSsd> {
+    /// A fresh device of this design, under `readings`, on the NAND array `media`. DFTL-KV's
+    /// entries reading spreads the map over the seed's GTD of 208 translation pages; its pages
+    /// reading is issue 28's, over full translation pages.
+    pub fn build(self, media: &MediaConfig, readings: KvReadings) -> Result<KvSsd> {
         let media = media.clone();
         Ok(KvSsd(match self {
             KvDesign::Plsc => Box::new(Plsc::new(PlscConfig::new(media))?),
@@ -27,11 +30,18 @@ impl KvDesign {
                 Box::new(LsmInDevice::new(LsmConfig { stripe: filters, filters, ..LsmConfig::new(media) })?)
             }
             KvDesign::Kvftl { variant, mapping_ram } => {
-                let cfg = KvftlConfig { ram_budget: mapping_ram, ..KvftlConfig::new(media).with_variant(variant) };
+                let cfg = KvftlConfig {
+                    ram_budget: mapping_ram,
+                    buffer_reads: readings.buffer_reads,
+                    ..KvftlConfig::new(media).with_variant(variant)
+                };
                 Box::new(Kvftl::new(cfg)?)
             }
             KvDesign::DftlKv { mapping_ram } => {
-                Box::new(DftlKv::new(DftlKvConfig { ram_budget: mapping_ram, ..DftlKvConfig::new(media) })?)
+                let cache = readings.dftl_cache;
+                let gtd_entries = (cache == DftlCache::Entries).then_some(PAPER_GTD_ENTRIES);
+                let cfg = DftlKvConfig { ram_budget: mapping_ram, cache, gtd_entries, ..DftlKvConfig::new(media) };
+                Box::new(DftlKv::new(cfg)?)
             }
             KvDesign::Plugin(name) => crate::plugins::registry().build_kv_ssd(name, &media)?,
         }))

@@ -33,8 +33,13 @@ pub fn run(plan: &Phases, stack: &Stack, engine: &mut dyn KvEngine, progress: bo
         WorkloadKind::Ycsb(y) => {
             phase("load", ycsb(YcsbWorkload::Load, w.seed)?, plan.records, engine)?;
             if *y != YcsbWorkload::Load && plan.operations > 0 {
-                let name = format!("run {}", y.name());
-                phase(&name, ycsb(*y, w.seed + 1)?, plan.operations, engine)?;
+                // One phase, or its puts then its gets (`workload.order`), each with a seed of its own.
+                let split =
+                    w.order.split(&w.ycsb_config(*y, &ws)?).map_err(|e| LabError::invalid("workload.order", e))?;
+                for (i, (part, c, n)) in split.into_iter().enumerate() {
+                    let ops = Box::new(Ycsb::new(c, w.seed + 1 + i as u64)?);
+                    phase(&format!("run {}{part}", y.name()), ops, n, engine)?;
+                }
             }
         }
         WorkloadKind::Mixgraph(k) => {

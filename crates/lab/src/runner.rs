@@ -65,7 +65,7 @@ fn run_lsm(plan: &Plan, p: &LsmPlan, progress: bool) -> Measured {
 /// A key-value SSD design: no engine statistics of the LSM's kind, its accounting is the
 /// device's.
 fn run_kv_ssd(plan: &Plan, p: &KvSsdPlan, progress: bool) -> Measured {
-    let (stack, device, clock) = Stack::kv_device(p.design, &p.media)?;
+    let (stack, device, clock) = Stack::kv_device(p.design, p.readings, &p.media)?;
     let mut engine = KvDeviceEngine::new(Arc::clone(&device), clock);
     let phases = crate::phases::run(&p.phases, &stack, &mut engine, progress)?;
     let mut result = stack.result(&plan.workload, engine.describe(), plan.device.clone(), phases, None);

@@ -16,7 +16,7 @@ use crate::result::{
     per_user_byte, DeviceReport, FlashSection, FsSection, Lanes, LsmSection, PageCacheSummary, PhaseResult, RunResult,
     TimeBase, ZoneSummary,
 };
-use crate::spec::{KvDesign, Storage};
+use crate::spec::{KvDesign, KvReadings, Storage};
 
 pub enum Backend {
     Sim(SimFs),
@@ -64,10 +64,14 @@ impl Stack {
         Ok(Stack { fs: Some(fs), backend, clock, started })
     }
 
-    /// A key-value SSD of `design` on `media`, in simulated time, with the device and its clock
-    /// for the engine that drives it.
-    pub fn kv_device(design: KvDesign, media: &MediaConfig) -> Result<(Stack, SharedKvSsd, SimClock)> {
-        let device: SharedKvSsd = Arc::new(std::sync::Mutex::new(design.build(media)?));
+    /// A key-value SSD of `design` (under `readings`) on `media`, in simulated time, with the
+    /// device and its clock for the engine that drives it.
+    pub fn kv_device(
+        design: KvDesign,
+        readings: KvReadings,
+        media: &MediaConfig,
+    ) -> Result<(Stack, SharedKvSsd, SimClock)> {
+        let device: SharedKvSsd = Arc::new(std::sync::Mutex::new(design.build(media, readings)?));
         let clock = SimClock::new();
         let stack = Stack {
             fs: None,

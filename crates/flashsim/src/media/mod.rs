@@ -285,6 +285,16 @@ impl Media {
         Ok(self.issue(Kind::Read, pages.iter().copied(), cause))
     }
 
+    /// Times and counts one page read on `block`'s die from `ready`, as [`Media::read`] would,
+    /// of a page the FTL holds elsewhere (still in its write buffer, not yet programmed): for an
+    /// experiment that charges such reads as if they went to the flash. Returns when it would be
+    /// out of the chip.
+    pub fn read_as_if_programmed(&mut self, block: u32, ready: Nanos, cause: Cause) -> Result<Nanos> {
+        let b =
+            *self.blocks.get(block as usize).ok_or(FlashError::NoSuchPage { ppn: block * self.geo.pages_per_block })?;
+        Ok(self.nand(Kind::Read, ready, b.die, b.channel, 1, cause))
+    }
+
     /// Moves valid page `src` to `dst` (at its block's write pointer): by copyback inside the
     /// plane when `copyback` is set and the planes match, else read out over `src`'s channel and
     /// programmed over `dst`'s. `dst` gets `owner` and `src`'s contents and becomes valid; `src`

@@ -7,7 +7,9 @@ impl DftlKv {
     /// Checks that: every stored key has ceil(len / page) LPAs, each mapped to a valid page whose
     /// OOB names it, and no LPA belongs to two keys or is also free; the map and its reverse agree
     /// for every owner (LPAs and translation pages), and the media's valid pages are exactly the
-    /// mapped ones; the GTD's live counts and the space statistics match the keys.
+    /// mapped ones; the GTD's live counts, each key's KGTD bitmap and the space statistics match
+    /// the keys; under the entries reading, the CMT keeps its invariants and every LPA's entry
+    /// (cached, else on its translation page) is the map's, with its key's id and value size.
     pub(crate) fn check_state(&self) -> std::result::Result<(), Inconsistency> {
         let bad = |what: String| Inconsistency { device: "dftl-kv", what };
         let ps = self.ps();
@@ -30,6 +32,15 @@ impl DftlKv {
                     return Err(bad(format!("LPA {lpa} of key {key:?}: PPN {ppn} not a valid page of it")));
                 }
                 tp_live[self.tp_of(lpa) as usize] += 1;
+                if let Some(c) = &self.entries {
+                    let e = c.current(lpa);
+                    if (e.ppn, e.value_size, e.key_id) != (ppn, k.len, id) {
+                        return Err(bad(format!("LPA {lpa} of key {key:?}: the CMT's entry is {e:?}")));
+                    }
+                }
+            }
+            if k.kgtd != self.kgtd_of(&k.lpas) {
+                return Err(bad(format!("key {key:?}: the KGTD bitmap does not name its LPAs' translation pages")));
             }
             live_value += k.len as u64;
             live_alloc += (k.lpas.len() * ps) as u64;
@@ -37,6 +48,12 @@ impl DftlKv {
         let used = owner_of_lpa.iter().filter(|&&o| o != NONE).count() as u64;
         if used + self.free.free() != lpas as u64 {
             return Err(bad(format!("{used} LPAs used + {} free != {lpas}", self.free.free())));
+        }
+        if let Some(c) = &self.entries {
+            c.check().map_err(bad)?;
+            if let Some(lpa) = (0..lpas).find(|&l| owner_of_lpa[l as usize] == NONE && c.current(l).ppn != NONE) {
+                return Err(bad(format!("free LPA {lpa} has a mapped entry {:?}", c.current(lpa))));
+            }
         }
         if tp_live != self.tp_live {
             return Err(bad("live entries per translation page differ from the keys' LPAs".into()));

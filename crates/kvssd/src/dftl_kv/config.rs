@@ -3,8 +3,23 @@
 //! Defaults (paper = seed 004; ours = the paper is silent):
 //! - `max_value_size` = 1 MiB (paper: the Kinetic maximum, as KVFTL's 2^20).
 //! - `ram_budget` = `None`: the whole page map in RAM, no translation I/O (paper, Figs 8-13). With
-//!   `Some(bytes)`, the CMT caches `bytes / page` whole translation pages (LRU, dirty write-back;
-//!   flashsim's `MappingCache` keyed by page), at least one; KGTD and GTD are the "static part", always in RAM, outside the budget.
+//!   `Some(bytes)`, the cached mapping table (CMT) holds what `cache` says in `bytes`; KGTD and GTD
+//!   are the "static part", always in RAM, outside the budget.
+//! - `cache` = [`DftlCache::Entries`] (the seed's reading: "each entry of CMT is modified to include
+//!   the fields of value size and key identifier"): `bytes / CMT_ENTRY_BYTES` single entries, least
+//!   recently used out, a dirty one written back by a read-modify-write of its translation page
+//!   together with every cached dirty entry of that page (DFTL's batch update; `cmt.rs`).
+//!   [`DftlCache::Pages`] is issue 28's reading: `bytes / page` whole translation pages (LRU,
+//!   dirty write-back; flashsim's `MappingCache` keyed by page), at least one.
+//! - `gtd_entries` = `Some(PAPER_GTD_ENTRIES)` (paper, Table II: a GTD of 832 B, 208 entries of
+//!   4 B; "about 1 KB" in the text): the logical space is spread evenly over that many translation
+//!   pages, `ceil(LPAs / 208)` entries each (1,261 on the repro's 4 GiB device, 12.6 KB of a 16 KiB
+//!   page: what full pages of 13-byte entries would give), or over more where full pages need more
+//!   (a device above 208 x 1,638 pages, 5.2 GiB at 16 KiB). The paper's device size is not stated;
+//!   its GTD is. On a device far smaller than the paper's, 208 translation pages are mostly empty
+//!   and take room from the values (set fewer, or `None`). `None` fills every translation page (`page / TRANSLATION_ENTRY_BYTES` entries,
+//!   1,638; issue 28's layout, and a GTD that counts only the translation pages holding a live
+//!   entry).
 //! - `lpa_allocation` = [`LpaAllocation::Sequential`] (ours: the paper does not say how its DFTL
 //!   picks a value's LPAs): fresh LPAs per put after the last ones taken, over the whole logical
 //!   space, as a page-mapped FTL writes its log; [`LpaAllocation::LowestFree`] is the alternative
@@ -29,6 +44,45 @@ pub const TRANSLATION_ENTRY_BYTES: u64 = 10;
 pub const KGTD_ENTRY_BYTES: u64 = 26;
 /// Bytes of one GTD entry: the PPN of a translation page.
 pub const GTD_ENTRY_BYTES: u64 = 4;
+/// Bytes of one entry of the CMT of single entries: the LPA it caches, the PPN, the value size and
+/// the key id (4 + 4 + 4 + 2; ours: the paper names the fields, not their widths).
+pub const CMT_ENTRY_BYTES: u64 = 14;
+/// The GTD's entries in the paper's evaluation: Table II's 832 B of GTD over 4-byte entries. (Its
+/// 26-byte KGTD entry is a bitmap of 208 bits, one per GTD entry, with the key id as the entry's
+/// index: the two numbers agree; our inference.)
+pub const PAPER_GTD_ENTRIES: u32 = 208;
+
+/// What DFTL-KV's cached mapping table (CMT) holds under a RAM budget.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DftlCache {
+    /// Single map entries (PPN, value size and key id, tagged by their LPA), least recently used
+    /// out; a dirty one is written back by a read-modify-write of its translation page, which
+    /// cleans every cached dirty entry of that page (DFTL's batch update). The seed's reading.
+    #[default]
+    Entries,
+    /// Whole translation pages, least recently used out, a dirty one programmed whole (issue 28's
+    /// reading).
+    Pages,
+}
+
+impl DftlCache {
+    pub const NAMES: [&'static str; 2] = ["entries", "pages"];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            DftlCache::Entries => "entries",
+            DftlCache::Pages => "pages",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<DftlCache> {
+        match name {
+            "entries" => Some(DftlCache::Entries),
+            "pages" => Some(DftlCache::Pages),
+            _ => None,
+        }
+    }
+}
 
 /// How a put picks the logical pages (LPAs) of its value.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -52,9 +106,14 @@ pub struct DftlKvConfig {
     pub max_value_size: usize,
     /// GC runs while fewer than this many blocks' worth of pages are free.
     pub gc_threshold_blocks: u32,
-    /// RAM for the cached translation pages, in bytes (a whole number of pages is used); `None` =
-    /// the whole map in RAM.
+    /// RAM for the cached mapping table, in bytes (a whole number of entries or pages is used);
+    /// `None` = the whole map in RAM.
     pub ram_budget: Option<u64>,
+    /// What the cached mapping table holds.
+    pub cache: DftlCache,
+    /// Translation pages the logical space is spread over (the GTD's entries); `None`: as many as
+    /// full translation pages need.
+    pub gtd_entries: Option<u32>,
     /// How a put picks its LPAs.
     pub lpa_allocation: LpaAllocation,
     /// GC moves pages by copyback inside their plane.
@@ -73,6 +132,8 @@ impl DftlKvConfig {
             max_value_size: 1 << 20,
             gc_threshold_blocks,
             ram_budget: None,
+            cache: DftlCache::Entries,
+            gtd_entries: Some(PAPER_GTD_ENTRIES),
             lpa_allocation: LpaAllocation::Sequential,
             copyback: false,
         }
@@ -92,14 +153,40 @@ impl DftlKvConfig {
         self.media.geometry.total_pages()
     }
 
-    /// Translation-page entries per page.
-    pub fn entries_per_translation_page(&self) -> u64 {
+    /// Entries a translation page can hold.
+    pub fn translation_page_capacity(&self) -> u64 {
         (self.media.geometry.page_size as u64 / TRANSLATION_ENTRY_BYTES).max(1)
     }
 
-    /// Translation pages the CMT holds under the RAM budget (`None` without one).
+    /// Translation-page entries per page: the LPAs spread over the GTD's entries (or over more
+    /// translation pages where full ones need more), or a full page.
+    pub fn entries_per_translation_page(&self) -> u64 {
+        let full = self.translation_page_capacity();
+        match self.gtd_entries {
+            Some(n) => {
+                let pages = (n.max(1) as u64).max(self.lpas().div_ceil(full));
+                self.lpas().div_ceil(pages).max(1)
+            }
+            None => full,
+        }
+    }
+
+    /// Translation pages the CMT holds under the RAM budget (`None` without one, or when it caches
+    /// entries).
     pub fn cached_translation_pages(&self) -> Option<u64> {
-        self.ram_budget.map(|b| b / self.media.geometry.page_size as u64)
+        match self.cache {
+            DftlCache::Pages => self.ram_budget.map(|b| b / self.media.geometry.page_size as u64),
+            DftlCache::Entries => None,
+        }
+    }
+
+    /// Map entries the CMT holds under the RAM budget (`None` without one, or when it caches
+    /// whole pages).
+    pub fn cached_entries(&self) -> Option<u64> {
+        match self.cache {
+            DftlCache::Entries => self.ram_budget.map(|b| b / CMT_ENTRY_BYTES),
+            DftlCache::Pages => None,
+        }
     }
 
     /// Translation pages covering every LPA.
@@ -140,19 +227,24 @@ impl DftlKvConfig {
                 ),
             );
         }
-        if let Some(budget) = self.ram_budget {
-            if budget < g.page_size as u64 {
-                return invalid(
-                    "ram_budget",
-                    format!(
-                        "{budget} bytes hold no translation page of {} bytes (the CMT caches whole pages; None = \
-                         unlimited)",
-                        g.page_size
-                    ),
-                );
-            }
+        if self.gtd_entries == Some(0) {
+            return invalid("gtd_entries", "0 translation pages map nothing: at least 1 (None = full pages)".into());
         }
-        Ok(())
+        match (self.ram_budget, self.cache) {
+            (Some(budget), DftlCache::Pages) if budget < g.page_size as u64 => invalid(
+                "ram_budget",
+                format!(
+                    "{budget} bytes hold no translation page of {} bytes (the CMT caches whole pages; None = \
+                     unlimited)",
+                    g.page_size
+                ),
+            ),
+            (Some(budget), DftlCache::Entries) if budget < CMT_ENTRY_BYTES => invalid(
+                "ram_budget",
+                format!("{budget} bytes hold no {CMT_ENTRY_BYTES}-byte CMT entry (None = unlimited)"),
+            ),
+            _ => Ok(()),
+        }
     }
 }
 
@@ -162,9 +254,12 @@ mod tests {
 
     #[test]
     fn the_preset_is_valid_and_bad_fields_are_named() {
-        let c = DftlKvConfig::preset(None).unwrap();
+        let c = DftlKvConfig::preset(Some(4 << 30)).unwrap();
         c.validate().unwrap();
-        assert_eq!((c.gc_threshold_blocks, c.entries_per_translation_page()), (163, 1638));
+        assert_eq!((c.gc_threshold_blocks, c.entries_per_translation_page()), (10, 1261));
+        assert_eq!((c.translation_pages(), c.translation_page_capacity()), (208, 1638));
+        let full = DftlKvConfig { gtd_entries: None, ..c.clone() };
+        assert_eq!((full.entries_per_translation_page(), full.translation_pages()), (1638, 161));
         let named = |c: &DftlKvConfig, field: &str| {
             let e = c.validate().unwrap_err();
             assert!(matches!(e, KvError::InvalidConfig { .. }) && e.to_string().contains(field), "{e}");
@@ -176,10 +271,24 @@ mod tests {
         bad.gc_threshold_blocks = 1;
         named(&bad, "gc_threshold_blocks");
         let mut bad = c.clone();
+        bad.ram_budget = Some(13);
+        named(&bad, "ram_budget");
         bad.ram_budget = Some(16383);
+        assert_eq!(
+            (bad.validate().is_ok(), bad.cached_entries(), bad.cached_translation_pages()),
+            (true, Some(1170), None)
+        );
+        bad.cache = DftlCache::Pages;
         named(&bad, "ram_budget");
         bad.ram_budget = Some(3 * 16384 + 1);
         assert_eq!((bad.validate().is_ok(), bad.cached_translation_pages()), (true, Some(3)));
+        let mut bad = c.clone();
+        bad.gtd_entries = Some(0);
+        named(&bad, "gtd_entries");
+        // 64 GiB: 208 translation pages cannot map 4 Mi LPAs, full pages are used.
+        let big = DftlKvConfig::preset(None).unwrap();
+        assert_eq!((big.entries_per_translation_page(), big.translation_pages()), (1638, 2561));
+        assert_eq!(big.gc_threshold_blocks, 163);
         let mut bad = c;
         bad.media.geometry.page_size = 3000;
         named(&bad, "page_size");

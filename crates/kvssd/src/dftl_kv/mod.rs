@@ -5,22 +5,32 @@
 //!   remainder of the last page is wasted (the paper's 50 % utilisation on small values). A value
 //!   of 0 bytes takes none (ours).
 //! - The page map (LPA -> PPN, with the value size and key id in each entry: the paper's revised
-//!   CMT) lives in translation pages on flash; the GTD says where each translation page is; the
-//!   **KGTD** maps a key to the bitmap of the translation pages holding its LPAs (26 B an entry;
-//!   the device keeps the key's LPAs themselves beside it, which is what the bitmap and the key-id
-//!   field of the entries find: a request touches exactly the translation pages of its LPAs).
-//!   With no RAM budget the whole map is in RAM (the paper's Figs 8-13); with one, DFTL's cached
-//!   mapping table holds whole translation pages, `budget / page` of them (flashsim's
-//!   [`MappingCache`] keyed by translation page, one page per cache entry): a get or put touches
-//!   each of its LPAs' entries, so each of their pages; a miss evicts the least recently used
-//!   page (a dirty one is written back: a program, "store") and reads the missed one ("load"),
-//!   unless it was never written (the GTD has no address for it: its entries are all unmapped).
-//!   This is the issue-28 reading: DFTL itself caches single entries and batches the write-back
-//!   of one page's dirty entries (what DFTL-KV did before); caching whole pages makes the RAM a
-//!   map needs the translation pages holding a live entry times the page size, and with LPAs
-//!   spread over the space (below) far more than the live entries alone. Translation pages are
-//!   written out of place at hidden LPAs past the values' and are garbage collected like any
-//!   page.
+//!   CMT) lives in translation pages on flash; the GTD says where each translation page is (832 B
+//!   by default: 208 translation pages, Table II's; `config.rs`); the **KGTD** maps a key to the
+//!   bitmap of the translation pages holding its LPAs (26 B an entry; the device keeps the key's
+//!   LPAs themselves beside it, which is what the bitmap and the key-id field of the entries find:
+//!   a request touches exactly the translation pages of its LPAs, in the bitmap's order).
+//!   With no RAM budget the whole map is in RAM (the paper's Figs 8-13). With one, the cached
+//!   mapping table (CMT) holds, as [`DftlCache`] says:
+//!   - **entries** (the default; the seed: "each entry of CMT is modified to include the fields of
+//!     value size and key identifier"): `budget / 14` single entries (`cmt.rs`, `entries.rs`). A
+//!     get, and the lookup of a key's old value by a put or a delete, reads its entries: a miss
+//!     loads their translation page ("load"; once per request, as the page is then in the
+//!     controller), unless it was never written. A put writes its new entries and an unmap writes
+//!     unmapped ones, whole, with no load. Evicting a dirty entry writes its translation page back
+//!     by a read-modify-write ("store": the old copy read, the page programmed) with every other
+//!     cached dirty entry of that page (DFTL's batch update). A get serves its pages' PPNs from the
+//!     CMT's entries.
+//!   - **pages** (issue 28's reading): whole translation pages, `budget / page` of them
+//!     (flashsim's [`MappingCache`] keyed by translation page): a get or put touches each of its
+//!     LPAs' entries, so each of their pages; a miss evicts the least recently used page (a dirty
+//!     one is programmed: "store") and reads the missed one ("load"), unless it was never written.
+//!     Caching whole pages makes the RAM a map needs the translation pages holding a live entry
+//!     times the page size, and with LPAs spread over the space (below) far more than the live
+//!     entries alone.
+//!
+//!   Translation pages are written out of place at hidden LPAs past the values' and are garbage
+//!   collected like any page.
 //! - **LPAs** (`lpa.rs`): by default a put takes fresh LPAs after the last ones taken, wrapping
 //!   around the logical space (one LPA per physical page), as a page-mapped FTL writes its log;
 //!   the replaced value's LPAs are freed. Over time the live LPAs spread over the space, and with
@@ -31,13 +41,15 @@
 //!   translated, then their pages programmed, striped over the planes. **get**: translate each
 //!   LPA, read its page. **delete**: translate each LPA (dirty), invalidate the pages.
 //! - **GC**: greedy (the most invalid pages), the crate's shared mechanism (`crate::flash`); a
-//!   moved page's cached translation page turns dirty, an uncached one is rewritten (read, then
-//!   programmed) after the request (as flashsim's BlockSsd does).
+//!   moved page's cached entry (or cached translation page) turns dirty, an uncached one is
+//!   rewritten (read, then programmed) after the request (as flashsim's BlockSsd does).
 //!
 //! - Room (ours): a put first runs GC until the planes have free pages for its value and, under a
-//!   RAM budget, for a translation store per entry it touches, beyond the GC reserve; if they
-//!   cannot be had it fails with [`KvError::DeviceFull`], changing nothing. Should a later step
-//!   still fail, the new pages are dropped and the key (its old value already deleted) removed.
+//!   RAM budget, for a translation store per entry it touches and for every translation page not
+//!   yet on flash (so that later gets and deletes find room for their stores, as KVFTL's tables),
+//!   beyond the GC reserve; if they cannot be had it fails with [`KvError::DeviceFull`], changing
+//!   nothing. Should a later step still fail, the new pages are dropped and the key (its old
+//!   value already deleted) removed.
 //!
 //! Time, accounting and power cuts as KVFTL's: a request completes when the media has done its
 //! work; host data is `Cause::HOST`, relocations and erases `Cause::Gc`, translation pages
@@ -45,12 +57,17 @@
 //! Keys map to key ids through an in-RAM dictionary (the paper's 16-bit key identifiers).
 
 mod check;
+mod cmt;
 mod config;
+mod entries;
 mod lpa;
 mod stats;
 mod translation;
 
-pub use config::{DftlKvConfig, LpaAllocation, GTD_ENTRY_BYTES, KGTD_ENTRY_BYTES, TRANSLATION_ENTRY_BYTES};
+pub use config::{
+    DftlCache, DftlKvConfig, LpaAllocation, CMT_ENTRY_BYTES, GTD_ENTRY_BYTES, KGTD_ENTRY_BYTES, PAPER_GTD_ENTRIES,
+    TRANSLATION_ENTRY_BYTES,
+};
 pub use stats::DftlKvStats;
 
 use std::collections::HashMap;
@@ -62,16 +79,19 @@ use crate::error::{Inconsistency, KvError, Result};
 use crate::flash::space::RESERVE_BLOCKS;
 use crate::flash::{Flash, GcWork, Owners};
 use crate::mapping::MappingStats;
+use cmt::EntryCmt;
 use flashsim::MappingCache;
 use lpa::FreeLpas;
 
 /// "No page" / "no owner".
 const NONE: u32 = u32::MAX;
 
-/// A stored key: its value's length and its LPAs, in the order taken.
+/// A stored key: its value's length, its LPAs in the order taken, and its KGTD bitmap (bit `tp`
+/// set: translation page `tp` holds one of its LPAs).
 struct KeyInfo {
     len: u32,
     lpas: Vec<u32>,
+    kgtd: Box<[u64]>,
 }
 
 /// The page map both ways, which GC reads and fixes.
@@ -113,15 +133,20 @@ pub struct DftlKv {
     ids: HashMap<Box<[u8]>, u32>,
     keys: Vec<Option<KeyInfo>>,
     free_ids: Vec<u32>,
-    /// The cached translation pages under a RAM budget (`None`: the whole map in RAM).
-    /// The cached translation pages, keyed by page (one page per cache entry).
+    /// The cached translation pages under a RAM budget, keyed by page (the pages reading).
     cmt: Option<MappingCache<u64>>,
+    /// The cached single entries under a RAM budget (the entries reading).
+    entries: Option<EntryCmt>,
+    /// Translation pages the current request has loaded (the entries reading).
+    loaded: Vec<u64>,
     /// Its hits, misses, loads and stores.
     mapping: MappingStats,
     /// Translation pages GC changed while they were not cached: stored after the request.
     deferred: Vec<u64>,
     /// Mapped LPAs per translation page (the GTD's live entries).
     tp_live: Vec<u32>,
+    /// Translation pages written to flash at least once (those with a GTD entry).
+    tps_written: u64,
     counts: DftlKvStats,
     /// Planes in the order pages go to them, and the next one.
     stripe: Vec<u32>,
@@ -153,9 +178,12 @@ impl DftlKv {
             cmt: cfg
                 .cached_translation_pages()
                 .map(|n| MappingCache::new(u32::try_from(n.max(1)).unwrap_or(u32::MAX), 1)),
+            entries: cfg.cached_entries().map(|n| EntryCmt::new(n, cfg.entries_per_translation_page(), lpas)),
+            loaded: Vec::new(),
             mapping: MappingStats::default(),
             deferred: Vec::new(),
             tp_live: vec![0; tps as usize],
+            tps_written: 0,
             counts: DftlKvStats::default(),
             stripe: geo.stripe_order(),
             cursor: 0,
@@ -186,11 +214,26 @@ impl DftlKv {
     /// Writes every dirty cached translation page back, from `at` (the device has no write
     /// buffer). Returns when it is done.
     fn flush_dram(&mut self, at: Nanos) -> Result<Nanos> {
+        self.loaded.clear();
         let mut t = at;
         for tp in self.cmt.as_mut().map_or_else(Vec::new, |c| c.take_dirty()) {
             t = self.store_translation_page(t, tp, false)?;
         }
+        // Single entries are merged into their pages on flash.
+        for tp in self.entries.as_mut().map_or_else(Vec::new, |c| c.take_dirty()) {
+            t = self.store_translation_page(t, tp, true)?;
+        }
         self.finish_deferred(t)
+    }
+
+    /// The KGTD bitmap of `lpas`: bit `tp` set for each translation page holding one of them.
+    fn kgtd_of(&self, lpas: &[u32]) -> Box<[u64]> {
+        let mut bits = vec![0u64; (self.tp_live.len()).div_ceil(64)].into_boxed_slice();
+        for &lpa in lpas {
+            let tp = self.tp_of(lpa) as usize;
+            bits[tp / 64] |= 1 << (tp % 64);
+        }
+        bits
     }
 
     /// Programs one page for `owner` on the next plane (after making room there), from `ready`;
@@ -242,28 +285,40 @@ impl DftlKv {
         self.free.give_back(lpas);
     }
 
-    /// Unmaps `lpas` (a deleted or replaced value): each page is invalidated and each LPA freed,
-    /// then each entry is accessed dirty from `t`. Returns when the translation I/O is done.
-    fn unmap(&mut self, t: Nanos, lpas: &[u32]) -> Result<Nanos> {
-        self.release(lpas);
+    /// Unmaps key `id`'s value `old` (deleted or replaced): each page is invalidated and each LPA
+    /// freed, and each entry accessed dirty from `t` (the entries reading first reads them, to
+    /// find the pages). Returns when the translation I/O is done.
+    fn unmap(&mut self, t: Nanos, id: u32, old: &KeyInfo) -> Result<Nanos> {
+        if self.entries.is_some() {
+            return self.unmap_entries(t, id, old);
+        }
+        self.release(&old.lpas);
         let mut t = t;
-        for &lpa in lpas {
+        for &lpa in &old.lpas {
             t = self.translate(t, lpa, true)?;
         }
         Ok(t)
     }
 
     fn put(&mut self, at: Nanos, key: &[u8], value: &[u8]) -> Result<Nanos> {
+        self.loaded.clear();
         let ps = self.ps();
         let n = value.len().div_ceil(ps);
         let id = self.ids.get(key).copied();
         let old_lpas = id.and_then(|id| self.keys[id as usize].as_ref()).map_or(0, |k| k.lpas.len());
         // Room first: the value's pages and, under a RAM budget, a translation store per entry
-        // access at worst, beyond the planes' GC reserve.
+        // access at worst, beyond the planes' GC reserve (the entries reading reads and writes
+        // each old entry).
         let g = self.flash.media.geometry();
         let ppb = g.pages_per_block as u64;
         let reserve = g.total_planes() as u64 * RESERVE_BLOCKS as u64 * ppb;
-        let need = n as u64 + if self.cmt.is_some() { (old_lpas + n) as u64 } else { 0 };
+        let accesses = match (&self.cmt, &self.entries) {
+            (Some(_), _) => old_lpas + n,
+            (_, Some(_)) => 2 * old_lpas + n,
+            _ => 0,
+        } as u64;
+        let unwritten = if accesses > 0 { self.tp_live.len() as u64 - self.tps_written } else { 0 };
+        let need = n as u64 + accesses + unwritten;
         let threshold = (self.cfg.gc_threshold_blocks as u64 * ppb).max(reserve + need);
         let gc = self.flash.collect_while_low(threshold, &mut self.pages, at)?;
         self.add_gc(gc);
@@ -275,9 +330,9 @@ impl DftlKv {
         if (n as u64) > self.free.free() + old_lpas as u64 {
             return Err(KvError::DeviceFull { op: "a put (no free logical page)", plane: 0 });
         }
-        if let Some(old) = id.and_then(|id| self.keys[id as usize].take()) {
+        if let Some((id, old)) = id.and_then(|id| Some((id, self.keys[id as usize].take()?))) {
             self.counts.space.removed(old.len as u64, (old.lpas.len() * ps) as u64);
-            match self.unmap(t, &old.lpas) {
+            match self.unmap(t, id, &old) {
                 Ok(after) => t = after,
                 Err(e) => {
                     self.forget_key(key);
@@ -285,6 +340,15 @@ impl DftlKv {
                 }
             }
         }
+        // A new key's id is taken now (its entries carry it) and given back should the put fail.
+        let new_id = id.is_none();
+        let id = id.unwrap_or_else(|| match self.free_ids.pop() {
+            Some(id) => id,
+            None => {
+                self.keys.push(None);
+                (self.keys.len() - 1) as u32
+            }
+        });
         let mut lpas = Vec::with_capacity(n);
         match self.cfg.lpa_allocation {
             LpaAllocation::Sequential => self.free.take_after(&mut self.next_lpa, n, &mut lpas),
@@ -294,32 +358,29 @@ impl DftlKv {
             let tp = self.tp_of(lpa) as usize;
             self.tp_live[tp] += 1;
         }
-        let done = match self.write_value(t, &lpas, value) {
+        let done = match self.write_value(t, id, &lpas, value) {
             Ok(done) => done,
             Err(e) => {
-                // Nothing half-written stays: the new pages are dropped, and the key (whose old
-                // value is gone) is removed.
+                // Nothing half-written stays: the new pages and entries are dropped, and the key
+                // (whose old value is gone) is removed.
+                if let Some(c) = self.entries.as_mut() {
+                    for &lpa in &lpas {
+                        c.reset(lpa, cmt::MapEntry::UNMAPPED);
+                    }
+                }
                 self.release(&lpas);
-                self.forget_key(key);
+                if new_id {
+                    self.free_ids.push(id);
+                } else {
+                    self.forget_key(key);
+                }
                 return Err(e);
             }
         };
-        let info = KeyInfo { len: value.len() as u32, lpas };
-        match id {
-            Some(id) => self.keys[id as usize] = Some(info),
-            None => {
-                let id = match self.free_ids.pop() {
-                    Some(id) => {
-                        self.keys[id as usize] = Some(info);
-                        id
-                    }
-                    None => {
-                        self.keys.push(Some(info));
-                        (self.keys.len() - 1) as u32
-                    }
-                };
-                self.ids.insert(key.into(), id);
-            }
+        let kgtd = self.kgtd_of(&lpas);
+        self.keys[id as usize] = Some(KeyInfo { len: value.len() as u32, lpas, kgtd });
+        if new_id {
+            self.ids.insert(key.into(), id);
         }
         let c = &mut self.counts;
         c.puts += 1;
@@ -330,9 +391,10 @@ impl DftlKv {
         Ok(done.max(t))
     }
 
-    /// Translates the value's LPAs (dirty) from `t`, then programs its pages. Returns when all
-    /// of it is done.
-    fn write_value(&mut self, t: Nanos, lpas: &[u32], value: &[u8]) -> Result<Nanos> {
+    /// Translates the value's LPAs (dirty) from `t`, then programs its pages (the entries
+    /// reading writes the entries, with their PPNs, once the pages are programmed). Returns when
+    /// all of it is done.
+    fn write_value(&mut self, t: Nanos, id: u32, lpas: &[u32], value: &[u8]) -> Result<Nanos> {
         let ps = self.ps();
         let mut t = t;
         for &lpa in lpas {
@@ -342,6 +404,9 @@ impl DftlKv {
         for (i, &lpa) in lpas.iter().enumerate() {
             let chunk = &value[i * ps..((i + 1) * ps).min(value.len())];
             done = done.max(self.program_page(t, lpa, chunk, Cause::HOST)?);
+        }
+        if self.entries.is_some() {
+            done = done.max(self.write_entries(t, id, lpas, value.len() as u32)?);
         }
         Ok(done)
     }
@@ -362,11 +427,19 @@ impl DftlKv {
             Some(k) => (k.len as usize, k.lpas.clone()),
             None => return Err(KvError::Inconsistent { reason: "a key in the dictionary has no KGTD entry".into() }),
         };
+        self.loaded.clear();
         let mut t = at;
-        for &lpa in &lpas {
-            t = self.translate(t, lpa, false)?;
-        }
-        let reads: Vec<(u32, Nanos)> = lpas.iter().map(|&l| (self.pages.map[l as usize], t)).collect();
+        let ppns = if self.entries.is_some() {
+            let after = self.read_entries(at, id)?;
+            t = self.finish_deferred(after)?;
+            self.entry_ppns(id)?
+        } else {
+            for &lpa in &lpas {
+                t = self.translate(t, lpa, false)?;
+            }
+            lpas.iter().map(|&l| self.pages.map[l as usize]).collect()
+        };
+        let reads: Vec<(u32, Nanos)> = ppns.iter().map(|&p| (p, t)).collect();
         let done = if reads.is_empty() { t } else { self.flash.media.read(&reads, Cause::HOST)? };
         let ps = self.ps();
         let mut out = vec![0u8; lpas.len() * ps];
@@ -416,7 +489,8 @@ impl KvDevice for DftlKv {
             .take()
             .ok_or_else(|| KvError::Inconsistent { reason: "a key in the dictionary has no KGTD entry".into() })?;
         self.free_ids.push(id);
-        let t = self.unmap(at, &old.lpas)?;
+        self.loaded.clear();
+        let t = self.unmap(at, id, &old)?;
         self.counts.space.removed(old.len as u64, (old.lpas.len() * self.ps()) as u64);
         self.counts.deletes += 1;
         let done = self.finish_deferred(t)?;
@@ -437,8 +511,14 @@ impl KvDevice for DftlKv {
 
     fn describe(&self) -> String {
         let c = &self.cfg;
-        let ram = match (c.ram_budget, c.cached_translation_pages()) {
-            (Some(b), Some(n)) => format!("CMT of {n} translation pages in {} KiB", b >> 10),
+        let ram = match (c.ram_budget, c.cached_translation_pages(), c.cached_entries()) {
+            (Some(b), Some(n), _) => format!("CMT of {n} translation pages in {} KiB", b >> 10),
+            (Some(b), _, Some(n)) => format!(
+                "CMT of {n} entries in {} KiB, {} translation pages of {} entries",
+                b >> 10,
+                c.translation_pages(),
+                c.entries_per_translation_page()
+            ),
             _ => "map in RAM".to_string(),
         };
         let lpas = match c.lpa_allocation {

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::config::{GTD_ENTRY_BYTES, KGTD_ENTRY_BYTES};
+use super::config::{CMT_ENTRY_BYTES, GTD_ENTRY_BYTES, KGTD_ENTRY_BYTES};
 use crate::mapping::MappingStats;
 use crate::space_use::{SpaceUse, UnitsPerValue};
 
@@ -30,8 +30,9 @@ pub struct DftlKvStats {
     pub held_ns: u64,
     /// Translation pages rewritten because GC moved pages whose entries were not cached.
     pub deferred_stores: u64,
-    /// CMT hits and misses (one per entry access, each an access to the entry's translation page),
-    /// translation-page loads and stores, and their die time.
+    /// CMT hits and misses (one per entry access; under the pages reading each an access to the
+    /// entry's translation page), translation-page loads and stores (with the reads of their old
+    /// copies, when entries are merged), and their die time.
     pub mapping: MappingStats,
     /// Snapshot: flash page reads, programs and erases of every cause, and of the host.
     pub page_reads: u64,
@@ -39,16 +40,19 @@ pub struct DftlKvStats {
     pub erases: u64,
     pub host_page_reads: u64,
     pub host_page_programs: u64,
-    /// Snapshot: keys stored; static RAM = KGTD (live keys x 26 B) + GTD (translation pages
-    /// holding a mapped LPA x 4 B).
+    /// Snapshot: keys stored; static RAM = KGTD (live keys x 26 B) + GTD (every translation page
+    /// x 4 B; with full translation pages, issue 28's reading, only those holding a mapped LPA).
     pub live_keys: u64,
     pub kgtd_bytes: u64,
     pub gtd_bytes: u64,
     pub static_ram_bytes: u64,
-    /// Snapshot: the RAM the CMT needs to hold every translation page holding a mapped LPA (pages
-    /// x page size), and the translation pages cached now.
+    /// Snapshot: the RAM the CMT needs to hold the whole live map (mapped LPAs x 14 B when it
+    /// caches entries; translation pages holding a mapped LPA x page size when it caches pages),
+    /// and the translation pages and entries cached now.
     pub cmt_bytes: u64,
     pub cached_pages: u64,
+    #[serde(default)]
+    pub cached_entries: u64,
 }
 
 impl DftlKvStats {
@@ -83,10 +87,15 @@ impl super::DftlKv {
         s.live_keys = self.ids.len() as u64;
         s.kgtd_bytes = s.live_keys * KGTD_ENTRY_BYTES;
         let live_pages = self.tp_live.iter().filter(|&&n| n > 0).count() as u64;
-        s.gtd_bytes = live_pages * GTD_ENTRY_BYTES;
+        let gtd_pages = if self.cfg.gtd_entries.is_some() { self.tp_live.len() as u64 } else { live_pages };
+        s.gtd_bytes = gtd_pages * GTD_ENTRY_BYTES;
         s.static_ram_bytes = s.kgtd_bytes + s.gtd_bytes;
-        s.cmt_bytes = live_pages * self.ps() as u64;
+        s.cmt_bytes = match self.cfg.cache {
+            super::DftlCache::Entries => self.tp_live.iter().map(|&n| n as u64).sum::<u64>() * CMT_ENTRY_BYTES,
+            super::DftlCache::Pages => live_pages * self.ps() as u64,
+        };
         s.cached_pages = self.cmt.as_ref().map_or(0, |c| c.len() as u64);
+        s.cached_entries = self.entries.as_ref().map_or(0, |c| c.len() as u64);
         s
     }
 }

@@ -1,6 +1,6 @@
-//! DFTL-KV's translation I/O: accesses to the cached mapping table turned into loads and stores
-//! of whole translation pages (`Cause::Mapping`), and the rewrite of translation pages whose
-//! entries GC changed while they were not cached.
+//! DFTL-KV's translation I/O: loads and stores of translation pages (`Cause::Mapping`); accesses
+//! to the cached mapping table of whole pages (the pages reading) turned into them; and the
+//! rewrite of translation pages whose entries GC changed while they were not cached.
 
 use flashsim::{Cause, Nanos};
 
@@ -8,9 +8,9 @@ use super::{DftlKv, NONE};
 use crate::error::Result;
 
 impl DftlKv {
-    /// Accesses `lpa`'s entry from `t` (`dirty` when the access changes it): on a miss, stores the
-    /// dirty translation page the CMT evicts, then loads the entry's page. Returns when the page
-    /// is in RAM.
+    /// Accesses `lpa`'s entry from `t` under the pages reading (`dirty` when the access changes
+    /// it): on a miss, stores the dirty translation page the CMT evicts, then loads the entry's
+    /// page. Returns when the page is in RAM (at once under any other reading).
     pub(super) fn translate(&mut self, t: Nanos, lpa: u32, dirty: bool) -> Result<Nanos> {
         let tp = self.tp_of(lpa);
         let Some(cmt) = self.cmt.as_mut() else {
@@ -40,7 +40,7 @@ impl DftlKv {
 
     /// Reads translation page `tp` if it was ever written (the GTD knows; a page never written
     /// holds no mapped entry and is made in RAM). Returns when it is in.
-    fn load_translation_page(&mut self, t: Nanos, tp: u64) -> Result<Nanos> {
+    pub(super) fn load_translation_page(&mut self, t: Nanos, tp: u64) -> Result<Nanos> {
         let ppn = self.pages.map[self.translation_owner(tp) as usize];
         if ppn == NONE {
             return Ok(t);
@@ -69,28 +69,20 @@ impl DftlKv {
         let done = self.program_page(t, owner, &zero, Cause::Mapping);
         self.zero = zero;
         let done = done?;
+        self.tps_written += u64::from(old == NONE);
         self.mapping.stores += 1;
         // Die time of the store's own operations (not of the GC its program may set off).
         self.mapping.store_ns += self.mapping_busy() - before;
         Ok(done)
     }
 
-    /// Turns the pages GC moved into map updates: a cached translation page turns dirty, an
-    /// uncached one is rewritten (read, program); writes those pages from `t` (each write may
-    /// move more). Returns when they are written.
+    /// Turns the pages GC moved into map updates ([`DftlKv::absorb_moves`]), then writes the
+    /// uncached translation pages they changed (read, program) from `t` (each write may move
+    /// more). Returns when they are written.
     pub(super) fn finish_deferred(&mut self, t: Nanos) -> Result<Nanos> {
         let mut t = t;
         loop {
-            let moved = std::mem::take(&mut self.pages.moved);
-            if self.cmt.is_some() {
-                for lpa in moved {
-                    let tp = self.tp_of(lpa);
-                    let cached = self.cmt.as_mut().is_some_and(|c| c.mark_dirty_if_cached(tp));
-                    if !cached && !self.deferred.contains(&tp) {
-                        self.deferred.push(tp);
-                    }
-                }
-            }
+            self.absorb_moves();
             let Some(tp) = self.deferred.pop() else { return Ok(t) };
             self.counts.deferred_stores += 1;
             t = self.store_translation_page(t, tp, true)?;

@@ -15,6 +15,11 @@
 //!   threshold", no value). Ours: 1 % of the blocks, and at least two per partition size plus
 //!   the GC reserve, so that a put never waits for more than one collection round.
 //! - `max_key_size` = 255 bytes (ours; keys only live in the device's key dictionary).
+//! - `buffer_reads` = true: a get of a partition still in a page buffer reads it from the buffer,
+//!   with no flash read (the paper: the buffers collect partitions until the page is full; reading
+//!   them from RAM is ours, as the paper does not say). false is an experiment, not a reading:
+//!   each such partition is charged a page read (`Cause::HOST`, counted as a page read) as if it
+//!   were on flash, and its bytes still come from the buffer.
 
 use flashsim::{DataMode, MediaConfig, Preset};
 
@@ -49,6 +54,8 @@ pub struct KvftlConfig {
     pub gc_threshold_blocks: u32,
     /// RAM for cached PartitionPtrTable entries, in bytes; `None` = all tables in RAM.
     pub ram_budget: Option<u64>,
+    /// Gets read partitions still in a page buffer from the buffer (false: each costs a page read).
+    pub buffer_reads: bool,
 }
 
 impl KvftlConfig {
@@ -64,6 +71,7 @@ impl KvftlConfig {
             variant: Variant::Pure,
             gc_threshold_blocks,
             ram_budget: None,
+            buffer_reads: true,
         }
     }
 

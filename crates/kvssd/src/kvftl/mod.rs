@@ -422,11 +422,12 @@ impl KvDevice for Kvftl {
             Variant::MaxWaste { bytes } => format!("WS {bytes} B, "),
         };
         format!(
-            "{} ({rule}partitions 2^{}..2^{}, GC below {} free blocks, {ram})",
+            "{} ({rule}partitions 2^{}..2^{}, GC below {} free blocks, {ram}{})",
             c.variant.name(),
             c.min_p,
             c.max_p,
-            c.gc_threshold_blocks
+            c.gc_threshold_blocks,
+            if c.buffer_reads { "" } else { ", buffer reads charged as page reads" }
         )
     }
 

@@ -115,7 +115,7 @@ impl Kvftl {
     }
 
     /// Reads the first `n` bytes of partition 2^p at `loc` into `out`, from `ready`. Returns when
-    /// they are read (`ready` for a buffer read).
+    /// they are read (`ready` for a buffer read, unless buffer reads are off).
     pub(super) fn read_partition(
         &mut self,
         ready: Nanos,
@@ -135,6 +135,11 @@ impl Kvftl {
                     reason: format!("partition {} of block {} is neither programmed nor buffered", loc.pid, loc.block),
                 })?;
                 out.extend_from_slice(&buf[off..off + n]);
+                if !self.cfg.buffer_reads {
+                    // The experiment of buffer reads off: the read is charged as if from flash.
+                    self.counts.charged_buffer_reads += 1;
+                    return Ok(self.media.read_as_if_programmed(loc.block, ready, Cause::HOST)?);
+                }
                 self.counts.buffer_reads += 1;
                 return Ok(ready);
             }

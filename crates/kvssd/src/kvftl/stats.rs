@@ -23,6 +23,10 @@ pub struct KvftlStats {
     pub space: SpaceUse,
     /// Partitions a get read from a page buffer instead of flash (the paper's buffer reads).
     pub buffer_reads: u64,
+    /// With buffer reads off (an experiment): partitions a get found in a page buffer and was
+    /// charged a page read for.
+    #[serde(default)]
+    pub charged_buffer_reads: u64,
     /// Buffers a flush programmed half full, and the partitions of their pages it skipped.
     pub buffer_flushes: u64,
     pub skipped_partitions: u64,

@@ -6,6 +6,7 @@
 //! the design with its parameters, and holds every rule between them: RemapCom needs aligned
 //! blocks, and a key-value FTL parameter applies only to the designs that have it.
 
+use kvssd::dftl_kv::DftlCache;
 use kvssd::Variant;
 use serde::{Deserialize, Serialize};
 
@@ -49,6 +50,32 @@ impl Named for MappingRam {
             MappingRam::Unlimited => "unlimited".into(),
             MappingRam::Bytes(b) => Bytes(*b).name(),
         }
+    }
+}
+
+impl Named for DftlCache {
+    fn parse_name(text: &str) -> Result<DftlCache, NameError> {
+        DftlCache::from_name(text.trim()).ok_or_else(|| {
+            format!("unknown DFTL cache '{}'; accepted: {}", text.trim(), DftlCache::NAMES.join(", ")).into()
+        })
+    }
+    fn name(&self) -> String {
+        DftlCache::name(*self).into()
+    }
+}
+
+/// Readings of a key-value FTL that experiments compare, beside its design's parameters: what
+/// DFTL-KV's cached mapping table holds, and whether KVFTL reads partitions still in a page buffer
+/// from the buffer (each its default unless the specification names it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KvReadings {
+    pub dftl_cache: DftlCache,
+    pub buffer_reads: bool,
+}
+
+impl Default for KvReadings {
+    fn default() -> Self {
+        KvReadings { dftl_cache: DftlCache::Entries, buffer_reads: true }
     }
 }
 
@@ -101,11 +128,22 @@ pub struct EngineSpec {
     #[serde(with = "serde_name_opt")]
     pub max_waste: Option<Bytes>,
     /// kvftl and dftl-kv: RAM for the mapping tables (e.g. 512KiB), or unlimited (the default:
-    /// every table in RAM, no mapping I/O); dftl-kv caches whole translation pages, so at least
-    /// one page.
+    /// every table in RAM, no mapping I/O); at least one entry (14 B for dftl-kv's entries, 8 B
+    /// for kvftl's), or one page for dftl-kv's pages.
     #[arg(long, value_parser = parser::<MappingRam>)]
     #[serde(with = "serde_name_opt")]
     pub mapping_ram: Option<MappingRam>,
+    /// dftl-kv: what its cached mapping table holds under --mapping-ram: entries (the default,
+    /// the seed's reading: single map entries, over the seed's GTD of 208 translation pages) or
+    /// pages (whole translation pages over full ones: issue 28's reading).
+    #[arg(long, value_parser = parser::<DftlCache>)]
+    #[serde(with = "serde_name_opt", default, skip_serializing_if = "Option::is_none")]
+    pub dftl_cache: Option<DftlCache>,
+    /// kvftl and its variants: false charges a page read for each partition a get finds still in
+    /// a page buffer (an experiment; by default it is read from the buffer).
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub buffer_reads: Option<bool>,
 }
 
 impl Serialize for EngineSpec {
@@ -163,8 +201,8 @@ pub enum KvDesign {
     /// `mapping_ram` bytes (`None`: every table in RAM, no mapping I/O).
     Kvftl { variant: Variant, mapping_ram: Option<u64> },
     /// Seed 004's baseline: a page-level DFTL whose map entries carry value size and key id, its
-    /// cached mapping table (whole translation pages) in `mapping_ram` bytes (`None`: the whole
-    /// map in RAM).
+    /// cached mapping table (of entries, or of whole translation pages: `KvReadings`) in
+    /// `mapping_ram` bytes (`None`: the whole map in RAM).
     DftlKv { mapping_ram: Option<u64> },
     /// A plug-in's design (`crate::plugins`), by its registered name.
     Plugin(&'static str),
@@ -268,6 +306,15 @@ impl EngineSpec {
         self.mapping_ram.unwrap_or_default().budget()
     }
 
+    /// The readings a key-value design is built with: the given ones, else the defaults.
+    pub fn readings(&self) -> KvReadings {
+        let d = KvReadings::default();
+        KvReadings {
+            dftl_cache: self.dftl_cache.unwrap_or(d.dftl_cache),
+            buffer_reads: self.buffer_reads.unwrap_or(d.buffer_reads),
+        }
+    }
+
     /// KVFTL with `variant` (the paper's parameter) and the given parameter applied.
     fn kvftl(&self, variant: Variant) -> Result<KvDesign> {
         let variant = match variant {
@@ -304,6 +351,8 @@ impl EngineSpec {
                 self.mapping_ram.is_some(),
                 matches!(design, Some(KvDesign::Kvftl { .. } | KvDesign::DftlKv { .. })),
             ),
+            ("dftl_cache", self.dftl_cache.is_some(), matches!(design, Some(KvDesign::DftlKv { .. }))),
+            ("buffer_reads", self.buffer_reads.is_some(), kvftl(|_| true)),
         ] {
             if given && !applies {
                 return Err(invalid(field, format!("does not apply to engine {}", self.name.as_str())));
@@ -443,5 +492,26 @@ mod tests {
         assert!(sp.resolve().unwrap_err().to_string().contains("not a power of two"));
         let lsm = EngineSpec { mapping_ram: Some(MappingRam::Bytes(1 << 20)), ..EngineSpec::default() };
         assert!(lsm.resolve().is_err());
+        let ws = EngineSpec { dftl_cache: Some(DftlCache::Pages), ..EngineSpec::kv(EngineName::KvftlWs) };
+        assert_eq!(ws.resolve().unwrap_err().to_string(), "engine.dftl_cache: does not apply to engine kvftl-ws");
+        let dftl = EngineSpec { buffer_reads: Some(false), ..EngineSpec::kv(EngineName::DftlKv) };
+        assert_eq!(dftl.resolve().unwrap_err().to_string(), "engine.buffer_reads: does not apply to engine dftl-kv");
+    }
+
+    #[test]
+    fn readings_default_to_the_seeds_and_are_written_only_when_given() {
+        let dftl = EngineSpec::kv(EngineName::DftlKv);
+        assert_eq!(dftl.readings(), KvReadings { dftl_cache: DftlCache::Entries, buffer_reads: true });
+        let json = serde_json::to_string(&dftl).unwrap();
+        assert!(!json.contains("dftl_cache") && !json.contains("buffer_reads"), "{json}");
+        let pages = EngineSpec { dftl_cache: Some(DftlCache::Pages), ..dftl };
+        pages.resolve().unwrap();
+        let json = serde_json::to_string(&pages).unwrap();
+        assert!(json.contains(r#""dftl_cache":"pages""#), "{json}");
+        assert_eq!(serde_json::from_str::<EngineSpec>(&json).unwrap(), pages);
+        let e = serde_json::from_str::<EngineSpec>(r#"{"name":"dftl-kv","dftl_cache":"lines"}"#).unwrap_err();
+        assert!(e.to_string().contains("accepted: entries, pages"), "{e}");
+        let off = EngineSpec { buffer_reads: Some(false), ..EngineSpec::kv(EngineName::Kvftl) };
+        assert!(off.resolve().is_ok() && !off.readings().buffer_reads);
     }
 }

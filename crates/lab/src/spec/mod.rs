@@ -22,20 +22,22 @@ mod flat;
 pub mod host;
 pub mod named;
 mod names;
+mod pages;
 mod plan;
+mod run_order;
 pub mod workload;
 
 use serde::{Deserialize, Serialize};
 
 pub use self::device::{DeviceSpec, FsKind, Store, ZoneGc};
-pub use self::engine::{Engine, EngineSpec, KvDesign, MappingRam};
+pub use self::engine::{Engine, EngineSpec, KvDesign, KvReadings, MappingRam};
 pub use self::host::HostSpec;
 pub use self::named::{format_size, format_size_in, Bytes, BytesOrOff, Named};
 pub use self::names::{EngineName, FtlName};
+pub use self::pages::{PageWrites, Pattern};
 pub use self::plan::{BlockTracePlan, Kind, KvSsdPlan, LsmPlan, PageWritesPlan, Phases, Plan, Storage};
-pub use self::workload::{
-    Addresses, BlockTraceSpec, PageWrites, Pattern, Replay, ValueSizeSpec, WorkloadKind, WorkloadSpec,
-};
+pub use self::run_order::RunOrder;
+pub use self::workload::{Addresses, BlockTraceSpec, Replay, ValueSizeSpec, WorkloadKind, WorkloadSpec};
 pub use flashsim::{Preset, Timing};
 
 /// Everything that defines a run.

@@ -17,8 +17,8 @@ use storage::{PageCacheConfig, ZoneFsOptions};
 use workload::{ValueData, ValueSize};
 
 use super::{
-    BlockTraceSpec, DeviceSpec, Engine, EngineSpec, FsKind, FtlName, KvDesign, Named, PageWrites, Replay, RunSpec,
-    WorkloadKind, WorkloadSpec,
+    BlockTraceSpec, DeviceSpec, Engine, EngineSpec, FsKind, FtlName, KvDesign, KvReadings, Named, PageWrites, Replay,
+    RunSpec, WorkloadKind, WorkloadSpec,
 };
 use crate::error::{LabError, Result};
 
@@ -74,6 +74,7 @@ pub struct LsmPlan {
 #[derive(Debug)]
 pub struct KvSsdPlan {
     pub design: KvDesign,
+    pub readings: KvReadings,
     pub media: MediaConfig,
     pub phases: Phases,
     pub digest: bool,
@@ -244,7 +245,13 @@ impl RunSpec {
         let (described, kind) = match engine {
             Engine::Kv(design) => (
                 format!("simulated {} key-value SSD ({}){}", device.preset.name(), design.name(), device.shape()),
-                Kind::KvSsd(KvSsdPlan { design, media: device.media_config()?, phases, digest: self.digest }),
+                Kind::KvSsd(KvSsdPlan {
+                    design,
+                    readings: self.engine.readings(),
+                    media: device.media_config()?,
+                    phases,
+                    digest: self.digest,
+                }),
             ),
             Engine::Lsm { mut options } => {
                 options.cpu = self.host.cpu_model()?;
@@ -298,6 +305,18 @@ impl RunSpec {
             // The properties may set the fields: the record's sizes are theirs.
             let g = self.workload.generator_spec(records, operations, value_size);
             value_size = self.workload.ycsb_config(*y, &g)?.record_sizes();
+        }
+        let order = self.workload.order;
+        match &self.workload.name {
+            _ if order.is_mixed() => {}
+            WorkloadKind::Ycsb(y) => {
+                let g = self.workload.generator_spec(records, operations, value_size);
+                order.split(&self.workload.ycsb_config(*y, &g)?).map_err(|e| LabError::invalid("workload.order", e))?;
+            }
+            other => {
+                let why = format!("{} applies to YCSB workloads, not {}", order.name(), other.name());
+                return Err(LabError::invalid("workload.order", why));
+            }
         }
         Ok(Phases { workload: self.workload.clone(), records, operations, value_size })
     }

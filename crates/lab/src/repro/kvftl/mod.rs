@@ -256,15 +256,17 @@ fn notes() -> Vec<String> {
          buffer cost none): the two offset each other, where the paper finds KVFTL 18 % slower. The paper gives no \
          read or program counts to say which of its costs differs from ours; its claims 'DFTL fewest reads, most \
          writes' and 'KVFTL fewest writes' hold here.",
-        "Table III: DFTL-KV is DFTL (Gupta et al.): a GTD in RAM, translation pages of 1,638 ten-byte entries per \
-         16 KiB page on flash, and a cached mapping table that holds whole translation pages in the RAM given (16K = \
-         one page), least recently used out; a miss reads the page (load), evicting a dirty page programs it \
-         (store). A put takes fresh LPAs after the last ones taken over the device's logical space (ours: the paper \
-         does not say how its DFTL picks LPAs) and frees the old value's, so the live entries of the 1,000 keys \
-         spread over more translation pages the longer the run: Table II's last column, the RAM that holds them \
-         all. Every update dirties two translation pages (the old LPAs' and the new ones'), so our DFTL stores far \
-         more than the paper's, whose 0.06 % store share means it wrote back almost nothing; the text does not say \
-         how. KVFTL-WS caches PartitionPtrTable entries one by one (8 B each; flashsim's DFTL cache).",
+        "Table III: DFTL-KV is DFTL (Gupta et al.) as seed 004 revises it (our reading, issue 58): a GTD of the \
+         paper's 832 B (208 translation pages of ten-byte entries on flash, 1,261 each on the 4 GiB device) and a \
+         cached mapping table of single entries (PPN, value size and key id; 14 B each) in the RAM given, least \
+         recently used out. A get, or a put's or delete's lookup of the old value, reads its entries, a miss loading \
+         their translation page (load); new and unmapped entries are written whole with no load; evicting a dirty \
+         entry writes its page back by read-modify-write with every other cached dirty entry of that page (store). \
+         A put takes fresh LPAs after the last ones taken over the device's logical space (ours: the paper does not \
+         say how its DFTL picks LPAs) and frees the old value's. Table II's last column is the RAM the live map's \
+         entries need. Issue 28's reading (whole translation pages cached) is engine.dftl_cache = \"pages\" \
+         (crates/lab/experiments/kvftl-dftl-cmt.toml). KVFTL-WS caches PartitionPtrTable entries one by one (8 B \
+         each; flashsim's DFTL cache).",
         super::ZERO_VALUES_NOTE,
     ]
     .map(String::from)
