@@ -13,7 +13,7 @@ use crate::spec::RunSpec;
 use crate::{bench, demo, ftl, publish, report, repro, result, runner, workload_cmd};
 
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -85,6 +85,11 @@ enum Command {
     Report {
         /// The result folder.
         dir: PathBuf,
+        /// Also write the folder's tables into this markdown file, each into its block: the
+        /// lines `<!-- NAME -->` and `<!-- end NAME -->` around it, NAME the table's name (such
+        /// as `claims (small)`, a repro's claims at its small scale).
+        #[arg(long, value_name = "FILE")]
+        tables_into: Option<PathBuf>,
     },
     /// Runs the run specification (JSON) on stdin and prints its outcome (JSON): what a Ray task
     /// runs when the binary has plug-ins.
@@ -120,9 +125,7 @@ pub fn main(plugins: Registry) -> ExitCode {
         Some(Command::Calibrate(args)) => crate::calibrate::run(&args, progress),
         Some(Command::RunSpec) => crate::ray::run_spec_on_stdin(),
         Some(Command::Simcost(args)) => crate::simcost::run(&args),
-        Some(Command::Report { dir }) => {
-            report::rebuild(&dir).map(|index| println!("report: {}", index.display())).map_err(LabError::from)
-        }
+        Some(Command::Report { dir, tables_into }) => report_folder(&dir, tables_into.as_deref()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -131,6 +134,19 @@ pub fn main(plugins: Registry) -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// `flashkv report DIR`: the folder's page and charts rebuilt, and its tables written into a
+/// markdown file when asked.
+fn report_folder(dir: &Path, tables_into: Option<&Path>) -> Result<(), LabError> {
+    let index = report::rebuild(dir)?;
+    println!("report: {}", index.display());
+    if let Some(doc) = tables_into {
+        for name in report::tables_into(dir, doc)? {
+            println!("{}: wrote {name}", doc.display());
+        }
+    }
+    Ok(())
 }
 
 /// One run from a command's flags: its tables (or JSON) and, with `--out`, its result folder.

@@ -66,6 +66,13 @@ pub enum ReportError {
     #[error("figure {figure:?}: cannot draw the {format} chart: {message}")]
     Chart { figure: String, format: &'static str, message: String },
 
+    /// A markdown file without the block a generated table goes into.
+    #[error(
+        "{}: no block for {key:?}: put the lines `<!-- {key} -->` and `<!-- end {key} -->` where it goes",
+        .path.display()
+    )]
+    NoBlock { path: PathBuf, key: String },
+
     /// The output folder's path is a file (or something else that is not a folder).
     #[error("{}: exists and is not a folder; a result folder goes there (choose another --out)", .dir.display())]
     NotAFolder { dir: PathBuf },

@@ -32,6 +32,7 @@ pub mod csv;
 pub mod error;
 mod format;
 pub mod html;
+pub mod markdown;
 pub mod model;
 pub mod raster;
 
@@ -85,6 +86,34 @@ pub fn rebuild(dir: &Path) -> Result<PathBuf, ReportError> {
     let set = normalized(&set);
     check_figure_ids(&set).map_err(|e| e.in_file(&path))?;
     render_derived(dir, &set)
+}
+
+/// Writes the tables of `dir/results.json` into the markdown file `doc`: each table whose block
+/// (`<!-- NAME -->` ... `<!-- end NAME -->`, NAME the table's name) the file has, under a line
+/// saying where it comes from. Returns the names written; a file with no such block is an error.
+pub fn tables_into(dir: &Path, doc: &Path) -> Result<Vec<String>, ReportError> {
+    let set = read_set(&dir.join(JSON_FILE))?;
+    let text = fs::read_to_string(doc).map_err(|e| ReportError::io(Op::Read, doc, e))?;
+    let folder = dir.file_name().map_or_else(|| dir.display().to_string(), |n| n.to_string_lossy().into_owned());
+    let blocks: Vec<(String, String)> = set
+        .tables
+        .iter()
+        .filter(|t| markdown::with_block(&text, &t.name, "").is_some())
+        .map(|t| {
+            let from = format!(
+                "Generated from the results.json of `{folder}` ({}) by `flashkv report {folder} --tables-into FILE`; \
+                 do not edit by hand.\n\n",
+                set.scale
+            );
+            (t.name.clone(), from + &markdown::table(t))
+        })
+        .collect();
+    if blocks.is_empty() {
+        let key = set.tables.first().map_or_else(|| "TABLE".to_string(), |t| t.name.clone());
+        return Err(ReportError::NoBlock { path: doc.to_path_buf(), key });
+    }
+    markdown::write_blocks(doc, &blocks)?;
+    Ok(blocks.into_iter().map(|b| b.0).collect())
 }
 
 /// The JSON text of a result set exactly as results.json holds it (pretty, trailing newline).

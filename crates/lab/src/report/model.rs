@@ -67,6 +67,17 @@ pub enum Cell {
     Text(String),
 }
 
+/// A cell as tables show it: a number with 3-4 significant digits (see `format::cell_number`),
+/// text as it is.
+impl std::fmt::Display for Cell {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Cell::Number(v) => f.write_str(&super::format::cell_number(*v)),
+            Cell::Text(t) => f.write_str(t),
+        }
+    }
+}
+
 /// A chart: lines over a numeric or categorical x axis, or grouped bars over categories.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Figure {

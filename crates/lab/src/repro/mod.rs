@@ -18,6 +18,7 @@ macro_rules! repro_file {
     };
 }
 
+mod claims;
 mod kvftl;
 mod plsc;
 mod remapcom;

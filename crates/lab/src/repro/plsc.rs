@@ -21,6 +21,7 @@ use crate::error::Result;
 use crate::report::model::{Cell, Figure, FigureKind, ResultSet, ResultTable, Series};
 use crate::result::RunResult;
 
+use super::claims::{Claim, Stated};
 use super::{failed, ratio, round, Context, Repro, ReproFile, Runs, Scale};
 
 /// The runs: every design on every distribution.
@@ -70,6 +71,20 @@ const PAPER: Paper = Paper {
     erases: [[220_832.0, 326_607.0, 899_967.0], [0.0, 0.0, 3_724.0]],
     copybacks: [[2_057_925.0, 12_895_077.0, 102_329_794.0], [0.0, 0.0, 152_334.0]],
 };
+
+/// Figs. 5 and 6a of seed 002 as stated numbers: PLSC's speed-up over LevelDB in the SSD for gets
+/// and for puts without compaction, per distribution (small, uniform, large). The text gives a
+/// range (19.4-28.6x, 3.8-11.4x) and which distribution reaches each end.
+const PAPER_GETS: [(Stated, &str); 3] = [
+    (Stated::Range(19.4, 28.6), "19.4-28.6x"),
+    (Stated::Value(19.4), "the minimum"),
+    (Stated::Value(28.6), "the maximum"),
+];
+const PAPER_PUTS: [(Stated, &str); 3] = [
+    (Stated::Value(3.8), "the minimum"),
+    (Stated::Value(11.4), "the maximum"),
+    (Stated::Range(3.8, 11.4), "3.8-11.4x"),
+];
 
 /// Figs. 5 and 6 of seed 002: PLSC's speed-up over LevelDB in the SSD per distribution (small,
 /// uniform, large), as the text states it.
@@ -129,6 +144,9 @@ impl Repro for PlscRepro {
         designs_table(&mut set, &results);
         response_times(&mut set, &results);
         compaction_and_gc(&mut set, &results, scale);
+        let (table, note) = super::claims::table(&scale.name, &claims(&results, scale));
+        set.tables.insert(0, table);
+        set.notes.push(note);
         Ok(set)
     }
 }
@@ -376,4 +394,81 @@ fn notes(chip: &flashsim::Timing, chosen: bool) -> Vec<String> {
     notes.insert(1, timing);
     notes.push(super::ZERO_VALUES_NOTE.into());
     notes
+}
+
+/// Seed 002's claims beside ours (see `repro::claims` for the rule): PLSC's speed-ups over the
+/// baseline, LevelDB in the SSD (Figs. 5, 6a, 6b), and at the paper's scale its compaction's
+/// flash time (Table II) and GC's erases and copybacks (Table III), whose totals are not
+/// compared at a smaller scale.
+fn claims(results: &[Option<RunResult>], scale: &Scale) -> Vec<Claim> {
+    let at = |c: usize, d: usize| at(results, c, d);
+    let mut claims = Vec::new();
+    for (ci, class) in CLASSES.iter().enumerate() {
+        let t = |d: usize| at(ci, d).map(times);
+        let (plsc, base) = (t(0), t(1));
+        let speedup = |pick: fn((f64, Option<f64>, f64)) -> Option<f64>| {
+            base.and_then(pick).zip(plsc.and_then(pick)).map(|(b, p)| b / p.max(1e-9))
+        };
+        let name = class.name();
+        for (fig, what, (stated, words), pick) in [
+            ("Fig. 5", "gets", PAPER_GETS[ci], (|x: (f64, Option<f64>, f64)| Some(x.2)) as fn(_) -> _),
+            ("Fig. 6a", "puts without compaction", PAPER_PUTS[ci], |x| x.1),
+        ] {
+            claims.push(
+                Claim::new(
+                    fig,
+                    format!("PLSC's speed-up over LevelDB in the SSD, {what}, {name}"),
+                    stated,
+                    speedup(pick),
+                )
+                .words(words),
+            );
+        }
+        if *class == SizeClass::Large {
+            claims.push(
+                Claim::new(
+                    "Fig. 6b",
+                    format!("PLSC's speed-up over LevelDB in the SSD, puts with compaction, {name}"),
+                    Stated::Value(45.5),
+                    speedup(|x| Some(x.0)),
+                )
+                .words("about"),
+            );
+        }
+        if scale.divisor() != 1 {
+            continue;
+        }
+        for (pi, di) in [(0usize, 1usize), (1, 0)] {
+            let Some(r) = at(ci, di) else { continue };
+            let design = DESIGNS[di].name;
+            let busy: f64 = r
+                .flash
+                .iter()
+                .flat_map(|f| &f.by_cause)
+                .filter(|c| c.cause.starts_with("device.compaction"))
+                .map(|c| c.busy_s)
+                .sum();
+            let paper_s = PAPER.compaction_read_s[pi][ci] + PAPER.compaction_write_s[pi][ci];
+            claims.push(Claim::new(
+                "Table II",
+                format!("{design} compaction flash s, {name}"),
+                Stated::Value(paper_s),
+                Some(busy),
+            ));
+            let flash = r.flash.as_ref();
+            claims.push(Claim::new(
+                "Table III",
+                format!("{design} erases, {name}"),
+                Stated::Value(PAPER.erases[pi][ci]),
+                flash.map(|f| f.erases as f64),
+            ));
+            claims.push(Claim::new(
+                "Table III",
+                format!("{design} copybacks, {name}"),
+                Stated::Value(PAPER.copybacks[pi][ci]),
+                flash.map(|f| f.copybacks as f64),
+            ));
+        }
+    }
+    claims
 }

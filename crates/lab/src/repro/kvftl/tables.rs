@@ -4,7 +4,7 @@ use super::{
     paper, sweeps, Find, Measured, Sweep, DESIGNS, DISTS, KIB, LARGE, PAGE_SIZES, SMALL, TABLE3, UNIFORM, UNIFORM_1M,
 };
 use crate::report::model::{Cell, Figure, FigureKind, ResultSet, ResultTable, Series};
-use crate::repro::{failed, ratio, round};
+use crate::repro::{failed, round};
 
 fn pct(x: f64) -> Cell {
     round(x * 100.0, 1)
@@ -91,104 +91,6 @@ pub(super) fn main_grid(set: &mut ResultSet, find: &Find) {
             series,
         });
     }
-}
-
-/// The paper's claims, each beside ours.
-pub(super) fn beside_paper(set: &mut ResultSet, find: &Find) {
-    let at = |design: &str, dist: &str| find(&format!("{design} {dist}"));
-    let util = |design: &str, dist: &str| at(design, dist).map_or_else(failed, |m| pct(m.utilisation));
-    let time_vs = |a: &str, b: &str, dist: &str| match (at(a, dist), at(b, dist)) {
-        (Some(a), Some(b)) => round((a.time_s / b.time_s - 1.0) * 100.0, 1),
-        _ => failed(),
-    };
-    let reads_vs =
-        |a: &str, dist: &str| ratio(at(a, dist).map(|m| m.reads as f64), at("DFTL", dist).map(|m| m.reads as f64));
-    let mut rows = Vec::new();
-    for dist in DISTS.map(|d| d.name) {
-        rows.extend([
-            vec![
-                Cell::Text(dist.into()),
-                Cell::Text("KVFTL utilisation %".into()),
-                Cell::Text(paper::KVFTL_UTILISATION.into()),
-                util("KVFTL", dist),
-            ],
-            vec![
-                Cell::Text(dist.into()),
-                Cell::Text("DFTL utilisation %".into()),
-                Cell::Text(if dist == "small" { paper::DFTL_UTILISATION_SMALL } else { "-" }.into()),
-                util("DFTL", dist),
-            ],
-            vec![
-                Cell::Text(dist.into()),
-                Cell::Text("SP utilisation %".into()),
-                Cell::Text(paper::VARIANT_UTILISATION.into()),
-                util("KVFTL-SP", dist),
-            ],
-            vec![
-                Cell::Text(dist.into()),
-                Cell::Text("NP utilisation %".into()),
-                Cell::Text(paper::VARIANT_UTILISATION.into()),
-                util("KVFTL-NP", dist),
-            ],
-            vec![
-                Cell::Text(dist.into()),
-                Cell::Text("WS utilisation %".into()),
-                Cell::Text(if dist == "large" { paper::WS_UTILISATION_LARGE } else { paper::WS_UTILISATION }.into()),
-                util("KVFTL-WS", dist),
-            ],
-            vec![
-                Cell::Text(dist.into()),
-                Cell::Text("KVFTL time vs DFTL %".into()),
-                Cell::Text(paper::KVFTL_TIME_VS_DFTL.into()),
-                time_vs("KVFTL", "DFTL", dist),
-            ],
-            vec![
-                Cell::Text(dist.into()),
-                Cell::Text("WS time vs DFTL %".into()),
-                Cell::Text(paper::WS_TIME_VS_DFTL.into()),
-                time_vs("KVFTL-WS", "DFTL", dist),
-            ],
-            vec![
-                Cell::Text(dist.into()),
-                Cell::Text("WS time vs KVFTL %".into()),
-                Cell::Text(paper::WS_TIME_VS_KVFTL.into()),
-                time_vs("KVFTL-WS", "KVFTL", dist),
-            ],
-            vec![
-                Cell::Text(dist.into()),
-                Cell::Text("SP page reads / DFTL's".into()),
-                Cell::Text(paper::VARIANT_READS_VS_DFTL.into()),
-                reads_vs("KVFTL-SP", dist),
-            ],
-            vec![
-                Cell::Text(dist.into()),
-                Cell::Text("NP page reads / DFTL's".into()),
-                Cell::Text(paper::VARIANT_READS_VS_DFTL.into()),
-                reads_vs("KVFTL-NP", dist),
-            ],
-            vec![
-                Cell::Text(dist.into()),
-                Cell::Text("WS page reads / DFTL's".into()),
-                Cell::Text(paper::VARIANT_READS_VS_DFTL.into()),
-                reads_vs("KVFTL-WS", dist),
-            ],
-        ]);
-    }
-    // Table III's times with unlimited RAM.
-    let unlimited = TABLE3[TABLE3.len() - 1].2;
-    for (design, paper) in [("DFTL", unlimited[2]), ("KVFTL-WS", unlimited[5])] {
-        rows.push(vec![
-            Cell::Text("uniform".into()),
-            Cell::Text(format!("{design} total time s (the paper's scale)")),
-            Cell::Number(paper),
-            at(design, "uniform").map_or_else(failed, |m| round(m.time_s, 2)),
-        ]);
-    }
-    set.tables.push(ResultTable {
-        name: "beside the paper".into(),
-        columns: ["values", "what", "paper", "ours"].map(String::from).to_vec(),
-        rows,
-    });
 }
 
 /// Figs. 8b / 9b: utilisation and time per page size, both readings of uniform.
@@ -317,14 +219,14 @@ pub(super) fn ram_tables(set: &mut ResultSet, find: &Find) {
         .iter()
         .map(|name| {
             let paper = match *name {
-                "DFTL" => paper::DFTL_STATIC_RAM,
-                "KVFTL" | "KVFTL-SP" | "KVFTL-NP" | "KVFTL-WS" => paper::KVFTL_STATIC_RAM,
-                _ => "-",
+                "DFTL" => Cell::Number(paper::DFTL_STATIC_RAM),
+                "KVFTL" | "KVFTL-SP" | "KVFTL-NP" | "KVFTL-WS" => Cell::Number(paper::KVFTL_STATIC_RAM),
+                _ => Cell::Text("-".into()),
             };
             let m = find(&format!("{name} uniform"));
             vec![
                 Cell::Text((*name).into()),
-                Cell::Text(paper.into()),
+                paper,
                 m.map_or_else(failed, |m| Cell::Number(m.static_ram as f64)),
                 m.map_or_else(failed, |m| Cell::Number(m.table_ram as f64)),
             ]

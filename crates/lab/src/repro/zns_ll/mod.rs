@@ -16,6 +16,7 @@ use crate::spec::format_size;
 
 use super::{Context, Repro, ReproFile, Runs, Scale};
 
+mod claims;
 mod report;
 use report::{fillrandom, ycsb_table};
 
@@ -66,20 +67,22 @@ fn ycsb_key(w: YcsbWorkload, row: &str) -> String {
     format!("ycsb {} {row}", w.name())
 }
 
-/// The scale's sizes: the paper-scale file's divided (the tiny scale's devices have more room, see
-/// the file).
+/// The scale's sizes, as its runs have them.
 fn describe(scale: &Scale) -> Result<String> {
-    let spec = |row: &str| FILES[0].spec("paper", &fill_key(row));
+    let spec = |row: &str| FILES[0].spec(&scale.name, &fill_key(row));
     let (gc, bl, gear) = (spec("GC")?, spec("BL")?, spec("Gear-28")?);
-    let s = |b: Option<crate::spec::Bytes>| format_size(scale.size(b.map_or(0, |b| b.0)));
+    let s = |b: Option<crate::spec::Bytes>| format_size(b.map_or(0, |b| b.0));
+    // The device keeps whole zones (a scale's multiplied capacity has a fraction of one).
+    let zone = gc.device.zone_size.map_or(1, |z| z.0.max(1));
+    let device = |spec: &crate::spec::RunSpec| format_size(spec.device.capacity.map_or(0, |c| c.0 / zone * zone));
     Ok(format!(
-        "{} scale: {} of fillrandom (16 B keys, 512 B values) on a {} ZNS SSD (BL: {}, Gear-28: {}), {} zones of \
-         {} erase blocks, {} SSTs, {} write buffer, {} level 1",
+        "{} scale: {} of fillrandom (16 B keys, 512 B values) on a {} ZNS SSD (BL: {}, Gear-28: {}), {} zones \
+         of {} erase blocks, {} SSTs, {} write buffer, {} level 1",
         scale.name,
         format_size(scale.size(PAPER_DATA) / MIB * MIB),
-        s(gc.device.capacity),
-        s(bl.device.capacity),
-        s(gear.device.capacity),
+        device(&gc),
+        device(&bl),
+        device(&gear),
         s(gc.device.zone_size),
         s(gc.device.block_size),
         s(gc.engine.lsm.max_file_size),
@@ -132,6 +135,10 @@ impl Repro for ZnsLl {
         if !workloads.is_empty() {
             ycsb_table(&mut set, &workloads, &pairs);
         }
+        let claims = claims::claims(&fills, asked.contains(&true), &workloads, &pairs);
+        let (table, note) = super::claims::table(&c.scale.name, &claims);
+        set.tables.insert(0, table);
+        set.notes.push(note);
         Ok(set)
     }
 }
@@ -211,7 +218,7 @@ mod tests {
         fills[2] = None; // LS
         let mut set = ResultSet::default();
         fillrandom(&mut set, &fills, &[true; ROWS.len()]);
-        ycsb_table(&mut set, &[YcsbWorkload::A], &[Some(r), None]);
+        ycsb_table(&mut set, &[YcsbWorkload::A], &[Some(r.clone()), None]);
         let table = |name: &str| set.tables.iter().find(|t| t.name.starts_with(name)).unwrap();
         let text = |c: &Cell| match c {
             Cell::Text(t) => t.clone(),
@@ -222,9 +229,11 @@ mod tests {
         assert_eq!(text(&fill_rows[2][2]), "failed");
         assert_ne!(text(&fill_rows[4][2]), "failed");
         assert_eq!(text(&fill_rows[4][3]), "1", "LL against itself");
-        let paper = &table("beside the paper").rows;
-        assert_eq!(text(&paper[0][2]), "failed", "LL / LS needs LS");
-        assert_eq!(text(&paper[2][2]), "1", "LL / GC: both finished (the same run here)");
+        let claims = claims::claims(&fills, true, &[YcsbWorkload::A], &[Some(r.clone()), None]);
+        let (paper, _) = super::super::claims::table("tiny", &claims);
+        assert_eq!(text(&paper.rows[0][3]), "failed", "LL / LS needs LS");
+        assert_eq!(text(&paper.rows[3][3]), "1", "LL / GC: both finished (the same run here)");
+        assert_eq!(text(&paper.rows.last().unwrap()[3]), "failed", "YCSB A needs GC's run");
         assert_eq!(table("fillrandom host writes").rows.len(), ROWS.len() - 1);
         assert_eq!(text(&table("YCSB").rows[0][2]), "failed");
         assert!(set.notes.iter().any(|n| n.contains("identical in the 6 rows that finished")), "{:?}", set.notes);
@@ -256,7 +265,10 @@ mod tests {
         assert_eq!(rows, [r#"Text("GC")"#, r#"Text("LL")"#], "the rows asked for, and no others");
         let set = ZnsLl.report(&c(&["ycsb-c", "ycsb-load"]), &none).unwrap();
         let names: Vec<&str> = set.tables.iter().map(|t| t.name.as_str()).collect();
-        assert!(names.iter().all(|n| !n.starts_with("fillrandom") && *n != "beside the paper"), "{names:?}");
+        assert!(names.iter().all(|n| !n.starts_with("fillrandom")), "{names:?}");
+        let claims = set.tables.iter().find(|t| t.name == "claims (tiny)").expect("the claims table");
+        let what: Vec<String> = claims.rows.iter().map(|r| format!("{:?}", r[1])).collect();
+        assert_eq!(what, [r#"Text("LL / GC, YCSB load")"#, r#"Text("LL / GC, YCSB c")"#], "the YCSB claims alone");
         let ycsb = set.tables.iter().find(|t| t.name.starts_with("YCSB")).expect("the YCSB table");
         let workloads: Vec<String> = ycsb.rows.iter().map(|r| format!("{:?}", r[0])).collect();
         assert_eq!(workloads, [r#"Text("load")"#, r#"Text("c")"#]);
@@ -275,8 +287,8 @@ mod tests {
         let small = Scale::parse("small", &crate::repro::scales(&ZnsLl).unwrap()).unwrap();
         assert_eq!(
             describe(&small).unwrap(),
-            "small scale: 1609 MiB of fillrandom (16 B keys, 512 B values) on a 1536 MiB ZNS SSD (BL: 3 GiB, \
-             Gear-28: 1792 MiB), 4 MiB zones of 64 KiB erase blocks, 256 KiB SSTs, 768 KiB write buffer, 640 KiB \
+            "small scale: 1609 MiB of fillrandom (16 B keys, 512 B values) on a 1388 MiB ZNS SSD (BL: 3276 MiB, \
+             Gear-28: 1912 MiB), 4 MiB zones of 64 KiB erase blocks, 256 KiB SSTs, 768 KiB write buffer, 640 KiB \
              level 1"
         );
     }

@@ -6,7 +6,7 @@ use crate::result::HostWrites;
 use crate::result::RunResult;
 
 use super::super::{failed, mb, ratio, round};
-use super::{GIB, PAPER_FILL_SPEEDUP, PAPER_YCSB_SPEEDUP, ROWS};
+use super::{GIB, PAPER_YCSB_SPEEDUP, ROWS};
 use workload::YcsbWorkload;
 
 fn wa(r: &RunResult) -> f64 {
@@ -76,7 +76,6 @@ pub(super) fn fillrandom(set: &mut ResultSet, fills: &[Option<RunResult>], asked
             (false, _) => "DIFFERENT between rows: a strategy lost or invented data".to_string(),
         }
     ));
-    beside_paper(set, fills);
     writes_by_cause(set, fills);
     fillrandom_figures(set, fills);
 }
@@ -141,42 +140,6 @@ fn fillrandom_figures(set: &mut ResultSet, fills: &[Option<RunResult>]) {
                 })
             })
             .collect(),
-    });
-}
-
-/// The seed's claims, ours beside them.
-fn beside_paper(set: &mut ResultSet, fills: &[Option<RunResult>]) {
-    let run = |name: &str| fills[ROWS.iter().position(|r| r.name == name).expect("a row")].as_ref();
-    let ops = |name: &str| run(name).map(fill_ops);
-    let mut rows = Vec::new();
-    for (other, paper) in PAPER_FILL_SPEEDUP {
-        let ours = ops("LL").zip(ops(other)).map(|(ll, o)| ll / o.max(1e-9));
-        rows.push(vec![
-            Cell::Text(format!("LL / {other} fillrandom throughput")),
-            Cell::Number(paper),
-            ours.map_or_else(failed, |x| round(x, 2)),
-            ours.map_or_else(failed, |x| round((x / paper - 1.0) * 100.0, 1)),
-        ]);
-    }
-    let share =
-        run("LL").map(|r| r.zones().map_or(0.0, |z| z.zones_over_90_percent as f64 / z.used_zones.max(1) as f64));
-    rows.push(vec![
-        Cell::Text("LL zones at >= 90 % utilisation (share of used zones, %; paper: \"most zones\")".into()),
-        Cell::Text("> 50".into()),
-        share.map_or_else(failed, |s| round(s * 100.0, 1)),
-        Cell::Text("-".into()),
-    ]);
-    let host = |name: &str| run(name).map(|r| r.host.write_bytes as f64);
-    rows.push(vec![
-        Cell::Text("LL host writes / BL host writes (paper: LL writes less than BL)".into()),
-        Cell::Text("< 1".into()),
-        ratio(host("LL"), host("BL")),
-        Cell::Text("-".into()),
-    ]);
-    set.tables.push(ResultTable {
-        name: "beside the paper".into(),
-        columns: ["claim", "paper", "ours", "difference %"].map(String::from).to_vec(),
-        rows,
     });
 }
 
