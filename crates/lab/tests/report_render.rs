@@ -85,6 +85,31 @@ fn rebuild_reproduces_the_page() {
     assert_same(&files(dir.path()), &before);
 }
 
+/// `flashkv report DIR --tables-into FILE`: each table whose block the markdown file has is
+/// written into it (twice is once); a file with no block for any table is refused by name.
+#[test]
+fn tables_go_into_their_blocks_of_a_markdown_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("repro-x-small");
+    report::write_report(&out, &sample()).unwrap();
+    let doc = dir.path().join("x.md");
+    let key = "Write amplification, fillrandom";
+    fs::write(&doc, format!("# X\n\n<!-- {key} -->\nstale\n<!-- end {key} -->\n\nprose\n")).unwrap();
+    assert_eq!(report::tables_into(&out, &doc).unwrap(), [key]);
+    let once = fs::read_to_string(&doc).unwrap();
+    assert!(!once.contains("stale") && once.ends_with(&format!("<!-- end {key} -->\n\nprose\n")), "{once}");
+    assert!(once.contains("Generated from the results.json of `repro-x-small`"), "{once}");
+    let table = sample().tables.into_iter().find(|t| t.name == key).unwrap();
+    let header = format!("| {} |", table.columns.join(" | "));
+    assert!(once.contains(&header), "{once}");
+    assert_eq!(once.lines().filter(|l| l.starts_with("| ")).count(), table.rows.len() + 2, "{once}");
+    report::tables_into(&out, &doc).unwrap();
+    assert_eq!(fs::read_to_string(&doc).unwrap(), once);
+    fs::write(&doc, "# nothing to fill\n").unwrap();
+    let err = report::tables_into(&out, &doc).unwrap_err().to_string();
+    assert!(err.contains("x.md") && err.contains("<!-- end "), "{err}");
+}
+
 #[test]
 fn json_round_trips() {
     let dir = tempfile::tempdir().unwrap();

@@ -150,7 +150,8 @@ pub fn table(scale: &str, claims: &[Claim]) -> (ResultTable, String) {
                 Cell::Text(c.source.clone()),
                 Cell::Text(c.what.clone()),
                 Cell::Text(paper),
-                c.ours.map_or_else(super::failed, |x| super::round(x, if x.abs() >= 100.0 { 0 } else { 2 })),
+                // Unrounded: tables show 3-4 significant digits, JSON keeps them all.
+                c.ours.map_or_else(super::failed, Cell::Number),
                 Cell::Text(v.name().into()),
                 Cell::Text(cause.into()),
             ]

@@ -114,3 +114,46 @@ fn the_seek_compaction_experiment_is_the_repros_paper_scale_rows() {
         assert_eq!(&spec, theirs, "{label} against the repro's {key}");
     }
 }
+
+/// The claims blocks of docs/results/<repro>.md (written by `flashkv report DIR --tables-into`)
+/// claim what the repro's report claims at that scale: the same sources, claims and paper's
+/// numbers in the same order, so that a changed claim or paper number cannot leave the page
+/// behind (its "ours" column is the runs', which a test cannot rerun at the paper's scale).
+#[test]
+fn the_docs_claims_blocks_are_the_reports_claims() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut checked = 0;
+    for repro in registry() {
+        let doc = root.join(format!("docs/results/{}.md", repro.name()));
+        let Ok(text) = std::fs::read_to_string(&doc) else { continue };
+        for (scale, _) in scales(repro).unwrap() {
+            let key = claims::table_name(&scale);
+            let Some(block) = block(&text, &key) else { continue };
+            let none = Runs { results: BTreeMap::new(), failed: BTreeMap::new() };
+            let set = repro.report(&context(repro, &scale), &none).unwrap();
+            let table =
+                set.tables.iter().find(|t| t.name == key).unwrap_or_else(|| panic!("{}: no {key}", repro.name()));
+            let want: Vec<String> = table
+                .rows
+                .iter()
+                .map(|r| r[..3].iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" | "))
+                .collect();
+            let got: Vec<String> = block
+                .lines()
+                .filter(|l| l.starts_with("| "))
+                .skip(2)
+                .map(|l| l.trim_start_matches("| ").splitn(4, " | ").take(3).collect::<Vec<_>>().join(" | "))
+                .collect();
+            assert_eq!(got, want, "{}: {key} is stale; rerun `flashkv report DIR --tables-into FILE`", doc.display());
+            checked += 1;
+        }
+    }
+    assert!(checked > 0, "no claims block in docs/results");
+}
+
+/// The text between `<!-- KEY -->` and `<!-- end KEY -->`.
+fn block<'a>(text: &'a str, key: &str) -> Option<&'a str> {
+    let start = text.find(&format!("<!-- {key} -->\n"))?;
+    let end = text[start..].find(&format!("<!-- end {key} -->"))?;
+    Some(&text[start..start + end])
+}

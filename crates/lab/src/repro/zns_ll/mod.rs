@@ -171,14 +171,18 @@ fn notes() -> Vec<String> {
         "The host's page cache is the seed's \"1.5GB memory cache\" (1.5 GiB at the paper's scale, scaled with the \
          rest): CLOCK, Linux's readahead (128 KiB) and dirty write-back (10 % background ratio, 30 s expiry). The \
          ZenFS row bypasses it: ZenFS opens its files for direct I/O (the engine's direct_reads and direct_writes).",
-        "Our choices where the seed is silent: device capacity 24 GiB at the paper's scale (384 zones), 1.5 times \
-         the fillrandom's live data, so that the GC and LS rows must collect zones (48 GiB for BL, which has no GC \
-         and must never fill), the femu preset's NAND timings, 14 open and active zones (a WD ZN540's limits), host \
-         GC when 8 empty zones are left (the reference notes say 1, which leaves no zone for the other placement \
-         classes while GC works), greedy victim (least live data, among full zones and partly written zones no file \
-         writes any more), 12 MiB write buffer (the authors' fork), YCSB with 512 B values, as many records as \
-         fillrandom leaves live and a quarter as many operations. The tiny (test) scale gives its devices 1.5 times \
-         more room.",
+        "Our choices where the seed is silent: the fillrandom rows' device by our size rule (issue 57), capacity = \
+         0.95 x L x SA_LS (L the live bytes at the end, SA_LS the LS row's space amplification without zone GC), so \
+         that the GC and LS rows must collect zones, as the seed's \"GC & LS degrade when GC enabled\" says they \
+         did, and LL need not: 20.3 GiB (325 zones) at the paper's scale, 1,388 MiB at 1/16, 424 MiB at the tiny \
+         (test) scale, each from that scale's own L and SA_LS (crates/lab/experiments/zns-ll-device-size.toml); BL, \
+         which has no GC and must never fill, twice the paper's 24 GiB; YCSB's device 24 GiB at the paper's scale \
+         (1.5 times the live data; its GC row collects there). The femu preset's NAND timings, 14 open and active \
+         zones (a WD ZN540's limits), host GC when 8 empty zones are left (the reference notes say 1, which leaves \
+         no zone for the other placement classes while GC works), greedy victim (least live data, among full zones \
+         and partly written zones no file writes any more), 12 MiB write buffer (the authors' fork), YCSB with 512 \
+         B values, as many records as fillrandom leaves live and a quarter as many operations. The tiny scale gives \
+         YCSB's devices 1.5 times more room.",
         "Gear's compaction windows are GearDB's (the authors' code): a level's oldest zones, a quarter of them from \
          level 3 down and the whole level above, on zones per level; in the engine, which does not see zones, a \
          level's oldest SSTs by file number, a quarter of its bytes (its zone stream is written in that order). \
