@@ -92,6 +92,14 @@ pub fn run_many(
             }
         }
     }
+    // A report rebuilt from a folder's finished runs runs nothing: a run not there is failed.
+    if cache.is_some_and(|c| c.read_only()) {
+        for i in todo.drain(..) {
+            let why = "not among the result folder's finished runs (--report-only runs nothing)".to_string();
+            *slots[i].lock().unwrap_or_else(|e| e.into_inner()) =
+                Some(Err(LabError::MissingRun { key: specs[i].0.clone(), why }));
+        }
+    }
     // Each run is planned once, here; one that cannot be is a failed run.
     let mut plans: Vec<Option<Plan>> = specs.iter().map(|_| None).collect();
     let mut unplanned = Vec::new();

@@ -87,7 +87,8 @@ enum Command {
         dir: PathBuf,
         /// Also write the folder's tables into this markdown file, each into its block: the
         /// lines `<!-- NAME -->` and `<!-- end NAME -->` around it, NAME the table's name (such
-        /// as `claims (small)`, a repro's claims at its small scale).
+        /// as `claims (small)`, a repro's claims at its small scale), or `NAME @ FOLDER` for the
+        /// table of the result folder named FOLDER only.
         #[arg(long, value_name = "FILE")]
         tables_into: Option<PathBuf>,
     },

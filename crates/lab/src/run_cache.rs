@@ -27,6 +27,8 @@ pub struct RunCache {
     dir: PathBuf,
     /// Digest of the executable the runs were made by.
     build: String,
+    /// Opened to read the runs of any build, to rebuild a report: nothing is run or stored.
+    read_only: bool,
 }
 
 /// One cached run, as stored.
@@ -51,7 +53,19 @@ impl RunCache {
                 _ => {}
             }
         }
-        Ok(RunCache { dir, build: build_digest()? })
+        Ok(RunCache { dir, build: build_digest()?, read_only: false })
+    }
+
+    /// The finished runs in `out/runs`, whatever build made them, for a report rebuilt without
+    /// running anything (`flashkv repro --report-only`: a report's code changed after hours of
+    /// runs). The spec and label must still match.
+    pub fn finished_runs(out: &Path) -> Result<RunCache, CacheError> {
+        Ok(RunCache { dir: out.join(DIR), build: build_digest()?, read_only: true })
+    }
+
+    /// Whether the cache only serves finished runs (see [`RunCache::finished_runs`]).
+    pub fn read_only(&self) -> bool {
+        self.read_only
     }
 
     /// The finished run of `spec` labelled `label`, if this build stored one.
@@ -64,13 +78,16 @@ impl RunCache {
         };
         let entry: Entry = serde_json::from_str(&text).map_err(|source| CacheError::Corrupt { path, source })?;
         let spec = format!("{spec:?}");
-        Ok((entry.build == self.build && entry.spec == spec && entry.label == label)
+        Ok(((self.read_only || entry.build == self.build) && entry.spec == spec && entry.label == label)
             .then_some((entry.result, entry.timing)))
     }
 
     /// Stores the finished run of `spec` (written whole, then renamed into place, so an
     /// interrupted write leaves no half file behind).
     pub fn put(&self, label: &str, spec: &RunSpec, result: &RunResult, timing: &Timing) -> Result<(), CacheError> {
+        if self.read_only {
+            return Ok(());
+        }
         fs::create_dir_all(&self.dir).map_err(|e| CacheError::Io {
             path: self.dir.clone(),
             what: "create",

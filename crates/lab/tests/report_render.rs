@@ -86,7 +86,8 @@ fn rebuild_reproduces_the_page() {
 }
 
 /// `flashkv report DIR --tables-into FILE`: each table whose block the markdown file has is
-/// written into it (twice is once); a file with no block for any table is refused by name.
+/// written into it (twice is once), a block named for a folder takes that folder's table alone,
+/// and a file with no block for any table is refused by name.
 #[test]
 fn tables_go_into_their_blocks_of_a_markdown_file() {
     let dir = tempfile::tempdir().unwrap();
@@ -105,6 +106,14 @@ fn tables_go_into_their_blocks_of_a_markdown_file() {
     assert_eq!(once.lines().filter(|l| l.starts_with("| ")).count(), table.rows.len() + 2, "{once}");
     report::tables_into(&out, &doc).unwrap();
     assert_eq!(fs::read_to_string(&doc).unwrap(), once);
+    // A block for one result folder's table takes that folder's alone.
+    let other = dir.path().join("repro-x-paper");
+    report::write_report(&other, &sample()).unwrap();
+    let mine = format!("{key} @ repro-x-paper");
+    fs::write(&doc, format!("<!-- {mine} -->\n<!-- end {mine} -->\n")).unwrap();
+    assert!(report::tables_into(&out, &doc).is_err(), "repro-x-small has no block there");
+    assert_eq!(report::tables_into(&other, &doc).unwrap(), [mine.clone()]);
+    assert!(fs::read_to_string(&doc).unwrap().contains("`repro-x-paper`"));
     fs::write(&doc, "# nothing to fill\n").unwrap();
     let err = report::tables_into(&out, &doc).unwrap_err().to_string();
     assert!(err.contains("x.md") && err.contains("<!-- end "), "{err}");

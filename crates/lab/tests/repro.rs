@@ -65,6 +65,27 @@ fn remapcom_ranges_sit_beside_the_paper() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(err.matches(": done in").count(), 9, "{err}");
     same_results(&out, &resumed);
+
+    // --report-only rebuilds the report from the folder's finished runs, whichever build made
+    // them (here: every run marked as another build's), and runs nothing; a run missing from the
+    // folder is a failed run.
+    let runs: Vec<std::path::PathBuf> =
+        std::fs::read_dir(resumed.join("runs")).unwrap().map(|e| e.unwrap().path()).collect();
+    for path in &runs {
+        let mut entry: serde_json::Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+        entry["build"] = serde_json::json!("another build");
+        std::fs::write(path, serde_json::to_vec(&entry).unwrap()).unwrap();
+    }
+    let mut report_only = args.to_vec();
+    report_only.push("--report-only");
+    let (code, _, err) = flashkv(&report_only);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(err.matches(": done in").count(), 0, "nothing ran: {err}");
+    same_results(&out, &resumed);
+    std::fs::remove_file(&runs[0]).unwrap();
+    let (code, stdout, err) = flashkv(&report_only);
+    assert_eq!(code, 0, "{err}");
+    assert!(stdout.contains("1 run(s) failed") && err.matches(": done in").count() == 0, "{stdout}\n{err}");
 }
 
 /// Two runs of a repro in simulated time wrote the same results.json, byte for byte.

@@ -89,24 +89,25 @@ pub fn rebuild(dir: &Path) -> Result<PathBuf, ReportError> {
 }
 
 /// Writes the tables of `dir/results.json` into the markdown file `doc`: each table whose block
-/// (`<!-- NAME -->` ... `<!-- end NAME -->`, NAME the table's name) the file has, under a line
-/// saying where it comes from. Returns the names written; a file with no such block is an error.
+/// the file has, under a line saying where it comes from. A table's block is `<!-- NAME -->` ...
+/// `<!-- end NAME -->` (NAME the table's name), or `<!-- NAME @ FOLDER -->` ... for the table of
+/// the result folder named FOLDER only (a page that holds the same table at two scales). Returns
+/// the names written; a file with no such block is an error.
 pub fn tables_into(dir: &Path, doc: &Path) -> Result<Vec<String>, ReportError> {
     let set = read_set(&dir.join(JSON_FILE))?;
     let text = fs::read_to_string(doc).map_err(|e| ReportError::io(Op::Read, doc, e))?;
     let folder = dir.file_name().map_or_else(|| dir.display().to_string(), |n| n.to_string_lossy().into_owned());
+    let from = format!(
+        "Generated from the results.json of `{folder}` ({}) by `flashkv report {folder} --tables-into FILE`; do not \
+         edit by hand.\n\n",
+        set.scale
+    );
     let blocks: Vec<(String, String)> = set
         .tables
         .iter()
-        .filter(|t| markdown::with_block(&text, &t.name, "").is_some())
-        .map(|t| {
-            let from = format!(
-                "Generated from the results.json of `{folder}` ({}) by `flashkv report {folder} --tables-into FILE`; \
-                 do not edit by hand.\n\n",
-                set.scale
-            );
-            (t.name.clone(), from + &markdown::table(t))
-        })
+        .flat_map(|t| [t.name.clone(), format!("{} @ {folder}", t.name)].map(|key| (key, t)))
+        .filter(|(key, _)| markdown::with_block(&text, key, "").is_some())
+        .map(|(key, t)| (key, format!("{from}{}", markdown::table(t))))
         .collect();
     if blocks.is_empty() {
         let key = set.tables.first().map_or_else(|| "TABLE".to_string(), |t| t.name.clone());

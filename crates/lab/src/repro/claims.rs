@@ -118,7 +118,8 @@ impl Claim {
         self
     }
 
-    /// The tested cause of a difference (see the module's docs).
+    /// The tested cause of a difference (see the module's docs), shown when the claim does not
+    /// match.
     pub fn cause(mut self, cause: &'static str) -> Claim {
         self.cause = Some(cause);
         self
@@ -142,7 +143,7 @@ pub fn table(scale: &str, claims: &[Claim]) -> (ResultTable, String) {
                 None => c.paper.text(),
             };
             let cause = match (v, c.cause) {
-                (Verdict::Matches, None) => "-",
+                (Verdict::Matches, _) => "-",
                 (_, Some(cause)) => cause,
                 (_, None) => "not explained",
             };
@@ -237,15 +238,17 @@ mod tests {
             Claim::new("Fig. 2", "b", Stated::Value(2.0), Some(1.0)),
             Claim::new("Fig. 3", "c", Stated::Value(2.0), Some(1.0)).cause("GC (crates/lab/experiments/demo.toml)"),
             Claim::new("Fig. 4", "d", Stated::Value(2.0), None).words("about"),
+            Claim::new("Fig. 5", "e", Stated::Value(2.0), Some(2.1)).cause("x (crates/lab/experiments/demo.toml)"),
         ];
         let (t, note) = table("small", &claims);
         assert_eq!(t.name, "claims (small)");
         let col = |i: usize| t.rows.iter().map(|r| r[i].to_string()).collect::<Vec<_>>();
-        assert_eq!(col(4), ["matches", "misses", "misses", "failed"]);
+        assert_eq!(col(4), ["matches", "misses", "misses", "failed", "matches"]);
         assert_eq!(col(5)[..3], ["-", "not explained", "GC (crates/lab/experiments/demo.toml)"]);
+        assert_eq!(col(5)[4], "-", "a matching claim needs no cause");
         assert_eq!(col(2)[3], "2 (about)");
         assert!(
-            note.contains("4 of the paper's numbers") && note.contains("1 match") && note.contains("2 miss"),
+            note.contains("5 of the paper's numbers") && note.contains("2 match") && note.contains("2 miss"),
             "{note}"
         );
         assert!(causes_name_files(&claims).is_ok());

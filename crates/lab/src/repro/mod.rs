@@ -76,8 +76,12 @@ pub struct ReproArgs {
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Run everything again: delete the result folder's finished runs first.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "report_only")]
     pub fresh: bool,
+    /// Run nothing: rebuild the report with this build's report from the result folder's
+    /// finished runs, whatever build ran them (a run missing from the folder reads "failed").
+    #[arg(long)]
+    pub report_only: bool,
     /// Where the runs go: local, local=N (N runs at once), ray or ray=ADDRESS (see `--executor` of
     /// run).
     #[arg(long, default_value = "local", value_parser = str::parse::<Executor>)]
@@ -377,7 +381,7 @@ pub fn run(a: &ReproArgs) -> Result<()> {
     // A folder of another result set is refused now, not after the runs.
     crate::report::check_folder(&out, repro.title())?;
     // Long runs: progress lines always go to stderr.
-    let cache = RunCache::open(&out, a.fresh)?;
+    let cache = if a.report_only { RunCache::finished_runs(&out)? } else { RunCache::open(&out, a.fresh)? };
     let runner = Runner { progress: true, cache: Some(cache), executor: a.executor.clone() };
     let (set, timings) = reproduce(repro, &c, &runner)?;
     publish_folder(&out, &set, &timings)

@@ -6,9 +6,8 @@ use super::super::claims::{Claim, Stated};
 use super::{paper, Find, DISTS, TABLE3};
 
 /// Tested with KVFTL's buffer reads charged as flash reads (`engine.buffer_reads = false`).
-const BUFFER_READS: &str = "KVFTL's reads of partitions still in a page buffer cost no flash read here: charged as \
-     flash reads, KVFTL is 15-38 % slower than DFTL and WS 23-44 % faster than KVFTL at the paper's scale \
-     (crates/lab/experiments/kvftl-buffer-reads-off.toml)";
+const BUFFER_READS: &str = "partitions read from KVFTL's page buffers cost no flash read here; charged as flash \
+     reads, KVFTL is 15-38 % slower than DFTL at the paper's scale (crates/lab/experiments/kvftl-buffer-reads-off.toml)";
 
 /// The claims of the runs `find` finds (by label); Table III's total times only at the paper's
 /// scale (`full`), since a smaller scale divides the operations.
