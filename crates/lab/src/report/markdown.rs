@@ -49,8 +49,8 @@ pub fn write_blocks(path: &Path, blocks: &[(String, String)]) -> Result<(), Repo
 
 #[cfg(test)]
 mod tests {
+    use super::super::model::Cell;
     use super::*;
-    use crate::report::model::Cell;
 
     #[test]
     fn a_block_is_replaced_between_its_lines_and_twice_is_once() {
