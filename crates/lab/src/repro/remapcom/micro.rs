@@ -1,7 +1,8 @@
 //! Figures 9, 10 and 11 and Table 3 of seed 000: fillrandom and zipfian fills at five KV sizes in
 //! every mode: UDB ratios, write amplification, throughput (and where its simulated seconds go),
-//! and the per-level reduction of SSD writes. Figure 10 also shows fillrandom at block-filling
-//! value sizes, labelled as a sensitivity row (fig10-block-filling.toml).
+//! and the per-level reduction of SSD writes. The headline runs have block-filling KV sizes
+//! (fig9-11.toml); the tables also show fillrandom at the literal KV sizes, labelled as such
+//! (fig10-literal.toml), and Figure 10's fillrandom chart draws them as dashed series.
 
 use std::collections::BTreeMap;
 
@@ -11,29 +12,48 @@ use crate::report::model::{Cell, Figure, FigureKind, ResultSet, ResultTable, Ser
 use crate::repro::{mb, round, Runs};
 use crate::result::RunResult;
 
-/// The distributions, by their runs' label (fig9-11.toml's `dist`).
-const DISTS: [&str; 2] = ["fillrandom", "zipfian"];
+/// One set of rows of Figures 9-11: a distribution at a reading of the KV size.
+pub(super) struct Reading {
+    /// The rows' name in the tables and notes.
+    pub name: &'static str,
+    /// The runs' label at KV size S is `{dist} {S} B{suffix}`.
+    pub dist: &'static str,
+    pub suffix: &'static str,
+    /// The paper's distribution (0 fillrandom, 1 zipfian), whose numbers the rows sit beside.
+    pub paper: usize,
+}
 
-/// The runs of (distribution index, KV size, mode).
+/// The headline's distributions (fig9-11.toml's `dist`, block-filling sizes), then fillrandom at
+/// the literal sizes (fig10-literal.toml).
+pub(super) const READINGS: [Reading; 3] = [
+    Reading { name: "fillrandom", dist: "fillrandom", suffix: "", paper: 0 },
+    Reading { name: "zipfian", dist: "zipfian", suffix: "", paper: 1 },
+    Reading { name: "fillrandom, literal KV sizes", dist: "fillrandom", suffix: " literal", paper: 0 },
+];
+
+impl Reading {
+    /// The label of its run at KV size `kv`.
+    pub fn label(&self, kv: u64) -> String {
+        format!("{} {kv} B{}", self.dist, self.suffix)
+    }
+}
+
+/// The runs of (reading index, KV size, mode).
 type Results<'a> = BTreeMap<(usize, u64, Mode), &'a RunResult>;
-
-/// The sensitivity runs' label suffix.
-const BLOCK_FILLING: &str = "block-filling";
 
 pub(super) fn report(runs: &Runs, set: &mut ResultSet) -> Result<()> {
     let mut res: Results = BTreeMap::new();
-    for (d, dname) in DISTS.iter().enumerate() {
+    for (d, reading) in READINGS.iter().enumerate() {
         for kv in KV_SIZES {
             for mode in MODES {
-                res.insert((d, kv, mode), get(runs, &format!("{dname} {kv} B"), mode)?);
+                res.insert((d, kv, mode), get(runs, &reading.label(kv), mode)?);
             }
         }
     }
     let mut rows = Rows::default();
-    for (d, dname) in DISTS.iter().enumerate() {
-        distribution(d, dname, &res, &mut rows, set);
+    for (d, reading) in READINGS.iter().enumerate() {
+        distribution(d, reading, &res, &mut rows, set);
     }
-    block_filling(runs, &mut rows, set)?;
     let mut figs = std::mem::take(&mut rows.figs);
     tables(rows, set);
     table3(&res, set, &mut figs);
@@ -51,8 +71,9 @@ struct Rows {
     figs: Vec<Figure>,
 }
 
-/// One distribution's rows, notes and figures.
-fn distribution(d: usize, dname: &str, res: &Results, rows: &mut Rows, set: &mut ResultSet) {
+/// One reading's rows, notes and figures.
+fn distribution(d: usize, reading: &Reading, res: &Results, rows: &mut Rows, set: &mut ResultSet) {
+    let dname = reading.name;
     let get = |kv: u64, m: Mode| res[&(d, kv, m)];
     let mut sum = (0.0, 0.0);
     for (i, kv) in KV_SIZES.iter().enumerate() {
@@ -100,7 +121,7 @@ fn distribution(d: usize, dname: &str, res: &Results, rows: &mut Rows, set: &mut
     set.notes.push(explain_throughput(dname, get(1024, Mode::Baseline), get(1024, Mode::Full)));
     let n = KV_SIZES.len() as f64;
     let (avg_b, avg_f) = (sum.0 / n, sum.1 / n);
-    let (pb, pf) = paper::FIG10_AVERAGE_REDUCTION[d];
+    let (pb, pf) = paper::FIG10_AVERAGE_REDUCTION[reading.paper];
     rows.fig10.push(average_row(dname, (pb, pf), (avg_b, avg_f)));
     set.notes.push(format!(
         "{dname}: average flash-write reduction over the five KV sizes: RemapCom-Base {:.1} % (paper {:.1} %, {:+.1} \
@@ -123,7 +144,22 @@ fn distribution(d: usize, dname: &str, res: &Results, rows: &mut Rows, set: &mut
         if grows { "grows" } else { "does NOT grow monotonically" },
         reds.iter().map(|x| format!("{:.1} %", x * 100.0)).collect::<Vec<_>>().join(", ")
     ));
-    figures(d, dname, res, rows);
+    if reading.suffix.is_empty() {
+        figures(d, dname, res, rows);
+    } else if let Some(fig10) = rows.figs.iter_mut().find(|f| f.id == format!("fig10_wa_{}", reading.dist)) {
+        // The literal reading beside the headline's in the same chart, dashed.
+        for m in [Mode::Baseline, Mode::Full] {
+            fig10.series.push(Series {
+                name: format!(
+                    "{} ({})",
+                    m.name(),
+                    reading.name.trim_start_matches(reading.dist).trim_start_matches(", ")
+                ),
+                points: KV_SIZES.iter().enumerate().map(|(i, kv)| (i as f64, wa(get(*kv, m)))).collect(),
+                dashed: true,
+            });
+        }
+    }
 }
 
 /// Figure 10's row of `label`'s average reductions (RemapCom-Base, RemapCom) beside the paper's.
@@ -138,46 +174,6 @@ fn average_row(label: &str, paper: (f64, f64), ours: (f64, f64)) -> Vec<Cell> {
         pct(ours.0),
         pct(ours.1),
     ]
-}
-
-/// Figure 10's sensitivity rows: fillrandom with values sized so that 4096 / S KVs fill a data
-/// block and its page exactly, beside the literal sizes' reduction at each KV size.
-fn block_filling(runs: &Runs, rows: &mut Rows, set: &mut ResultSet) -> Result<()> {
-    let label = format!("fillrandom, {BLOCK_FILLING} values (sensitivity)");
-    let mut sum = (0.0, 0.0);
-    let mut at_4k = 0.0;
-    for kv in KV_SIZES {
-        let get = |m: Mode| get(runs, &format!("fillrandom {kv} B {BLOCK_FILLING}"), m);
-        let base_wa = wa(get(Mode::Baseline)?);
-        let (rb, rf) = (reduction(base_wa, wa(get(Mode::Base)?)), reduction(base_wa, wa(get(Mode::Full)?)));
-        sum.0 += rb / KV_SIZES.len() as f64;
-        sum.1 += rf / KV_SIZES.len() as f64;
-        at_4k = rf;
-        rows.fig10.push(vec![
-            Cell::Text(label.clone()),
-            Cell::Number(kv as f64),
-            Cell::Number(base_wa),
-            Cell::Text("-".into()),
-            Cell::Number(wa(get(Mode::Base)?)),
-            Cell::Number(wa(get(Mode::Full)?)),
-            pct(rb),
-            pct(rf),
-        ]);
-    }
-    let (pb, pf) = paper::FIG10_AVERAGE_REDUCTION[0];
-    rows.fig10.push(average_row(&label, (pb, pf), sum));
-    set.notes.push(format!(
-        "Figure 10, sensitivity: with block-filling values (4096 / S KVs fill a block and its page exactly) instead \
-         of the paper's (S - 16)-byte values, fillrandom's average reduction is RemapCom-Base {:.1} % and RemapCom \
-         {:.1} % (paper {:.1} % and {:.1} %); at 4 KiB RemapCom writes {:.1} % less than Baseline (the paper: \"up to \
-         53 %\"), as every block no write touched is remapped as a whole page.",
-        sum.0 * 100.0,
-        sum.1 * 100.0,
-        pb * 100.0,
-        pf * 100.0,
-        at_4k * 100.0
-    ));
-    Ok(())
 }
 
 /// One distribution's Figures 9, 10 and 11.
