@@ -112,7 +112,7 @@ fn tables_go_into_their_blocks_of_a_markdown_file() {
     let mine = format!("{key} @ repro-x-paper");
     fs::write(&doc, format!("<!-- {mine} -->\n<!-- end {mine} -->\n")).unwrap();
     assert!(report::tables_into(&out, &doc).is_err(), "repro-x-small has no block there");
-    assert_eq!(report::tables_into(&other, &doc).unwrap(), [mine.clone()]);
+    assert_eq!(report::tables_into(&other, &doc).unwrap(), [mine]);
     assert!(fs::read_to_string(&doc).unwrap().contains("`repro-x-paper`"));
     fs::write(&doc, "# nothing to fill\n").unwrap();
     let err = report::tables_into(&out, &doc).unwrap_err().to_string();

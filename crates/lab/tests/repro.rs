@@ -68,7 +68,7 @@ fn remapcom_ranges_sit_beside_the_paper() {
 
     // --report-only rebuilds the report from the folder's finished runs, whichever build made
     // them (here: every run marked as another build's), and runs nothing; a run missing from the
-    // folder is a failed run.
+    // folder is a failed run, never run.
     let runs: Vec<std::path::PathBuf> =
         std::fs::read_dir(resumed.join("runs")).unwrap().map(|e| e.unwrap().path()).collect();
     for path in &runs {
@@ -82,10 +82,11 @@ fn remapcom_ranges_sit_beside_the_paper() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(err.matches(": done in").count(), 0, "nothing ran: {err}");
     same_results(&out, &resumed);
+    // RemapCom's report needs every run of a part, so the missing one stops it, named.
     std::fs::remove_file(&runs[0]).unwrap();
-    let (code, stdout, err) = flashkv(&report_only);
-    assert_eq!(code, 0, "{err}");
-    assert!(stdout.contains("1 run(s) failed") && err.matches(": done in").count() == 0, "{stdout}\n{err}");
+    let (code, _, err) = flashkv(&report_only);
+    assert_ne!(code, 0);
+    assert!(err.contains("not among the result folder's finished runs") && !err.contains(": done in"), "{err}");
 }
 
 /// Two runs of a repro in simulated time wrote the same results.json, byte for byte.
@@ -168,7 +169,7 @@ fn zns_ll_rows_agree_on_the_data_and_differ_in_zones() {
     // explained".
     let claims = set["tables"].as_array().unwrap().iter().find(|t| t["name"] == "claims (tiny)").expect("claims");
     let rows = claims["rows"].as_array().unwrap();
-    assert!(rows.len() >= 4 + 3 + 4 + 7, "fillrandom speed-ups, zones, writes, over time, YCSB: {}", rows.len());
+    assert_eq!(rows.len(), 4 + 1 + 1 + 4 + 7, "fillrandom speed-ups, zones, writes, over time, YCSB");
     for r in rows {
         let verdict = r[4].as_str().unwrap();
         assert!(["matches", "near", "misses", "failed"].contains(&verdict), "{r}");
