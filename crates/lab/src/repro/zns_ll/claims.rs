@@ -15,7 +15,7 @@ const FILL: &str = "Overall Performance (fill-random)";
 /// A row's throughput over time, as the last fifth of its fillrandom timeline over its second
 /// fifth (our measure of the seed's "Write Performance Change": the first fifth is the tree
 /// growing, and the timeline's last point, a partial window, is left out).
-pub(super) fn over_time(r: &RunResult) -> Option<f64> {
+fn over_time(r: &RunResult) -> Option<f64> {
     let t = &r.phases.last()?.timeline;
     let points = &t[..t.len().saturating_sub(1)];
     let fifth = points.len() / 5;
