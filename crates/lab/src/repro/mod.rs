@@ -206,6 +206,16 @@ pub trait Repro: Sync {
     }
     /// Its tables, figures and notes from the finished runs.
     fn report(&self, c: &Context, runs: &Runs) -> Result<ResultSet>;
+    /// Its claims table (`claims::table_name`), as its report has it; a repro whose report needs
+    /// every run gives it without them too, as a claim whose run is missing reads "failed".
+    fn claims(&self, c: &Context, runs: &Runs) -> Result<ResultTable> {
+        let name = claims::table_name(&c.scale.name);
+        let set = self.report(c, runs)?;
+        set.tables.into_iter().find(|t| t.name == name).ok_or_else(|| LabError::MissingRun {
+            key: name,
+            why: format!("no such table in the report of {}", self.name()),
+        })
+    }
 }
 
 /// A repro's scales (name, divisor): its first file's, the default first.

@@ -116,9 +116,9 @@ fn the_seek_compaction_experiment_is_the_repros_paper_scale_rows() {
 }
 
 /// The claims blocks of docs/results/<repro>.md (written by `flashkv report DIR --tables-into`)
-/// claim what the repro's report claims at that scale: the same sources, claims and paper's
-/// numbers in the same order, so that a changed claim or paper number cannot leave the page
-/// behind (its "ours" column is the runs', which a test cannot rerun at the paper's scale).
+/// claim what the repro's report claims at that scale: its sources, claims and paper's numbers, in
+/// the report's order, so that a changed claim or paper number cannot leave the page behind (its
+/// "ours" column is the runs', which a test cannot rerun at the paper's scale).
 #[test]
 fn the_docs_claims_blocks_are_the_reports_claims() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
@@ -130,9 +130,7 @@ fn the_docs_claims_blocks_are_the_reports_claims() {
             let key = claims::table_name(&scale);
             let Some(block) = block(&text, &key) else { continue };
             let none = Runs { results: BTreeMap::new(), failed: BTreeMap::new() };
-            let set = repro.report(&context(repro, &scale), &none).unwrap();
-            let table =
-                set.tables.iter().find(|t| t.name == key).unwrap_or_else(|| panic!("{}: no {key}", repro.name()));
+            let table = repro.claims(&context(repro, &scale), &none).unwrap();
             let want: Vec<String> = table
                 .rows
                 .iter()
@@ -144,7 +142,15 @@ fn the_docs_claims_blocks_are_the_reports_claims() {
                 .skip(2)
                 .map(|l| l.trim_start_matches("| ").splitn(4, " | ").take(3).collect::<Vec<_>>().join(" | "))
                 .collect();
-            assert_eq!(got, want, "{}: {key} is stale; rerun `flashkv report DIR --tables-into FILE`", doc.display());
+            // The page's claims are the report's in order; a report leaves out a claim its runs
+            // cannot speak to (remapcom: a level of Table 3 the scale barely reaches).
+            let mut rest = want.iter();
+            let stale: Vec<&String> = got.iter().filter(|g| !rest.any(|w| w == *g)).collect();
+            assert!(
+                stale.is_empty() && !got.is_empty(),
+                "{}: {key} is stale (rerun `flashkv report DIR --tables-into FILE`): {stale:?}",
+                doc.display()
+            );
             checked += 1;
         }
     }
