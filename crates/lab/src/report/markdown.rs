@@ -23,12 +23,23 @@ pub fn table(t: &ResultTable) -> String {
     s
 }
 
+/// The text of the block `key` of `doc` (between its two lines), if `doc` has it.
+pub fn block<'a>(doc: &'a str, key: &str) -> Option<&'a str> {
+    span(doc, key).map(|(start, end)| &doc[start..end])
+}
+
+/// Where the block `key`'s text starts and ends in `doc`.
+fn span(doc: &str, key: &str) -> Option<(usize, usize)> {
+    let open = format!("<!-- {key} -->\n");
+    let start = doc.find(&open)? + open.len();
+    let end = start + doc[start..].find(&format!("<!-- end {key} -->"))?;
+    Some((start, end))
+}
+
 /// `doc` with the block `key` holding `body` (see the module's docs), or `None` when `doc` has no
 /// such block.
 pub fn with_block(doc: &str, key: &str, body: &str) -> Option<String> {
-    let (open, close) = (format!("<!-- {key} -->\n"), format!("<!-- end {key} -->"));
-    let start = doc.find(&open)? + open.len();
-    let end = start + doc[start..].find(&close)?;
+    let (start, end) = span(doc, key)?;
     let mut body = body.to_string();
     if !body.ends_with('\n') {
         body.push('\n');
@@ -66,6 +77,7 @@ mod tests {
         assert_eq!(once, format!("# T\n<!-- claims (small) -->\n{body}<!-- end claims (small) -->\nafter\n"));
         assert_eq!(with_block(&once, "claims (small)", &body).unwrap(), once);
         assert!(with_block(doc, "claims (paper)", &body).is_none());
+        assert_eq!(block(doc, "claims (small)"), Some("old\nlines\n"));
         assert!(with_block("<!-- claims (small) -->\nno end\n", "claims (small)", &body).is_none());
     }
 }

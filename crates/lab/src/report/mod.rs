@@ -106,7 +106,7 @@ pub fn tables_into(dir: &Path, doc: &Path) -> Result<Vec<String>, ReportError> {
         .tables
         .iter()
         .flat_map(|t| [t.name.clone(), format!("{} @ {folder}", t.name)].map(|key| (key, t)))
-        .filter(|(key, _)| markdown::with_block(&text, key, "").is_some())
+        .filter(|(key, _)| markdown::block(&text, key).is_some())
         .map(|(key, t)| (key, format!("{from}{}", markdown::table(t))))
         .collect();
     if blocks.is_empty() {

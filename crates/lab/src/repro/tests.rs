@@ -128,7 +128,7 @@ fn the_docs_claims_blocks_are_the_reports_claims() {
         let Ok(text) = std::fs::read_to_string(&doc) else { continue };
         for (scale, _) in scales(repro).unwrap() {
             let key = claims::table_name(&scale);
-            let Some(block) = block(&text, &key) else { continue };
+            let Some(block) = crate::report::markdown::block(&text, &key) else { continue };
             let none = Runs { results: BTreeMap::new(), failed: BTreeMap::new() };
             let table = repro.claims(&context(repro, &scale), &none).unwrap();
             let want: Vec<String> = table
@@ -155,11 +155,4 @@ fn the_docs_claims_blocks_are_the_reports_claims() {
         }
     }
     assert!(checked > 0, "no claims block in docs/results");
-}
-
-/// The text between `<!-- KEY -->` and `<!-- end KEY -->`.
-fn block<'a>(text: &'a str, key: &str) -> Option<&'a str> {
-    let start = text.find(&format!("<!-- {key} -->\n"))?;
-    let end = text[start..].find(&format!("<!-- end {key} -->"))?;
-    Some(&text[start..start + end])
 }
