@@ -45,5 +45,5 @@ pub use error::{Inconsistency, KvError, RecordError, Result};
 pub use kvftl::{Kvftl, KvftlConfig, KvftlStats, Variant};
 pub use lsm_in_device::{LsmConfig, LsmInDevice, LsmStats, SstInfo};
 pub use mapping::MappingStats;
-pub use plsc::{Plsc, PlscConfig, PlscStats};
+pub use plsc::{GcScope, Plsc, PlscConfig, PlscStats, UstPlanes};
 pub use space_use::{SpaceUse, UnitsPerValue};

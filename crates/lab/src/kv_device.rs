@@ -25,7 +25,11 @@ impl KvDesign {
     pub fn build(self, media: &MediaConfig, readings: KvReadings) -> Result<KvSsd> {
         let media = media.clone();
         Ok(KvSsd(match self {
-            KvDesign::Plsc => Box::new(Plsc::new(PlscConfig::new(media))?),
+            KvDesign::Plsc => Box::new(Plsc::new(PlscConfig {
+                gc_scope: readings.gc_scope,
+                ust_planes: readings.ust_planes,
+                ..PlscConfig::new(media)
+            })?),
             KvDesign::LsmInDevice { filters } => {
                 Box::new(LsmInDevice::new(LsmConfig { stripe: filters, filters, ..LsmConfig::new(media) })?)
             }

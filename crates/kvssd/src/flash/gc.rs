@@ -6,7 +6,8 @@
 //! page's OOB) and fixes its own map ([`Owners`]); then the block is erased, once the copies are
 //! programmed. Every copy and the erase are charged to `Cause::Gc`.
 //!
-//! When GC runs is each device's policy: [`Flash::collect_while_low`] below a free-page threshold,
+//! When GC runs is each device's policy: [`Flash::collect_while_low`] below a free-page threshold
+//! of the device, [`Flash::collect_planes_while_low`] below one of a plane,
 //! [`Flash::make_room`] when a plane has no page for the device's data.
 
 use std::ops::AddAssign;
@@ -53,6 +54,19 @@ impl Flash {
         while self.space.free_pages() < threshold {
             let Some(victim) = self.space.victim(&self.media, None) else { break };
             work += self.collect(victim, owners, at)?;
+        }
+        Ok(work)
+    }
+
+    /// Collects victims of each plane from `at` while that plane has fewer than `threshold` free
+    /// pages and one of its blocks has an invalid page (SSDSim's trigger, counted per plane).
+    pub fn collect_planes_while_low(&mut self, threshold: u64, owners: &mut impl Owners, at: Nanos) -> Result<GcWork> {
+        let mut work = GcWork { done: at, ..GcWork::default() };
+        for plane in 0..self.space.planes() {
+            while self.space.free_in(plane) < threshold {
+                let Some(victim) = self.space.victim(&self.media, Some(plane)) else { break };
+                work += self.collect(victim, owners, at)?;
+            }
         }
         Ok(work)
     }

@@ -57,6 +57,16 @@ impl Space {
         self.free_pages
     }
 
+    /// Pages of `plane` not programmed: its erased blocks' and the rest of its frontier.
+    pub fn free_in(&self, plane: usize) -> u64 {
+        self.planes[plane].free.len() as u64 * self.ppb as u64 + self.room(plane) as u64
+    }
+
+    /// Planes of the device.
+    pub fn planes(&self) -> usize {
+        self.planes.len()
+    }
+
     fn room(&self, plane: usize) -> u32 {
         self.planes[plane].frontier.map_or(0, |(_, next)| self.ppb - next)
     }

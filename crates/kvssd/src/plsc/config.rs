@@ -8,6 +8,12 @@
 //! - `gc_threshold_pages` = 3/10: GC runs while fewer pages than this are free; 0.30 is SSDSim's
 //!   default GC threshold, which the paper says it kept (SSDSim applies it per plane; the paper
 //!   speaks of the free pages of the flash memory, and so do we);
+//! - `gc_scope` = device: the threshold counts the free pages of the whole device (the paper's
+//!   words, "the number of remaining free pages in the flash memory"); `plane` counts them per
+//!   plane, as SSDSim's code does (a plane below 30 % of its pages free is collected);
+//! - `ust_planes` = rotating: a UST's pages go to the planes after the last UST's, so every plane
+//!   takes the same share; `aligned` puts page i of every UST on plane i, as the seed aligns an L0
+//!   UST's pages to the planes, so the first planes take every small L1 UST's pages;
 //! - `max_key_size` = 255 bytes (the seed's groups are "one per key length"; 255 fits KV-SSD keys);
 //! - `copyback` = true (SSDSim's advanced commands are on by default; the paper counts GC's page
 //!   moves as copybacks).
@@ -35,6 +41,61 @@ pub struct PlscConfig {
     pub gc_threshold_pages: u64,
     /// GC moves pages by copyback (inside their plane, no channel transfer).
     pub copyback: bool,
+    /// Where `gc_threshold_pages` is counted.
+    pub gc_scope: GcScope,
+    /// Which planes a UST's pages take.
+    pub ust_planes: UstPlanes,
+}
+
+/// Where the GC threshold is counted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum GcScope {
+    /// Over the whole device: GC runs while fewer than `gc_threshold_pages` pages are free.
+    #[default]
+    Device,
+    /// Per plane (SSDSim's code): a plane is collected while it has fewer than its share,
+    /// `gc_threshold_pages` / #planes, of free pages.
+    Plane,
+}
+
+impl GcScope {
+    pub const NAMES: [&'static str; 2] = ["device", "plane"];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            GcScope::Device => "device",
+            GcScope::Plane => "plane",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<GcScope> {
+        Self::NAMES.iter().position(|&n| n == name).map(|i| [GcScope::Device, GcScope::Plane][i])
+    }
+}
+
+/// Which planes a UST's pages take (an L0 UST takes one page on every plane either way).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum UstPlanes {
+    /// The planes after the previous UST's, in stripe order: every plane takes the same share.
+    #[default]
+    Rotating,
+    /// Page i of every UST on the i-th plane of the stripe order.
+    Aligned,
+}
+
+impl UstPlanes {
+    pub const NAMES: [&'static str; 2] = ["rotating", "aligned"];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            UstPlanes::Rotating => "rotating",
+            UstPlanes::Aligned => "aligned",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<UstPlanes> {
+        Self::NAMES.iter().position(|&n| n == name).map(|i| [UstPlanes::Rotating, UstPlanes::Aligned][i])
+    }
 }
 
 impl PlscConfig {
@@ -48,6 +109,8 @@ impl PlscConfig {
             l1_threshold_pages: pages * 3 / 8,
             gc_threshold_pages: pages * 3 / 10,
             copyback: true,
+            gc_scope: GcScope::default(),
+            ust_planes: UstPlanes::default(),
         }
     }
 
@@ -123,6 +186,13 @@ mod tests {
         assert!(bad.validate().unwrap_err().to_string().contains("gc_threshold_pages"));
         let mut bad = c;
         bad.media.store = DataMode::MetadataOnly;
+        for n in GcScope::NAMES {
+            assert_eq!(GcScope::from_name(n).unwrap().name(), n);
+        }
+        for n in UstPlanes::NAMES {
+            assert_eq!(UstPlanes::from_name(n).unwrap().name(), n);
+        }
+        assert_eq!((GcScope::from_name("die"), UstPlanes::from_name("first")), (None, None));
         assert!(bad.validate().unwrap_err().to_string().contains("media.store"));
     }
 }

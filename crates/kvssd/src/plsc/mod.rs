@@ -48,7 +48,7 @@ mod knode;
 mod stats;
 mod ust;
 
-pub use config::PlscConfig;
+pub use config::{GcScope, PlscConfig, UstPlanes};
 pub use stats::PlscStats;
 
 use flashsim::{Cause, HostOp, Media, Nanos};
@@ -159,7 +159,7 @@ impl Plsc {
     }
 
     /// Programs `data` as a new UST of `level`: ceil(len / page size) pages (at most #planes), one
-    /// on each of the next planes in stripe order, all ready at `at` so that the media overlaps
+    /// on each of the next planes in stripe order (or of the first, `UstPlanes::Aligned`), all ready at `at` so that the media overlaps
     /// them. A plane without a free page gets one from GC first (its die then queues the UST's page
     /// behind GC's work). Returns the new UTID and when the last page is programmed.
     fn write_ust(&mut self, at: Nanos, level: u8, data: &[u8], cause: Cause) -> Result<(u32, Nanos)> {
@@ -167,7 +167,11 @@ impl Plsc {
         let pages = data.len().div_ceil(ps);
         let n = self.stripe.len();
         debug_assert!((1..=n).contains(&pages), "a UST has 1 to #planes pages, not {pages}");
-        let planes: Vec<usize> = (0..pages).map(|i| self.stripe[(self.cursor + i) % n] as usize).collect();
+        let start = match self.cfg.ust_planes {
+            UstPlanes::Rotating => self.cursor,
+            UstPlanes::Aligned => 0,
+        };
+        let planes: Vec<usize> = (0..pages).map(|i| self.stripe[(start + i) % n] as usize).collect();
         let utid = self.usts.next_utid();
         let mut gc = GcWork::default();
         let written = self.flash.program_round(at, &planes, data, utid, &mut self.usts, cause, "a UST page", &mut gc);
@@ -360,12 +364,15 @@ impl KvDevice for Plsc {
         let c = &self.cfg;
         let mib = |pages: u64| (pages * c.media.geometry.page_size as u64) >> 20;
         format!(
-            "plsc (write buffer {} KiB, L0 {} MiB, L1 {} MiB, GC below {} MiB free{})",
+            "plsc (write buffer {} KiB, L0 {} MiB, L1 {} MiB, GC below {} MiB free{}{}{})",
             c.buffer_bytes() >> 10,
             mib(c.l0_threshold_pages),
             mib(c.l1_threshold_pages),
             mib(c.gc_threshold_pages),
-            if c.copyback { ", copyback" } else { "" }
+            // The defaults say nothing, so that descriptions from before these readings hold.
+            if c.gc_scope == GcScope::Plane { " counted per plane" } else { "" },
+            if c.copyback { ", copyback" } else { "" },
+            if c.ust_planes == UstPlanes::Aligned { ", USTs aligned to the first planes" } else { "" },
         )
     }
 

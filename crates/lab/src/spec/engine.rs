@@ -7,7 +7,7 @@
 //! blocks, and a key-value FTL parameter applies only to the designs that have it.
 
 use kvssd::dftl_kv::DftlCache;
-use kvssd::Variant;
+use kvssd::{GcScope, UstPlanes, Variant};
 use serde::{Deserialize, Serialize};
 
 use super::flat::{self, Flat};
@@ -64,18 +64,48 @@ impl Named for DftlCache {
     }
 }
 
-/// Readings of a key-value FTL that experiments compare, beside its design's parameters: what
-/// DFTL-KV's cached mapping table holds, and whether KVFTL reads partitions still in a page buffer
-/// from the buffer (each its default unless the specification names it).
+impl Named for GcScope {
+    fn parse_name(text: &str) -> Result<GcScope, NameError> {
+        GcScope::from_name(text.trim()).ok_or_else(|| {
+            format!("unknown GC scope '{}'; accepted: {}", text.trim(), GcScope::NAMES.join(", ")).into()
+        })
+    }
+    fn name(&self) -> String {
+        GcScope::name(*self).into()
+    }
+}
+
+impl Named for UstPlanes {
+    fn parse_name(text: &str) -> Result<UstPlanes, NameError> {
+        UstPlanes::from_name(text.trim()).ok_or_else(|| {
+            format!("unknown UST planes '{}'; accepted: {}", text.trim(), UstPlanes::NAMES.join(", ")).into()
+        })
+    }
+    fn name(&self) -> String {
+        UstPlanes::name(*self).into()
+    }
+}
+
+/// Readings of a key-value design that experiments compare, beside its parameters: what
+/// DFTL-KV's cached mapping table holds, whether KVFTL reads partitions still in a page buffer
+/// from the buffer, where PLSC counts its GC threshold and which planes its USTs take (each its
+/// default unless the specification names it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct KvReadings {
     pub dftl_cache: DftlCache,
     pub buffer_reads: bool,
+    pub gc_scope: GcScope,
+    pub ust_planes: UstPlanes,
 }
 
 impl Default for KvReadings {
     fn default() -> Self {
-        KvReadings { dftl_cache: DftlCache::Entries, buffer_reads: true }
+        KvReadings {
+            dftl_cache: DftlCache::Entries,
+            buffer_reads: true,
+            gc_scope: GcScope::default(),
+            ust_planes: UstPlanes::default(),
+        }
     }
 }
 
@@ -144,6 +174,16 @@ pub struct EngineSpec {
     #[arg(long)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub buffer_reads: Option<bool>,
+    /// plsc: where its GC threshold (30 % of the pages free) is counted: device (the default, the
+    /// seed's words) or plane (SSDSim's code: a plane below 30 % of its own pages free).
+    #[arg(long, value_parser = parser::<GcScope>)]
+    #[serde(with = "serde_name_opt", default, skip_serializing_if = "Option::is_none")]
+    pub gc_scope: Option<GcScope>,
+    /// plsc: which planes a UST's pages take: rotating (the default: after the previous UST's) or
+    /// aligned (page i of every UST on the i-th plane, as an L0 UST's are).
+    #[arg(long, value_parser = parser::<UstPlanes>)]
+    #[serde(with = "serde_name_opt", default, skip_serializing_if = "Option::is_none")]
+    pub ust_planes: Option<UstPlanes>,
 }
 
 impl Serialize for EngineSpec {
@@ -312,6 +352,8 @@ impl EngineSpec {
         KvReadings {
             dftl_cache: self.dftl_cache.unwrap_or(d.dftl_cache),
             buffer_reads: self.buffer_reads.unwrap_or(d.buffer_reads),
+            gc_scope: self.gc_scope.unwrap_or(d.gc_scope),
+            ust_planes: self.ust_planes.unwrap_or(d.ust_planes),
         }
     }
 
@@ -353,6 +395,8 @@ impl EngineSpec {
             ),
             ("dftl_cache", self.dftl_cache.is_some(), matches!(design, Some(KvDesign::DftlKv { .. }))),
             ("buffer_reads", self.buffer_reads.is_some(), kvftl(|_| true)),
+            ("gc_scope", self.gc_scope.is_some(), matches!(design, Some(KvDesign::Plsc))),
+            ("ust_planes", self.ust_planes.is_some(), matches!(design, Some(KvDesign::Plsc))),
         ] {
             if given && !applies {
                 return Err(invalid(field, format!("does not apply to engine {}", self.name.as_str())));
@@ -496,14 +540,33 @@ mod tests {
         assert_eq!(ws.resolve().unwrap_err().to_string(), "engine.dftl_cache: does not apply to engine kvftl-ws");
         let dftl = EngineSpec { buffer_reads: Some(false), ..EngineSpec::kv(EngineName::DftlKv) };
         assert_eq!(dftl.resolve().unwrap_err().to_string(), "engine.buffer_reads: does not apply to engine dftl-kv");
+        let kvftl = EngineSpec { gc_scope: Some(GcScope::Plane), ..EngineSpec::kv(EngineName::Kvftl) };
+        assert_eq!(kvftl.resolve().unwrap_err().to_string(), "engine.gc_scope: does not apply to engine kvftl");
+        let lsm = EngineSpec { ust_planes: Some(UstPlanes::Aligned), ..EngineSpec::kv(EngineName::LsmInDevice) };
+        assert!(lsm.resolve().unwrap_err().to_string().starts_with("engine.ust_planes: does not apply"));
+        let plsc = EngineSpec {
+            gc_scope: Some(GcScope::Plane),
+            ust_planes: Some(UstPlanes::Aligned),
+            ..EngineSpec::kv(EngineName::Plsc)
+        };
+        assert!(plsc.resolve().is_ok());
+        assert_eq!((plsc.readings().gc_scope, plsc.readings().ust_planes), (GcScope::Plane, UstPlanes::Aligned));
+        let json = serde_json::to_string(&plsc).unwrap();
+        assert!(json.contains(r#""gc_scope":"plane""#) && json.contains(r#""ust_planes":"aligned""#), "{json}");
     }
 
     #[test]
     fn readings_default_to_the_seeds_and_are_written_only_when_given() {
         let dftl = EngineSpec::kv(EngineName::DftlKv);
-        assert_eq!(dftl.readings(), KvReadings { dftl_cache: DftlCache::Entries, buffer_reads: true });
+        let seeds = KvReadings {
+            dftl_cache: DftlCache::Entries,
+            buffer_reads: true,
+            gc_scope: GcScope::Device,
+            ust_planes: UstPlanes::Rotating,
+        };
+        assert_eq!(dftl.readings(), seeds);
         let json = serde_json::to_string(&dftl).unwrap();
-        assert!(!json.contains("dftl_cache") && !json.contains("buffer_reads"), "{json}");
+        assert!(!json.contains("dftl_cache") && !json.contains("buffer_reads") && !json.contains("gc_scope"), "{json}");
         let pages = EngineSpec { dftl_cache: Some(DftlCache::Pages), ..dftl };
         pages.resolve().unwrap();
         let json = serde_json::to_string(&pages).unwrap();

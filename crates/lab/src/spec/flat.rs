@@ -260,6 +260,8 @@ mod tests {
             mapping_ram: Some(MappingRam::Unlimited),
             dftl_cache: Some(kvssd::dftl_kv::DftlCache::Pages),
             buffer_reads: Some(false),
+            gc_scope: Some(kvssd::GcScope::Plane),
+            ust_planes: Some(kvssd::UstPlanes::Aligned),
         };
         let geometry = flashsim::GeometryOverrides {
             channels: Some(2),
@@ -297,7 +299,7 @@ mod tests {
     fn unknown_keys_are_refused_naming_every_field_in_order() {
         let (engine, device) = full();
         let json = serde_json::to_string(&engine).unwrap();
-        assert_eq!(keys(&json).len(), 28, "{json}");
+        assert_eq!(keys(&json).len(), 30, "{json}");
         assert_eq!(serde_json::from_str::<EngineSpec>(&json).unwrap(), engine);
         let e = serde_json::from_str::<EngineSpec>(r#"{"write_bufer_size": 1}"#).unwrap_err().to_string();
         assert_eq!(e, format!("{} at line 1 column 19", unknown("write_bufer_size", &keys(&json))));
