@@ -2,9 +2,12 @@
 //! stopped: a run whose file is there is read back instead of run again.
 //!
 //! A run is deterministic given its [`RunSpec`] and the program that runs it, so a cached run is
-//! only taken when both match: each file holds the spec as text (its `Debug` form, compared whole,
-//! not just through the file name's hash) and a digest of the running executable. A rebuilt
-//! `flashkv` therefore starts afresh instead of mixing results of two versions of the model.
+//! only taken when both match: each file holds the spec as text (its `Debug` form without the
+//! fields that are `None`, compared whole, not just through the file name's hash) and a digest of
+//! the running executable. A rebuilt `flashkv` therefore starts afresh instead of mixing results
+//! of two versions of the model. Leaving out the `None` fields keeps a spec's text when a build
+//! adds an optional parameter: the runs of an older build stay readable by `--report-only`
+//! (files written before that rule are found by their label and compared the same way).
 //! The cached result is the run's `RunResult` as JSON (floats round-trip exactly), so a resumed
 //! repro writes a byte-identical results.json; its wall-clock timing is the original run's.
 
@@ -70,16 +73,47 @@ impl RunCache {
 
     /// The finished run of `spec` labelled `label`, if this build stored one.
     pub fn get(&self, label: &str, spec: &RunSpec) -> Result<Option<(RunResult, Timing)>, CacheError> {
-        let path = self.path(label, spec);
-        let text = match fs::read_to_string(&path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(CacheError::Io { path, what: "read", source: e }),
+        let spec = spec_text(spec);
+        let path = self.path(label, &spec);
+        let mut candidates = vec![path.clone()];
+        if !path.is_file() {
+            candidates.extend(self.files_labelled(label)?);
+        }
+        for path in candidates {
+            let text = match fs::read_to_string(&path) {
+                Ok(t) => t,
+                Err(e) if e.kind() == ErrorKind::NotFound => continue,
+                Err(e) => return Err(CacheError::Io { path, what: "read", source: e }),
+            };
+            let entry: Entry = serde_json::from_str(&text).map_err(|source| CacheError::Corrupt { path, source })?;
+            if (self.read_only || entry.build == self.build)
+                && without_none(&entry.spec) == spec
+                && entry.label == label
+            {
+                return Ok(Some((entry.result, entry.timing)));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The files whose names start with `label`'s slug: where an older build's run of it may be.
+    fn files_labelled(&self, label: &str) -> Result<Vec<PathBuf>, CacheError> {
+        let prefix = format!("{}-", slug(label));
+        let entries = match fs::read_dir(&self.dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(CacheError::Io { path: self.dir.clone(), what: "list", source: e }),
         };
-        let entry: Entry = serde_json::from_str(&text).map_err(|source| CacheError::Corrupt { path, source })?;
-        let spec = format!("{spec:?}");
-        Ok(((self.read_only || entry.build == self.build) && entry.spec == spec && entry.label == label)
-            .then_some((entry.result, entry.timing)))
+        let mut files = Vec::new();
+        for e in entries {
+            let e = e.map_err(|e| CacheError::Io { path: self.dir.clone(), what: "list", source: e })?;
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.strip_prefix(&prefix).is_some_and(|rest| rest.len() == 21 && rest.ends_with(".json")) {
+                files.push(e.path());
+            }
+        }
+        files.sort();
+        Ok(files)
     }
 
     /// Stores the finished run of `spec` (written whole, then renamed into place, so an
@@ -96,11 +130,11 @@ impl RunCache {
         let entry = Entry {
             label: label.to_string(),
             build: self.build.clone(),
-            spec: format!("{spec:?}"),
+            spec: spec_text(spec),
             result: result.clone(),
             timing: timing.clone(),
         };
-        let path = self.path(label, spec);
+        let path = self.path(label, &entry.spec);
         let tmp = path.with_extension("tmp");
         let text =
             serde_json::to_string(&entry).map_err(|source| CacheError::Corrupt { path: path.clone(), source })?;
@@ -108,12 +142,76 @@ impl RunCache {
         fs::rename(&tmp, &path).map_err(|e| CacheError::Io { path, what: "rename into place", source: e })
     }
 
-    /// `runs/<label>-<hash of the spec>.json`, the label kept readable.
-    fn path(&self, label: &str, spec: &RunSpec) -> PathBuf {
-        let slug: String =
-            label.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '.' { c } else { '_' }).collect();
-        let hash = fnv1a(format!("{label}\n{spec:?}").as_bytes());
-        self.dir.join(format!("{slug}-{hash:016x}.json"))
+    /// `runs/<label>-<hash of the spec's text>.json`, the label kept readable.
+    fn path(&self, label: &str, spec: &str) -> PathBuf {
+        let hash = fnv1a(format!("{label}\n{spec}").as_bytes());
+        self.dir.join(format!("{}-{hash:016x}.json", slug(label)))
+    }
+}
+
+/// A label as a file name: ASCII letters, digits, `-` and `.` kept, anything else `_`.
+fn slug(label: &str) -> String {
+    label.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '.' { c } else { '_' }).collect()
+}
+
+/// A spec as the cache compares it: its `Debug` form without the fields that are `None`.
+fn spec_text(spec: &RunSpec) -> String {
+    without_none(&format!("{spec:?}"))
+}
+
+/// `text` (a `Debug` form) without its `name: None` fields: `A { x: None, y: 1, z: None }` reads
+/// `A { y: 1 }`, and `A { x: None }` reads `A {}`.
+fn without_none(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(": None") {
+        let after = &rest[at + ": None".len()..];
+        let name_start = rest[..at].rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).map_or(0, |i| i + 1);
+        let before = &rest[..name_start];
+        let ends_field = after.starts_with(", ") || after.starts_with(" }");
+        let behind = if before.is_empty() { out.as_str() } else { before };
+        let starts_field = behind.ends_with("{ ") || behind.ends_with(", ");
+        if name_start == at || !ends_field || !starts_field {
+            out.push_str(&rest[..at + ": None".len()]);
+            rest = after;
+            continue;
+        }
+        out.push_str(before);
+        rest = match after.strip_prefix(", ") {
+            Some(next) => next,
+            None => {
+                // The struct's last field: drop the separator written before it.
+                let trimmed = out.trim_end_matches(", ").len();
+                out.truncate(trimmed);
+                if out.ends_with("{ ") {
+                    out.truncate(out.len() - 1);
+                    &after[1..]
+                } else {
+                    after
+                }
+            }
+        };
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn none_fields_are_left_out_wherever_they_stand() {
+        assert_eq!(without_none("A { x: None, y: 1, z: None }"), "A { y: 1 }");
+        assert_eq!(without_none("A { x: None }"), "A {}");
+        assert_eq!(without_none("A { w: None, x: None, y: 1, z: None }"), "A { y: 1 }");
+        assert_eq!(without_none("A { x: None, y: None }"), "A {}");
+        assert_eq!(
+            without_none("A { b: B { p: None, q: Some(2) }, c: None, d: [None, None] }"),
+            "A { b: B { q: Some(2) }, d: [None, None] }"
+        );
+        assert_eq!(without_none("A { y: Some(None), z: \"x: None\" }"), "A { y: Some(None), z: \"x: None\" }");
+        assert_eq!(without_none("A { y: 1 }"), "A { y: 1 }");
     }
 }
 
