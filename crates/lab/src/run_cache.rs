@@ -196,25 +196,6 @@ fn without_none(text: &str) -> String {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn none_fields_are_left_out_wherever_they_stand() {
-        assert_eq!(without_none("A { x: None, y: 1, z: None }"), "A { y: 1 }");
-        assert_eq!(without_none("A { x: None }"), "A {}");
-        assert_eq!(without_none("A { w: None, x: None, y: 1, z: None }"), "A { y: 1 }");
-        assert_eq!(without_none("A { x: None, y: None }"), "A {}");
-        assert_eq!(
-            without_none("A { b: B { p: None, q: Some(2) }, c: None, d: [None, None] }"),
-            "A { b: B { q: Some(2) }, d: [None, None] }"
-        );
-        assert_eq!(without_none("A { y: Some(None), z: \"x: None\" }"), "A { y: Some(None), z: \"x: None\" }");
-        assert_eq!(without_none("A { y: 1 }"), "A { y: 1 }");
-    }
-}
-
 /// A digest of the running executable: a rebuilt binary may model differently.
 fn build_digest() -> Result<String, CacheError> {
     let exe = std::env::current_exe().map_err(|e| CacheError::Io {
@@ -240,4 +221,23 @@ fn fnv1a_words(bytes: &[u8]) -> u64 {
 /// 64-bit FNV-1a.
 fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn none_fields_are_left_out_wherever_they_stand() {
+        assert_eq!(without_none("A { x: None, y: 1, z: None }"), "A { y: 1 }");
+        assert_eq!(without_none("A { x: None }"), "A {}");
+        assert_eq!(without_none("A { w: None, x: None, y: 1, z: None }"), "A { y: 1 }");
+        assert_eq!(without_none("A { x: None, y: None }"), "A {}");
+        assert_eq!(
+            without_none("A { b: B { p: None, q: Some(2) }, c: None, d: [None, None] }"),
+            "A { b: B { q: Some(2) }, d: [None, None] }"
+        );
+        assert_eq!(without_none("A { y: Some(None), z: \"x: None\" }"), "A { y: Some(None), z: \"x: None\" }");
+        assert_eq!(without_none("A { y: 1 }"), "A { y: 1 }");
+    }
 }
