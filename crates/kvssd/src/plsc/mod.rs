@@ -159,9 +159,10 @@ impl Plsc {
     }
 
     /// Programs `data` as a new UST of `level`: ceil(len / page size) pages (at most #planes), one
-    /// on each of the next planes in stripe order (or of the first, `UstPlanes::Aligned`), all ready at `at` so that the media overlaps
-    /// them. A plane without a free page gets one from GC first (its die then queues the UST's page
-    /// behind GC's work). Returns the new UTID and when the last page is programmed.
+    /// on each of the next planes in stripe order (of the first, `UstPlanes::Aligned`), all ready
+    /// at `at` so that the media overlaps them. A plane without a free page gets one from GC first
+    /// (its die then queues the UST's page behind GC's work). Returns the new UTID and when the
+    /// last page is programmed.
     fn write_ust(&mut self, at: Nanos, level: u8, data: &[u8], cause: Cause) -> Result<(u32, Nanos)> {
         let ps = self.page_size();
         let pages = data.len().div_ceil(ps);
