@@ -67,14 +67,21 @@ fn remapcom_ranges_sit_beside_the_paper() {
     same_results(&out, &resumed);
 
     // --report-only rebuilds the report from the folder's finished runs, whichever build made
-    // them (here: every run marked as another build's), and runs nothing; a run missing from the
-    // folder is a failed run, never run.
-    let runs: Vec<std::path::PathBuf> =
-        std::fs::read_dir(resumed.join("runs")).unwrap().map(|e| e.unwrap().path()).collect();
-    for path in &runs {
-        let mut entry: serde_json::Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    // them (here: every run marked as another build's, one whose spec had a field more, left
+    // `None`, and so another file name), and runs nothing; a run missing from the folder is a
+    // failed run, never run.
+    let mut runs = Vec::new();
+    for e in std::fs::read_dir(resumed.join("runs")).unwrap() {
+        let path = e.unwrap().path();
+        let mut entry: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
         entry["build"] = serde_json::json!("another build");
-        std::fs::write(path, serde_json::to_vec(&entry).unwrap()).unwrap();
+        let spec = entry["spec"].as_str().unwrap().replacen(" {", " { a_field_of_another_build: None,", 1);
+        entry["spec"] = serde_json::json!(spec);
+        let name = path.file_name().unwrap().to_str().unwrap();
+        let renamed = path.with_file_name(format!("{}00000000deadbeef.json", &name[..name.len() - 21]));
+        std::fs::write(&renamed, serde_json::to_vec(&entry).unwrap()).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        runs.push(renamed);
     }
     let mut report_only = args.to_vec();
     report_only.push("--report-only");
