@@ -93,7 +93,9 @@ pub fn run_many(
         }
     }
     // A report rebuilt from a folder's finished runs runs nothing: a run not there is failed.
+    let mut missing = 0;
     if cache.is_some_and(|c| c.read_only()) {
+        missing = todo.len();
         for i in todo.drain(..) {
             let why = "not among the result folder's finished runs (--report-only runs nothing)".to_string();
             *slots[i].lock().unwrap_or_else(|e| e.into_inner()) =
@@ -136,11 +138,16 @@ pub fn run_many(
             *slot = Some(r);
         }
     };
-    let cached = specs.len() - todo.len() - unplanned.len();
+    let cached = specs.len() - todo.len() - unplanned.len() - missing;
     let header = |how: String| {
         // A batch of one (a run planned alone) needs no header.
         if progress && specs.len() > 1 {
-            if todo.is_empty() {
+            if missing > 0 {
+                eprintln!(
+                    "{} runs: {cached} read from the result folder, {missing} not there (they read \"failed\")",
+                    specs.len()
+                );
+            } else if todo.is_empty() {
                 eprintln!("{} runs, all done before (read from the result folder)", specs.len());
             } else {
                 let before = if cached > 0 {

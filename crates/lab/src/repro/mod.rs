@@ -300,8 +300,14 @@ pub fn reproduce(repro: &dyn Repro, c: &Context, runner: &Runner) -> Result<(Res
                 runs.results.insert(run.key.clone(), r);
             }
             Err(e) => {
-                failed.push(vec![Cell::Text(run.key.clone()), Cell::Text(e.to_string())]);
-                runs.failed.insert(run.key.clone(), e.to_string());
+                // The run's own error: its key is said beside it.
+                let why = match e {
+                    LabError::Run { label, source } if label == run.key => source.to_string(),
+                    LabError::MissingRun { key, why } if key == run.key => why,
+                    e => e.to_string(),
+                };
+                failed.push(vec![Cell::Text(run.key.clone()), Cell::Text(why.clone())]);
+                runs.failed.insert(run.key.clone(), why);
             }
         }
     }

@@ -30,7 +30,7 @@ mod sizes;
 mod workloads;
 
 use super::{Context, Repro, ReproFile, Runs, Scale};
-use crate::error::Result;
+use crate::error::{LabError, Result};
 use crate::report::model::{Cell, ResultSet, Series};
 use crate::result::RunResult;
 
@@ -147,22 +147,22 @@ impl Repro for RemapCom {
     fn report(&self, c: &Context, runs: &Runs) -> Result<ResultSet> {
         let mut set = ResultSet { scale: describe(&c.scale)?, notes: notes(), ..Default::default() };
         if c.wants("fig9-11") || c.wants("table3") {
-            micro::report(runs, &mut set)?;
+            part(&mut set, "Figures 9-11 and Table 3", |set| micro::report(runs, set))?;
         }
         if c.wants("fig12") {
-            workloads::ycsb_report(c, runs, &mut set)?;
+            part(&mut set, "Figure 12", |set| workloads::ycsb_report(c, runs, set))?;
         }
         if c.wants("fig13") {
-            workloads::mixgraph_report(c, runs, &mut set)?;
+            part(&mut set, "Figure 13", |set| workloads::mixgraph_report(c, runs, set))?;
         }
         if c.wants("fig14") {
-            sizes::dataset_report(c, runs, &mut set)?;
+            part(&mut set, "Figure 14", |set| sizes::dataset_report(c, runs, set))?;
         }
         if c.wants("fig15") {
-            sizes::range_report(c, runs, &mut set)?;
+            part(&mut set, "Figure 15", |set| sizes::range_report(c, runs, set))?;
         }
         if c.wants("cache") {
-            cache_sweep::report(c, runs, &mut set)?;
+            part(&mut set, "The page-cache sweep", |set| cache_sweep::report(c, runs, set))?;
         }
         let (claims, left_out) = claims::claims(c, runs);
         let (table, note) = super::claims::table(&c.scale.name, &claims);
@@ -172,10 +172,25 @@ impl Repro for RemapCom {
         Ok(set)
     }
 
-    /// The claims alone: its report stops at a part with a missing run, its claims do not.
+    /// The claims alone (every claim, with "failed" where a run is missing).
     fn claims(&self, c: &Context, runs: &Runs) -> Result<crate::report::model::ResultTable> {
         Ok(super::claims::table(&c.scale.name, &claims::claims(c, runs).0).0)
     }
+}
+
+/// Adds a part's tables, figures and notes to `set`, or, when one of its runs failed (or is not
+/// in the result folder), only a note saying so: the rest of a long repro keeps its report, and
+/// the claims table still gives every claim ("failed" where a run is missing).
+fn part(set: &mut ResultSet, name: &str, build: impl FnOnce(&mut ResultSet) -> Result<()>) -> Result<()> {
+    let mut with = set.clone();
+    match build(&mut with) {
+        Ok(()) => *set = with,
+        Err(LabError::MissingRun { key, why }) => {
+            set.notes.push(format!("{name}: left out, a run has no result: {key}: {why} (see the failed runs)."))
+        }
+        Err(e) => return Err(e),
+    }
+    Ok(())
 }
 
 fn notes() -> Vec<String> {
@@ -313,6 +328,44 @@ mod tests {
             }
         }
         assert_eq!(shared, 9 * COMPARED.len(), "fillrandom, zipfian and YCSB load, A-F at 1 KiB");
+    }
+
+    /// A part with a run that has no result (failed, or not in the folder `--report-only` reads)
+    /// is left out with a note naming the run; the other parts keep their tables, and the claims
+    /// table still gives that part's claims, as "failed".
+    #[test]
+    fn a_part_with_a_missing_run_is_left_out_not_fatal() {
+        let ranges = FILES[6].at("tiny").unwrap().runs();
+        let mut spec = ranges[0].1.clone();
+        (spec.workload.records, spec.device.store) = (Some(2_000), crate::spec::Store::Memory);
+        let (r, _) = crate::runner::run(&spec, false).unwrap();
+        let mut runs = Runs { results: Default::default(), failed: Default::default() };
+        for (k, _) in &ranges {
+            runs.results.insert(k.clone(), r.clone());
+        }
+        let c = Context {
+            scale: crate::repro::Scale::parse("tiny", &crate::repro::scales(&RemapCom).unwrap()).unwrap(),
+            store: crate::spec::Store::default(),
+            only: Some(vec!["fig12".into(), "fig15".into()]),
+            timing: None,
+            cpu: None,
+        };
+        let set = RemapCom.report(&c, &runs).unwrap();
+        let names: Vec<&str> = set.tables.iter().map(|t| t.name.as_str()).collect();
+        assert!(names.contains(&"Figure 15: KV size ranges"), "{names:?}");
+        assert!(!names.iter().any(|n| n.starts_with("Figure 12")), "{names:?}");
+        assert!(
+            set.notes.iter().any(|n| n.starts_with("Figure 12: left out") && n.contains("ycsb ")),
+            "{:?}",
+            set.notes
+        );
+        let claims = &set.tables[0];
+        let ours = |source: &str| -> Vec<String> {
+            claims.rows.iter().filter(|r| r[0].to_string() == source).map(|r| r[3].to_string()).collect()
+        };
+        assert!(ours("Fig. 12").iter().all(|v| v == "failed"));
+        let fig15 = ours("Fig. 15");
+        assert!(!fig15.is_empty() && fig15.iter().all(|v| v != "failed"), "{fig15:?}");
     }
 
     /// The page cache the report names is the files'.
