@@ -93,13 +93,21 @@ pub fn run_many(
         }
     }
     // A report rebuilt from a folder's finished runs runs nothing: a run not there is failed.
-    let mut missing = 0;
+    let (mut missing, mut failed_before) = (0, 0);
     if cache.is_some_and(|c| c.read_only()) {
         missing = todo.len();
         for i in todo.drain(..) {
-            let why = "not among the result folder's finished runs (--report-only runs nothing)".to_string();
+            let (label, spec) = &specs[i];
+            let why = match cache.map(|c| c.failure(label, spec)).transpose() {
+                Ok(Some(Some(error))) => {
+                    failed_before += 1;
+                    format!("failed when it ran: {error}")
+                }
+                Ok(_) => "not among the result folder's finished runs (--report-only runs nothing)".to_string(),
+                Err(e) => format!("not among the result folder's finished runs, and its failure cannot be read: {e}"),
+            };
             *slots[i].lock().unwrap_or_else(|e| e.into_inner()) =
-                Some(Err(LabError::MissingRun { key: specs[i].0.clone(), why }));
+                Some(Err(LabError::MissingRun { key: label.clone(), why }));
         }
     }
     // Each run is planned once, here; one that cannot be is a failed run.
@@ -120,13 +128,16 @@ pub fn run_many(
     // What every finished run goes through, wherever it ran: the cache, the progress line, its slot.
     let finished = |i: usize, r: Outcome| {
         let (label, spec) = &specs[i];
-        let r = r.map_err(|e| LabError::Run { label: label.clone(), source: Box::new(e) });
         // Not kept, the run is still a result: a resumed batch would only run it again.
-        if let (Some(c), Ok((result, timing))) = (cache, &r) {
-            if let Err(e) = c.put(label, spec, result, timing) {
-                eprintln!("warning: {label}: {e}");
-            }
+        let kept = match (cache, &r) {
+            (Some(c), Ok((result, timing))) => c.put(label, spec, result, timing),
+            (Some(c), Err(e)) => c.put_failure(label, spec, &e.to_string()),
+            (None, _) => Ok(()),
+        };
+        if let Err(e) = kept {
+            eprintln!("warning: {label}: {e}");
         }
+        let r = r.map_err(|e| LabError::Run { label: label.clone(), source: Box::new(e) });
         if progress {
             let left = eta.lock().map(|mut e| e.finished(work(i))).unwrap_or_default();
             match &r {
@@ -143,8 +154,12 @@ pub fn run_many(
         // A batch of one (a run planned alone) needs no header.
         if progress && specs.len() > 1 {
             if missing > 0 {
+                let failed = match failed_before {
+                    0 => String::new(),
+                    n => format!(", {n} of them failed when they ran"),
+                };
                 eprintln!(
-                    "{} runs: {cached} read from the result folder, {missing} not there (they read \"failed\")",
+                    "{} runs: {cached} read from the result folder, {missing} not there{failed} (they read \"failed\")",
                     specs.len()
                 );
             } else if todo.is_empty() {
@@ -305,5 +320,51 @@ mod tests {
             let e = bad.parse::<Executor>().unwrap_err().0;
             assert!(e.contains("is a number of runs at once, at least 1"), "{bad}: {e}");
         }
+    }
+
+    /// One fill of `records` 1 KiB KVs on a 64 MiB simulated SSD: 100,000 do not fit.
+    fn fill(records: u64) -> Vec<(String, RunSpec)> {
+        let text = format!(
+            "title = \"t\"\n[device]\nfs = \"sim\"\ncapacity = \"64MiB\"\n\
+             [workload]\nname = \"fillrandom\"\nrecords = {records}\nvalue_size = 1024\n"
+        );
+        crate::experiment::Experiment::parse(&text).expect("experiment").runs()
+    }
+
+    fn error(outcomes: &[Outcome]) -> String {
+        outcomes[0].as_ref().expect_err("a failed run").to_string()
+    }
+
+    #[test]
+    fn a_failed_run_is_recorded_for_the_report_and_run_again_on_resume() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let local = Executor::default();
+        let cache = RunCache::open(dir.path(), false).expect("cache");
+        let full = fill(100_000);
+        let first = error(&run_many(&full, 0, false, Some(&cache), &local).expect("batch"));
+        assert!(first.contains("no space left on device"), "{first}");
+
+        // A report rebuilt without running gives the failure as it was, not "not there".
+        let read_only = RunCache::finished_runs(dir.path()).expect("cache");
+        let rebuilt = error(&run_many(&full, 0, false, Some(&read_only), &local).expect("batch"));
+        assert!(rebuilt.contains("failed when it ran") && rebuilt.contains("no space left on device"), "{rebuilt}");
+        let other = error(&run_many(&fill(1_000), 0, false, Some(&read_only), &local).expect("batch"));
+        assert!(other.contains("not among the result folder's finished runs"), "another spec's record: {other}");
+
+        // A resumed batch runs it again (a failure may be the machine's), and a run that then
+        // finishes replaces the record.
+        let again = error(&run_many(&full, 0, false, Some(&cache), &local).expect("batch"));
+        assert!(again.contains("no space left on device") && !again.contains("failed when it ran"), "{again}");
+        let small = fill(1_000);
+        cache.put_failure(&small[0].0, &small[0].1, "killed").expect("record");
+        let rebuilt = error(&run_many(&small, 0, false, Some(&read_only), &local).expect("batch"));
+        assert!(rebuilt.contains("failed when it ran: killed"), "{rebuilt}");
+        assert!(run_many(&small, 0, false, Some(&cache), &local).expect("batch")[0].is_ok());
+        assert!(run_many(&small, 0, false, Some(&read_only), &local).expect("batch")[0].is_ok());
+        let failures = std::fs::read_dir(dir.path().join(crate::run_cache::DIR))
+            .expect("runs")
+            .filter(|e| e.as_ref().expect("entry").file_name().to_string_lossy().ends_with(".failed.json"))
+            .count();
+        assert_eq!(failures, 1, "the full fill's record stays, the small one's is gone");
     }
 }

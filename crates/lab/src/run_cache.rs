@@ -10,6 +10,11 @@
 //! (files written before that rule are found by their label and compared the same way).
 //! The cached result is the run's `RunResult` as JSON (floats round-trip exactly), so a resumed
 //! repro writes a byte-identical results.json; its wall-clock timing is the original run's.
+//!
+//! A run that failed leaves its error beside them (`<label>-<hash>.failed.json`), so that a report
+//! rebuilt without running anything gives the failure as it was (a device full at 20 GiB) rather
+//! than "not there". A resumed batch still runs it again: a failure may be the machine's (memory,
+//! disk), not the model's, and the run's success replaces the record.
 
 use std::fs;
 use std::io::ErrorKind;
@@ -42,6 +47,15 @@ struct Entry {
     spec: String,
     result: RunResult,
     timing: Timing,
+}
+
+/// One failed run, as stored: what it failed with.
+#[derive(Serialize, Deserialize)]
+struct Failure {
+    label: String,
+    build: String,
+    spec: String,
+    error: String,
 }
 
 impl RunCache {
@@ -96,6 +110,20 @@ impl RunCache {
         Ok(None)
     }
 
+    /// The error a run of `spec` labelled `label` failed with, by any build, if it failed last
+    /// (see the module's doc).
+    pub fn failure(&self, label: &str, spec: &RunSpec) -> Result<Option<String>, CacheError> {
+        let spec = spec_text(spec);
+        let path = self.failure_path(label, &spec);
+        let text = match fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(CacheError::Io { path, what: "read", source: e }),
+        };
+        let f: Failure = serde_json::from_str(&text).map_err(|source| CacheError::Corrupt { path, source })?;
+        Ok((f.spec == spec && f.label == label).then_some(f.error))
+    }
+
     /// The files whose names start with `label`'s slug: where an older build's run of it may be.
     fn files_labelled(&self, label: &str) -> Result<Vec<PathBuf>, CacheError> {
         let prefix = format!("{}-", slug(label));
@@ -116,17 +144,11 @@ impl RunCache {
         Ok(files)
     }
 
-    /// Stores the finished run of `spec` (written whole, then renamed into place, so an
-    /// interrupted write leaves no half file behind).
+    /// Stores the finished run of `spec`, and forgets an earlier failure of it.
     pub fn put(&self, label: &str, spec: &RunSpec, result: &RunResult, timing: &Timing) -> Result<(), CacheError> {
         if self.read_only {
             return Ok(());
         }
-        fs::create_dir_all(&self.dir).map_err(|e| CacheError::Io {
-            path: self.dir.clone(),
-            what: "create",
-            source: e,
-        })?;
         let entry = Entry {
             label: label.to_string(),
             build: self.build.clone(),
@@ -135,17 +157,59 @@ impl RunCache {
             timing: timing.clone(),
         };
         let path = self.path(label, &entry.spec);
+        let failed = self.failure_path(label, &entry.spec);
+        self.write(&path, &entry)?;
+        match fs::remove_file(&failed) {
+            Err(e) if e.kind() != ErrorKind::NotFound => {
+                Err(CacheError::Io { path: failed, what: "delete", source: e })
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Stores the error the run of `spec` failed with (replacing an earlier one's).
+    pub fn put_failure(&self, label: &str, spec: &RunSpec, error: &str) -> Result<(), CacheError> {
+        if self.read_only {
+            return Ok(());
+        }
+        let failure = Failure {
+            label: label.to_string(),
+            build: self.build.clone(),
+            spec: spec_text(spec),
+            error: error.to_string(),
+        };
+        self.write(&self.failure_path(label, &failure.spec), &failure)
+    }
+
+    /// Writes `value` at `path` whole, then renames it into place, so that an interrupted write
+    /// leaves no half file behind.
+    fn write(&self, path: &Path, value: &impl Serialize) -> Result<(), CacheError> {
+        fs::create_dir_all(&self.dir).map_err(|e| CacheError::Io {
+            path: self.dir.clone(),
+            what: "create",
+            source: e,
+        })?;
         let tmp = path.with_extension("tmp");
         let text =
-            serde_json::to_string(&entry).map_err(|source| CacheError::Corrupt { path: path.clone(), source })?;
+            serde_json::to_string(value).map_err(|source| CacheError::Corrupt { path: path.to_path_buf(), source })?;
         fs::write(&tmp, text).map_err(|e| CacheError::Io { path: tmp.clone(), what: "write", source: e })?;
-        fs::rename(&tmp, &path).map_err(|e| CacheError::Io { path, what: "rename into place", source: e })
+        fs::rename(&tmp, path).map_err(|e| CacheError::Io {
+            path: path.to_path_buf(),
+            what: "rename into place",
+            source: e,
+        })
     }
 
     /// `runs/<label>-<hash of the spec's text>.json`, the label kept readable.
     fn path(&self, label: &str, spec: &str) -> PathBuf {
         let hash = fnv1a(format!("{label}\n{spec}").as_bytes());
         self.dir.join(format!("{}-{hash:016x}.json", slug(label)))
+    }
+
+    /// `runs/<label>-<hash of the spec's text>.failed.json`: a name an older build's label lookup
+    /// passes over (see `files_labelled`).
+    fn failure_path(&self, label: &str, spec: &str) -> PathBuf {
+        self.path(label, spec).with_extension("failed.json")
     }
 }
 

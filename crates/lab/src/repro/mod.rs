@@ -79,7 +79,8 @@ pub struct ReproArgs {
     #[arg(long, conflicts_with = "report_only")]
     pub fresh: bool,
     /// Run nothing: rebuild the report with this build's report from the result folder's
-    /// finished runs, whatever build ran them (a run missing from the folder reads "failed").
+    /// finished runs, whatever build ran them (a run missing from the folder reads "failed", with
+    /// the error it failed with when it ran, if it did).
     #[arg(long)]
     pub report_only: bool,
     /// Where the runs go: local, local=N (N runs at once), ray or ray=ADDRESS (see `--executor` of
