@@ -154,12 +154,13 @@ pub fn run_many(
         // A batch of one (a run planned alone) needs no header.
         if progress && specs.len() > 1 {
             if missing > 0 {
-                let failed = match failed_before {
-                    0 => String::new(),
-                    n => format!(", {n} of them failed when they ran"),
+                let absent = match failed_before {
+                    0 => format!("{missing} not there"),
+                    n if n == missing => format!("{n} failed when they ran"),
+                    n => format!("{missing} not there ({n} failed when they ran)"),
                 };
                 eprintln!(
-                    "{} runs: {cached} read from the result folder, {missing} not there{failed} (they read \"failed\")",
+                    "{} runs: {cached} read from the result folder, {absent} (they read \"failed\")",
                     specs.len()
                 );
             } else if todo.is_empty() {
