@@ -115,6 +115,29 @@ fn the_seek_compaction_experiment_is_the_repros_paper_scale_rows() {
     }
 }
 
+/// remapcom-fig15-cache.toml says its runs with the cache are the repro's Figure 15 runs and the
+/// others the same with the page cache off: hold it at every scale, so that the experiment cannot
+/// drift from the runs its claim is set beside.
+#[test]
+fn the_fig15_cache_experiment_is_the_repros_figure_15_with_and_without_the_cache() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let remapcom = registry().into_iter().find(|r| r.name() == "remapcom").unwrap();
+    for (scale, _) in scales(remapcom).unwrap() {
+        let e = Experiment::load_at(&root.join("experiments/remapcom-fig15-cache.toml"), Some(&scale)).unwrap();
+        let repro = runs(remapcom, &context(remapcom, &scale)).unwrap();
+        assert_eq!(e.runs().len(), 18, "{scale}");
+        for (label, mut spec) in e.runs() {
+            let key = label.replace(", no page cache", "");
+            let theirs = &repro.iter().find(|r| r.key == key).unwrap_or_else(|| panic!("no run {key}")).spec;
+            if key != label {
+                assert_eq!(spec.device.page_cache.0, 0, "{label}");
+                spec.device.page_cache = theirs.device.page_cache.clone();
+            }
+            assert_eq!(&spec, theirs, "{label} against the repro's {key} at {scale}");
+        }
+    }
+}
+
 /// The claims blocks of docs/results/<repro>.md (written by `flashkv report DIR --tables-into`)
 /// claim what the repro's report claims at that scale: its sources, claims and paper's numbers, in
 /// the report's order, so that a changed claim or paper number cannot leave the page behind (its
