@@ -131,7 +131,7 @@ fn the_fig15_cache_experiment_is_the_repros_figure_15_with_and_without_the_cache
             let theirs = &repro.iter().find(|r| r.key == key).unwrap_or_else(|| panic!("no run {key}")).spec;
             if key != label {
                 assert_eq!(spec.device.page_cache.0, 0, "{label}");
-                spec.device.page_cache = theirs.device.page_cache.clone();
+                spec.device.page_cache = theirs.device.page_cache;
             }
             assert_eq!(&spec, theirs, "{label} against the repro's {key} at {scale}");
         }
